@@ -1,0 +1,48 @@
+extension Sequence where Element == UInt8 {
+    /// Lower-case hex without separators, the form logs and test vectors use.
+    public var hexString: String {
+        var result = ""
+        for byte in self {
+            let digits = String(byte, radix: 16)
+            if digits.count == 1 { result += "0" }
+            result += digits
+        }
+        return result
+    }
+}
+
+/// Why a hex string could not be turned into bytes.
+public enum HexDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
+    case oddLength(Int)
+    case invalidCharacter(Character)
+
+    public var description: String {
+        switch self {
+        case let .oddLength(count): return "hex string has an odd number of digits (\(count))"
+        case let .invalidCharacter(character): return "'\(character)' is not a hex digit"
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Parses hex digits, ignoring spaces, colons, dashes and an optional `0x` prefix.
+    public init(hex: String) throws(HexDecodingError) {
+        var text = Substring(hex)
+        if text.hasPrefix("0x") || text.hasPrefix("0X") { text = text.dropFirst(2) }
+        let digits = text.filter { !" :-_\n\t".contains($0) }
+        guard digits.count % 2 == 0 else { throw .oddLength(digits.count) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var high: UInt8? = nil
+        for character in digits {
+            guard let nibble = character.hexDigitValue else { throw .invalidCharacter(character) }
+            if let upper = high {
+                bytes.append(upper << 4 | UInt8(nibble))
+                high = nil
+            } else {
+                high = UInt8(nibble)
+            }
+        }
+        self = bytes
+    }
+}

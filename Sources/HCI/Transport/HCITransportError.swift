@@ -1,0 +1,40 @@
+/// Failures of a controller link, each phrased so the user knows what to do next.
+public enum HCITransportError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The `--transport` string could not be understood.
+    case invalidSpecification(String, reason: String)
+    /// The controller device does not exist (no `hciN`, no such serial port).
+    case deviceNotFound(String)
+    /// The process lacks the privilege the transport needs.
+    case permissionDenied(String, hint: String)
+    /// The adapter is up or held by another program (usually bluetoothd).
+    case adapterBusy(String, hint: String)
+    /// A system call failed.
+    case systemCallFailed(operation: String, errno: Int32, message: String)
+    /// The peer closed the link (TCP server went away, serial device unplugged).
+    case disconnected(String)
+    /// `send` or `open` on a transport that is closed.
+    case notOpen(String)
+    /// Bytes arrived that cannot be an H4 stream; framing is lost.
+    case framingLost(String)
+
+    public var description: String {
+        switch self {
+        case let .invalidSpecification(spec, reason):
+            return "invalid transport '\(spec)': \(reason). Use tcp:HOST:PORT, hci:N, uart:/dev/ttyX?baud=115200&flow=on or virtual"
+        case let .deviceNotFound(device):
+            return "\(device) not found: check the adapter is attached and the name is right (ls /sys/class/bluetooth, ls /dev/tty*)"
+        case let .permissionDenied(device, hint):
+            return "permission denied opening \(device): \(hint)"
+        case let .adapterBusy(device, hint):
+            return "\(device) is busy: \(hint)"
+        case let .systemCallFailed(operation, errno, message):
+            return "\(operation) failed: \(message) (errno \(errno))"
+        case let .disconnected(reason):
+            return "controller link lost: \(reason)"
+        case let .notOpen(name):
+            return "transport \(name) is not open"
+        case let .framingLost(reason):
+            return "H4 framing lost: \(reason)"
+        }
+    }
+}
