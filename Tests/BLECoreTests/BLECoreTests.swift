@@ -7,7 +7,8 @@ import Testing
         #expect(try reader.readUInt8() == 0x01)
         #expect(try reader.readUInt16() == 0x1234)
         #expect(try reader.readUInt24() == 0x12_3456)
-        #expect(try reader.readUInt24() == 0x56_7812 && reader.remainingCount == 1)
+        #expect(try reader.readUInt32() == 0x1234_5678)
+        #expect(reader.isAtEnd)
     }
 
     @Test func truncatedReadThrowsWithoutMovingOn() {
