@@ -1,0 +1,115 @@
+import BLECore
+
+/// LE Set Event Mask (Vol 4 Part E 7.8.1). Bit n enables LE subevent n + 1.
+public struct HCILESetEventMask: HCICommand {
+    public static let opcode = HCIOpcode.leSetEventMask
+    public var mask: UInt64
+
+    public static let connectionComplete: UInt64 = 1 << 0
+    public static let advertisingReport: UInt64 = 1 << 1
+    public static let connectionUpdateComplete: UInt64 = 1 << 2
+    public static let readRemoteFeaturesComplete: UInt64 = 1 << 3
+    public static let longTermKeyRequest: UInt64 = 1 << 4
+    public static let remoteConnectionParameterRequest: UInt64 = 1 << 5
+    public static let dataLengthChange: UInt64 = 1 << 6
+    public static let enhancedConnectionComplete: UInt64 = 1 << 9
+
+    /// Enhanced Connection Complete replaces the legacy event when both are enabled; we accept either.
+    public static let hostDefault = HCILESetEventMask(mask: connectionComplete | advertisingReport
+        | connectionUpdateComplete | readRemoteFeaturesComplete | longTermKeyRequest
+        | remoteConnectionParameterRequest | dataLengthChange | enhancedConnectionComplete)
+
+    public init(mask: UInt64) { self.mask = mask }
+    public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
+        mask = try reader.decoding("LE Set Event Mask") { r throws(ByteReaderError) in try r.readUInt64() }
+    }
+    public func encode(into writer: inout ByteWriter) { writer.append(mask) }
+}
+
+/// LE Read Buffer Size [v1] (Vol 4 Part E 7.8.2). A length of zero means "use Read Buffer Size".
+public struct HCILEReadBufferSize: HCIParameterlessCommand {
+    public static let opcode = HCIOpcode.leReadBufferSize
+    public typealias ReturnParameters = HCILEBufferSizeReturn
+    public init() {}
+}
+
+public struct HCILEBufferSizeReturn: HCIReturnParameters {
+    public var status: HCIStatus
+    public var aclDataPacketLength: UInt16
+    public var totalACLDataPackets: UInt8
+    public init(status: HCIStatus = .success, aclDataPacketLength: UInt16, totalACLDataPackets: UInt8) {
+        self.status = status
+        self.aclDataPacketLength = aclDataPacketLength
+        self.totalACLDataPackets = totalACLDataPackets
+    }
+    public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
+        (status, aclDataPacketLength, totalACLDataPackets) = try reader.decoding("LE Read Buffer Size") { r throws(ByteReaderError) in
+            (HCIStatus(rawValue: try r.readUInt8()), try r.readUInt16(), try r.readUInt8())
+        }
+    }
+    public func encode(into writer: inout ByteWriter) {
+        writer.append(status.rawValue)
+        writer.append(aclDataPacketLength)
+        writer.append(totalACLDataPackets)
+    }
+}
+
+/// LE Read Buffer Size [v2] (Vol 4 Part E 7.8.2): adds the ISO buffers.
+public struct HCILEReadBufferSizeV2: HCIParameterlessCommand {
+    public static let opcode = HCIOpcode.leReadBufferSizeV2
+    public typealias ReturnParameters = HCILEBufferSizeV2Return
+    public init() {}
+}
+
+public struct HCILEBufferSizeV2Return: HCIReturnParameters {
+    public var status: HCIStatus
+    public var aclDataPacketLength: UInt16
+    public var totalACLDataPackets: UInt8
+    public var isoDataPacketLength: UInt16
+    public var totalISODataPackets: UInt8
+    public init(status: HCIStatus = .success, aclDataPacketLength: UInt16, totalACLDataPackets: UInt8,
+                isoDataPacketLength: UInt16 = 0, totalISODataPackets: UInt8 = 0) {
+        self.status = status
+        self.aclDataPacketLength = aclDataPacketLength
+        self.totalACLDataPackets = totalACLDataPackets
+        self.isoDataPacketLength = isoDataPacketLength
+        self.totalISODataPackets = totalISODataPackets
+    }
+    public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
+        (status, aclDataPacketLength, totalACLDataPackets, isoDataPacketLength, totalISODataPackets) =
+            try reader.decoding("LE Read Buffer Size v2") { r throws(ByteReaderError) in
+                (HCIStatus(rawValue: try r.readUInt8()), try r.readUInt16(), try r.readUInt8(),
+                 try r.readUInt16(), try r.readUInt8())
+            }
+    }
+    public func encode(into writer: inout ByteWriter) {
+        writer.append(status.rawValue)
+        writer.append(aclDataPacketLength)
+        writer.append(totalACLDataPackets)
+        writer.append(isoDataPacketLength)
+        writer.append(totalISODataPackets)
+    }
+}
+
+/// LE Read Local Supported Features (Vol 4 Part E 7.8.3).
+public struct HCILEReadLocalSupportedFeatures: HCIParameterlessCommand {
+    public static let opcode = HCIOpcode.leReadLocalSupportedFeatures
+    public typealias ReturnParameters = HCIFeaturesReturn
+    public init() {}
+
+    /// LE feature bit 0: LE Encryption.
+    public static let leEncryption: UInt64 = 1 << 0
+    /// LE feature bit 5: LE Data Packet Length Extension.
+    public static let dataPacketLengthExtension: UInt64 = 1 << 5
+}
+
+/// LE Set Random Address (Vol 4 Part E 7.8.4).
+public struct HCILESetRandomAddress: HCICommand {
+    public static let opcode = HCIOpcode.leSetRandomAddress
+    public var address: BluetoothAddress
+    public init(address: BluetoothAddress) { self.address = address }
+    public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
+        address = try reader.decoding("LE Set Random Address") { r throws(ByteReaderError) in try BluetoothAddress(reading: &r) }
+    }
+    public func encode(into writer: inout ByteWriter) { address.write(to: &writer) }
+}
