@@ -20,5 +20,6 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
+        .testTarget(name: "HCIHostTests", dependencies: ["HCI"]),
     ]
 )
