@@ -7,7 +7,7 @@ let package = Package(
     name: "blesensor",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "BLEHost", targets: ["BLECore", "HCI"]),
+        .library(name: "BLEHost", targets: ["BLECore", "HCI", "GAP"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -17,6 +17,10 @@ let package = Package(
         .target(name: "BLECore"),
         .target(name: "HCI", dependencies: [
             "BLECore",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "GAP", dependencies: [
+            "HCI",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),

@@ -35,7 +35,7 @@ public actor HCIHost {
     public nonisolated let transport: any HCITransport
     public nonisolated let acl: ACLFlowController
     public nonisolated let events: AsyncStream<HCIHostEvent>
-    public let configuration: Configuration
+    public nonisolated let configuration: Configuration
 
     private let eventSink: AsyncStream<HCIHostEvent>.Continuation
     private let logger: Logger
