@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "BLEHost", targets: ["BLECore", "HCI"]),
+        .library(name: "SIGProfiles", targets: ["SIGProfiles"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -20,5 +21,11 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
+        .target(name: "SIGProfiles", dependencies: ["BLECore"]),
+        .target(name: "ProfileCommands", dependencies: [
+            "SIGProfiles",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
     ]
 )
