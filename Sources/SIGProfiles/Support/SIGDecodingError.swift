@@ -21,6 +21,8 @@ public enum SIGDecodingError: Error, Equatable, Sendable, CustomStringConvertibl
     case characteristicContextRequired(descriptor: String, supported: [String])
     /// The characteristic given as context is not one whose format this descriptor can take.
     case unsupportedContext(descriptor: String, characteristic: String, supported: [String])
+    /// A control point write the profile rejects; carries the ATT error to answer with.
+    case controlPointRejected(HeartRateControlPointError)
     /// No decoder exists for the UUID.
     case unsupportedUUID(uuid: String, supported: [String])
 
@@ -48,6 +50,8 @@ public enum SIGDecodingError: Error, Equatable, Sendable, CustomStringConvertibl
         case let .unsupportedContext(descriptor, characteristic, supported):
             return "\(descriptor) cannot be decoded for characteristic \(characteristic); "
                 + "supported characteristics: \(supported.joined(separator: ", "))"
+        case let .controlPointRejected(error):
+            return error.description
         case let .unsupportedUUID(uuid, supported):
             return "no decoder for UUID \(uuid); supported UUIDs: \(supported.joined(separator: ", "))"
         }
