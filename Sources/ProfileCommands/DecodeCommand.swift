@@ -60,7 +60,8 @@ public struct DecodeCommand: ParsableCommand {
             return Output(standardOutput: text + "\n", standardError: "", exitCode: 0)
         } catch {
             if case .unsupportedUUID = error {
-                return failure("no decoder for UUID \(uuidValue); supported UUIDs:\n"
+                let shown = uuidValue.uint16 == nil ? uuidValue.description : "0x\(uuidValue)"
+                return failure("no decoder for UUID \(shown); supported UUIDs:\n"
                     + SIGAttribute.supportedList.map { "  " + $0 }.joined(separator: "\n"))
             }
             let name = SIGAttribute(rawValue: uuidValue.uint16 ?? 0)?.name ?? uuidValue.description
