@@ -19,8 +19,8 @@ public struct DecodeCommand: ParsableCommand {
     @Argument(help: "16-bit UUID of the characteristic or descriptor, e.g. 2A37 or 0x2A37.")
     public var uuid: String
 
-    @Argument(help: "The value as hex; spaces and colons are allowed, e.g. \"16 48 00 04\" or 16:48:00:04.")
-    public var hex: [String]
+    @Argument(help: "The value as hex (may be empty); spaces and colons are allowed, e.g. \"16 48 00 04\" or 16:48:00:04.")
+    public var hex: [String] = []
 
     @Option(name: .long, help: "Characteristic UUID a Valid Range (2906) or ES Trigger Setting (290D) belongs to.")
     public var characteristic: String?

@@ -66,6 +66,35 @@ import Testing
         #expect(try run(["2A39", "02"]).standardError.contains("Control Point Value Not Supported (ATT error 0x80)"))
     }
 
+    @Test func emptyValueIsAllowed() throws {
+        let output = try run(["2A28"])
+        #expect(output.exitCode == 0)
+        #expect(output.standardOutput == "Software Revision String (0x2A28)\n  Software Revision String: \"\"\n")
+        #expect(try run(["2A19"]).standardError.contains("Battery Level is 1 byte(s) long but 0 byte(s) were given"))
+    }
+
+    @Test func descriptorDescriptions() throws {
+        let format = try run(["2904", "0E FE 2F 27 01 00 00"])
+        #expect(format.standardOutput == """
+            Characteristic Presentation Format (0x2904)
+              Format: sint16 (0x0E)
+              Exponent: -2
+              Unit: 0x272F (degree Celsius)
+              Unit name: degree Celsius
+              Namespace: Bluetooth SIG (0x01)
+              Description: 0x0000
+
+            """)
+        let trigger = try run(["290D", "06 34 21", "--characteristic", "2A6E", "--json"])
+        #expect(trigger.standardOutput == #"{"name":"es_trigger_setting","uuid":"0x290D","value":{"# +
+            #""condition":"while_greater_than","condition_code":6,"operand_c":85}}"# + "\n")
+        let measurement = try run(["290C", "00 00 02 3C 00 00 1E 00 00 01 04"])
+        #expect(measurement.standardOutput.contains("Sampling function: Arithmetic Mean"))
+        #expect(measurement.standardOutput.contains("Measurement period: 60 s"))
+        #expect(measurement.standardOutput.contains("Application: Air (0x01)"))
+        #expect(measurement.standardOutput.contains("Measurement uncertainty: 2.0 %"))
+    }
+
     @Test func commandName() {
         #expect(DecodeCommand.configuration.commandName == "decode")
     }
