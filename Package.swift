@@ -3,11 +3,13 @@ import PackageDescription
 
 // Layers depend downwards only, mirroring the Bluetooth Core spec:
 // BLECore → HCI → HCITransports / VirtualController → GAP → daemon and CLI.
+// SIGProfiles (characteristic value codecs) and Sensors stand beside the stack; the daemon joins them.
 let package = Package(
     name: "blesensor",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "BLEHost", targets: ["BLECore", "HCI", "GAP"]),
+        .library(name: "SIGProfiles", targets: ["SIGProfiles"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -23,7 +25,13 @@ let package = Package(
             "HCI",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "SIGProfiles", dependencies: ["BLECore"]),
+        .target(name: "ProfileCommands", dependencies: [
+            "SIGProfiles",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "HCIHostTests", dependencies: ["HCI"]),
+        .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
     ]
 )
