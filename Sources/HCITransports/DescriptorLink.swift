@@ -117,7 +117,7 @@ final class DescriptorLink: @unchecked Sendable {
             switch framing {
             case .stream:
                 do {
-                    for packet in try framer.feed(chunk) { handler(.packet(packet)) }
+                    try framer.feed(chunk) { handler(.packet($0)) }
                 } catch {
                     return error
                 }

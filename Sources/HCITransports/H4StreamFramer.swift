@@ -17,13 +17,15 @@ public struct H4StreamFramer: Sendable {
     /// Bytes held back waiting for the rest of a packet.
     public var bufferedByteCount: Int { pending.count }
 
-    /// Appends `chunk` and returns every packet it completed, in stream order.
+    /// Appends `chunk` and hands every packet it completed to `deliver`, in stream order.
     ///
     /// Throws `framingLost` when a packet starts with an unknown indicator: after that the stream
     /// position is meaningless, so the buffer is discarded and the caller must close the link.
-    public mutating func feed(_ chunk: some Collection<UInt8>) throws(HCITransportError) -> [HCIPacket] {
+    /// Packets that preceded the bad byte in the same chunk have been delivered by then.
+    public mutating func feed(
+        _ chunk: some Collection<UInt8>, deliver: (HCIPacket) -> Void
+    ) throws(HCITransportError) {
         pending.append(contentsOf: chunk)
-        var packets: [HCIPacket] = []
         var start = 0
         while start < pending.count {
             let indicator = pending[start]
@@ -41,12 +43,11 @@ public struct H4StreamFramer: Sendable {
             let total = 1 + headerLength + payloadLength
             guard pending.count - start >= total else { break }
             if let packet = HCIPacket(h4Bytes: Array(pending[start..<(start + total)])) {
-                packets.append(packet)
+                deliver(packet)
             }
             start += total
         }
         if start > 0 { pending.removeFirst(start) }
-        return packets
     }
 
     /// Header sizes from Core spec Vol 4 Part E 5.4 (ISO: 5.4.5).

@@ -3,6 +3,15 @@ import Testing
 
 @testable import HCITransports
 
+extension H4StreamFramer {
+    /// Collects what one `feed` delivers (tests only; transports deliver as they go).
+    mutating func feed(_ chunk: some Collection<UInt8>) throws(HCITransportError) -> [HCIPacket] {
+        var packets: [HCIPacket] = []
+        try feed(chunk) { packets.append($0) }
+        return packets
+    }
+}
+
 @Suite struct H4StreamFramerTests {
     /// One packet of every H4 type, from Core spec examples (Vol 4 Part E 7, Part A 2).
     static let vectors: [[UInt8]] = [
@@ -106,10 +115,12 @@ import Testing
         #expect(framer.bufferedByteCount == 0)
     }
 
-    @Test func unknownIndicatorAfterCompletePacketsInSameChunkThrows() {
+    @Test func packetsBeforeAnUnknownIndicatorInTheSameChunkAreDelivered() {
         var framer = H4StreamFramer()
+        var delivered: [[UInt8]] = []
         #expect(throws: HCITransportError.self) {
-            _ = try framer.feed([0x04, 0x13, 0x00, 0x09])
+            try framer.feed([0x04, 0x13, 0x00, 0x01, 0x03, 0x0C, 0x00, 0x09, 0x04]) { delivered.append($0.h4Bytes) }
         }
+        #expect(delivered == [[0x04, 0x13, 0x00], [0x01, 0x03, 0x0C, 0x00]])
     }
 }

@@ -1,0 +1,144 @@
+import HCI
+import Logging
+import Synchronization
+import Testing
+
+@testable import HCITransports
+
+@Suite struct TCPTransportTests {
+    let reset = HCIPacket(type: .command, body: [0x03, 0x0C, 0x00])
+    let commandComplete: [UInt8] = [0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]
+    let aclData: [UInt8] = [0x02, 0x40, 0x20, 0x03, 0x00, 0xAA, 0xBB, 0xCC]
+
+    /// Opens a transport to `server`, which is listening already.
+    func connected(_ server: TestTCPServer, recorder: EventRecorder) async throws -> TCPTransport {
+        let transport = TCPTransport(host: "127.0.0.1", port: server.port, logger: Logger(label: "test"))
+        try server.listen()
+        try await transport.open(handler: recorder.handler)
+        try server.accept()
+        return transport
+    }
+
+    @Test func retriesUntilServerListensThenCarriesPacketsBothWays() async throws {
+        let server = try TestTCPServer()
+        let (logger, logs) = CapturingLogHandler.logger()
+        let transport = TCPTransport(host: "127.0.0.1", port: server.port, logger: logger)
+        let recorder = EventRecorder()
+
+        let opening = Task { try await transport.open(handler: recorder.handler) }
+        // The client must have been refused and be backing off before the server appears.
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while logs.messages(at: .debug).count < 3, clock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let retries = logs.messages(at: .debug)
+        #expect(retries.count >= 3)
+        #expect(retries.first?.contains("Connection refused") == true)
+        #expect(retries.first?.contains("retrying in 50 ms") == true)
+        #expect(retries.dropFirst().first?.contains("retrying in 100 ms") == true)
+
+        try server.listen()
+        try server.accept()
+        try await opening.value
+        #expect(logs.messages(at: .info).contains { $0.contains("connected to tcp:127.0.0.1:\(server.port)") })
+
+        try transport.send(reset)
+        #expect(try server.read(count: 4) == [0x01, 0x03, 0x0C, 0x00])
+
+        // Two packets in one segment, then one split across two writes.
+        try server.write(commandComplete + aclData)
+        try server.write(Array(commandComplete[..<3]))
+        #expect(await recorder.waitForPackets(2).count == 2)
+        try server.write(Array(commandComplete[3...]))
+        let packets = await recorder.waitForPackets(3)
+        #expect(packets.map(\.h4Bytes) == [commandComplete, aclData, commandComplete])
+
+        server.closeConnection()
+        let closed = await recorder.waitForClosed()
+        #expect(closed == .some(.disconnected("tcp peer closed the connection")))
+        #expect(throws: HCITransportError.notOpen(transport.name)) { try transport.send(reset) }
+        transport.close()
+        #expect(recorder.closures.count == 1)
+    }
+
+    @Test func hostCloseReportsClosedNilExactlyOnce() async throws {
+        let server = try TestTCPServer()
+        let recorder = EventRecorder()
+        let transport = try await connected(server, recorder: recorder)
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        transport.close()
+        transport.close()
+        let closed = await recorder.waitForClosed(timeout: .seconds(5))
+        #expect(closed == .some(nil))
+        #expect(clock.now - start < .seconds(2))
+        transport.close()
+        // Give a wrongly duplicated event the chance to show up.
+        _ = await recorder.wait(timeout: .milliseconds(200)) { $0.count > 1 }
+        #expect(recorder.events.count == 1)
+        #expect(throws: HCITransportError.notOpen(transport.name)) { try transport.send(reset) }
+        // The server sees the socket closed.
+        #expect(throws: TestSocketError.self) { _ = try server.read(count: 1) }
+    }
+
+    @Test func framingLossClosesWithTheOffendingByte() async throws {
+        let server = try TestTCPServer()
+        let recorder = EventRecorder()
+        let transport = try await connected(server, recorder: recorder)
+        try server.write(commandComplete + [0x7F, 0x00])
+        let closed = await recorder.waitForClosed()
+        guard case let .some(.some(.framingLost(message))) = closed else {
+            Issue.record("expected framingLost, got \(String(describing: closed))")
+            return
+        }
+        #expect(message.contains("0x7f"))
+        #expect(recorder.packets.map(\.h4Bytes) == [commandComplete])
+        transport.close()
+    }
+
+    @Test func cancellingTheOpeningTaskThrowsCancelled() async throws {
+        let server = try TestTCPServer()  // never listens
+        let transport = TCPTransport(host: "localhost", port: server.port, logger: Logger(label: "test"))
+        let opening = Task { try await transport.open { _ in } }
+        try await Task.sleep(for: .milliseconds(150))
+        opening.cancel()
+        let result = await opening.result
+        #expect(throws: HCITransportError.cancelled("connecting to tcp:localhost:\(server.port)")) { try result.get() }
+    }
+
+    @Test func closeWhileRetryingAbandonsOpen() async throws {
+        let server = try TestTCPServer()
+        let transport = TCPTransport(host: "::1", port: server.port, logger: Logger(label: "test"))
+        #expect(transport.name == "tcp:[::1]:\(server.port)")
+        let opening = Task { try await transport.open { _ in } }
+        try await Task.sleep(for: .milliseconds(100))
+        transport.close()
+        let result = await opening.result
+        #expect(throws: HCITransportError.self) { try result.get() }
+        await #expect(throws: HCITransportError.notOpen(transport.name)) { try await transport.open { _ in } }
+    }
+
+    @Test func sendBeforeOpenAndOpenTwiceAreRejected() async throws {
+        let server = try TestTCPServer()
+        let transport = TCPTransport(host: "127.0.0.1", port: server.port, logger: Logger(label: "test"))
+        #expect(throws: HCITransportError.notOpen(transport.name)) { try transport.send(reset) }
+        let recorder = EventRecorder()
+        try server.listen()
+        try await transport.open(handler: recorder.handler)
+        await #expect(throws: HCITransportError.alreadyOpen(transport.name)) { try await transport.open { _ in } }
+        transport.close()
+        #expect(await recorder.waitForClosed() == .some(nil))
+    }
+
+    @Test func unresolvableHostFailsWithoutRetrying() async {
+        let transport = TCPTransport(host: "no-such-host.invalid", port: 1, logger: Logger(label: "test"))
+        await #expect {
+            try await transport.open { _ in }
+        } throws: { error in
+            guard case let .invalidSpecification(spec, reason) = error as? HCITransportError else { return false }
+            return spec == "tcp:no-such-host.invalid:1" && reason.hasPrefix("cannot resolve host 'no-such-host.invalid'")
+        }
+    }
+}
