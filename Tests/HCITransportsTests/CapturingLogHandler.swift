@@ -4,10 +4,41 @@ import Synchronization
 /// A swift-log handler that keeps messages so tests can observe what a transport reported.
 struct CapturingLogHandler: LogHandler {
     final class Store: Sendable {
-        let entries = Mutex<[(Logger.Level, String)]>([])
+        private struct State {
+            var entries: [(Logger.Level, String)] = []
+            var waiters: [(level: Logger.Level, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        }
+
+        private let state = Mutex(State())
 
         func messages(at level: Logger.Level) -> [String] {
-            entries.withLock { $0.filter { $0.0 == level }.map(\.1) }
+            state.withLock { $0.entries.filter { $0.0 == level }.map(\.1) }
+        }
+
+        func append(_ level: Logger.Level, _ message: String) {
+            let ready = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.entries.append((level, message))
+                let entries = state.entries
+                func met(_ waiter: (level: Logger.Level, count: Int, continuation: CheckedContinuation<Void, Never>)) -> Bool {
+                    entries.count { $0.0 == waiter.level } >= waiter.count
+                }
+                let done = state.waiters.filter(met).map(\.continuation)
+                state.waiters.removeAll(where: met)
+                return done
+            }
+            for continuation in ready { continuation.resume() }
+        }
+
+        /// Suspends until `count` messages at `level` were logged (the caller bounds the wait).
+        func waitForMessages(at level: Logger.Level, count: Int) async {
+            await withCheckedContinuation { continuation in
+                let alreadyMet = state.withLock { state -> Bool in
+                    if state.entries.count(where: { $0.0 == level }) >= count { return true }
+                    state.waiters.append((level, count, continuation))
+                    return false
+                }
+                if alreadyMet { continuation.resume() }
+            }
         }
     }
 
@@ -17,7 +48,7 @@ struct CapturingLogHandler: LogHandler {
     var metadataProvider: Logger.MetadataProvider?
 
     func log(event: LogEvent) {
-        store.entries.withLock { $0.append((event.level, event.message.description)) }
+        store.append(event.level, event.message.description)
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
