@@ -37,6 +37,12 @@ public final class TCPTransport: HCITransport, Sendable {
         }
         switch outcome {
         case let .connected(fd):
+            // A connect can win the race against cancellation; the caller asked to stop, so honour it.
+            if Task.isCancelled {
+                closeDescriptor(fd)
+                lifecycle.failOpen()
+                throw .cancelled("connecting to \(name)")
+            }
             let link: DescriptorLink
             do {
                 link = try DescriptorLink(

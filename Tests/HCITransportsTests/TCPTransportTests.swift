@@ -138,4 +138,47 @@ import Testing
             return spec == "tcp:no-such-host.invalid:1" && reason.hasPrefix("cannot resolve host 'no-such-host.invalid'")
         }
     }
+
+    static let largestACL = HCIPacket(type: .acl, body: [0x40, 0x20, 0xFF, 0xFF] + [UInt8](repeating: 0xA5, count: 65535))
+
+    @Test(.timeLimit(.minutes(1)))
+    func sendWaitsForAFullSocketToDrain() async throws {
+        let server = try TestTCPServer()
+        let recorder = EventRecorder()
+        let transport = try await connected(server, recorder: recorder)
+        let count = 100  // 6.5 MB: more than the loopback socket buffers hold
+        let sending = Task {
+            try await onThread {
+                for _ in 0..<count { try transport.send(Self.largestACL) }
+            }
+        }
+        let connection = server.connection
+        let received = try await onThread { try TestIO.read(connection, count: count * Self.largestACL.h4Bytes.count) }
+        try await sending.value
+        #expect(received == Array([[UInt8]](repeating: Self.largestACL.h4Bytes, count: count).joined()))
+        transport.close()
+        #expect(await recorder.waitForClosed() == .some(nil))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func closeUnblocksASendStuckOnAFullSocket() async throws {
+        let server = try TestTCPServer()
+        let recorder = EventRecorder()
+        let transport = try await connected(server, recorder: recorder)
+        let sending = Task {
+            try await onThread { () -> HCITransportError? in
+                do {
+                    for _ in 0..<2000 { try transport.send(Self.largestACL) }  // 130 MB: must block
+                    return nil
+                } catch {
+                    return error as? HCITransportError
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))  // let the sender fill the buffers and block
+        transport.close()
+        #expect(try await sending.value == .notOpen(transport.name))
+        #expect(await recorder.waitForClosed() == .some(nil))
+        #expect(recorder.closures.count == 1)
+    }
 }

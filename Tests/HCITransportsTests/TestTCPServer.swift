@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 import Testing
 
 /// The controller side of an H4-over-TCP link, built from plain sockets so the test exercises
@@ -103,5 +104,13 @@ enum TestIO {
             result += buffer[0..<got]
         }
         return result
+    }
+}
+
+/// Runs blocking work on its own thread so it cannot starve Swift's small cooperative pool
+/// (two threads on a two-core machine), which the transports' async code also needs.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
     }
 }
