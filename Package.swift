@@ -8,7 +8,7 @@ let package = Package(
     name: "blesensor",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "BLEHost", targets: ["BLECore", "HCI", "GAP"]),
+        .library(name: "BLEHost", targets: ["BLECore", "HCI", "GAP", "HCITransports"]),
         .library(name: "SIGProfiles", targets: ["SIGProfiles"]),
     ],
     dependencies: [
@@ -30,8 +30,16 @@ let package = Package(
             "SIGProfiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .target(name: "CBluetoothShim"),
+        .target(name: "HCITransports", dependencies: [
+            "BLECore",
+            "HCI",
+            "CBluetoothShim",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "HCIHostTests", dependencies: ["HCI"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
+        .testTarget(name: "HCITransportsTests", dependencies: ["HCITransports"]),
     ]
 )
