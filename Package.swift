@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "BLEHost", targets: ["BLECore", "HCI"]),
+        .library(name: "BLEVirtualController", targets: ["VirtualController"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -20,5 +21,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
+        .target(name: "VirtualController", dependencies: ["HCI", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "VirtualControllerTests", dependencies: ["VirtualController"]),
     ]
 )
