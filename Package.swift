@@ -8,8 +8,11 @@ let package = Package(
     name: "blesensor",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "BLEHost", targets: ["BLECore", "HCI", "GAP", "HCITransports"]),
+        .library(name: "BLEHost", targets: ["BLECore", "HCI", "HCITransports", "GAP"]),
+        .library(name: "BLEVirtualController", targets: ["VirtualController"]),
         .library(name: "SIGProfiles", targets: ["SIGProfiles"]),
+        .executable(name: "blesensord", targets: ["blesensord"]),
+        .executable(name: "blesensor", targets: ["blesensor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -21,6 +24,15 @@ let package = Package(
             "BLECore",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "CBluetoothShim"),
+        .target(name: "HCITransports", dependencies: [
+            "BLECore", "HCI", "CBluetoothShim",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "VirtualController", dependencies: [
+            "HCI",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "GAP", dependencies: [
             "HCI",
             .product(name: "Logging", package: "swift-log"),
@@ -30,16 +42,22 @@ let package = Package(
             "SIGProfiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .target(name: "CBluetoothShim"),
-        .target(name: "HCITransports", dependencies: [
-            "BLECore",
-            "HCI",
-            "CBluetoothShim",
+        .target(name: "BLESensorDaemon", dependencies: [
+            "GAP", "HCITransports", "VirtualController",
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "blesensord", dependencies: [
+            "BLESensorDaemon",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "blesensor", dependencies: [
+            "GAP", "ProfileCommands",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "HCIHostTests", dependencies: ["HCI"]),
-        .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "HCITransportsTests", dependencies: ["HCITransports"]),
+        .testTarget(name: "VirtualControllerTests", dependencies: ["VirtualController"]),
+        .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
     ]
 )
