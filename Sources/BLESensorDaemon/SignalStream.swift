@@ -19,7 +19,16 @@ enum SignalStream {
                 source.resume()
                 return source
             }
-            continuation.onTermination = { _ in sources.forEach { $0.cancel() } }
+            let owner = SignalSources(sources)
+            continuation.onTermination = { _ in owner.cancel() }
         }
     }
+}
+
+/// Keeps the dispatch sources alive for as long as the stream.
+/// @unchecked: dispatch sources are thread-safe; the array itself is never mutated.
+private final class SignalSources: @unchecked Sendable {
+    let sources: [any DispatchSourceSignal]
+    init(_ sources: [any DispatchSourceSignal]) { self.sources = sources }
+    func cancel() { sources.forEach { $0.cancel() } }
 }

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what building and testing blesensor needs on Debian / Raspberry Pi OS.
+# Idempotent: packages already present are not reinstalled.
+set -euo pipefail
+
+packages=(libbluetooth-dev libgpiod-dev libi2c-dev libsqlite3-dev python3-venv python3-pip)
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if ((${#missing[@]})); then
+    echo "installing: ${missing[*]}"
+    sudo_cmd=()
+    [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+    for candidate in /opt/swift/usr/bin /opt/swift/bin /usr/share/swift/usr/bin; do
+        if [[ -x $candidate/swift ]]; then
+            echo "swift found at $candidate: add it to PATH (export PATH=$candidate:\$PATH)" >&2
+            exit 1
+        fi
+    done
+    cat >&2 <<'MSG'
+Swift 6 is not installed. Install the Swift 6.x toolchain for your distribution
+(https://www.swift.org/install/linux/ — on a Raspberry Pi choose the aarch64 build),
+put its usr/bin on PATH, and run this command again.
+MSG
+    exit 1
+fi
