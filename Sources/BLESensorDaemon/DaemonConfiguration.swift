@@ -36,8 +36,9 @@ public struct DaemonConfiguration: Sendable {
         self.logLevel = logLevel
     }
 
-    /// `/var/lib/blesensor` for root (systemd's StateDirectory), else the XDG state directory.
+    /// systemd's `$STATE_DIRECTORY` when set, `/var/lib/blesensor` for root, else the XDG state directory.
     public static func defaultStateDirectory(environment: [String: String] = ProcessEnvironment.current, userID: UInt32 = ProcessEnvironment.userID) -> String {
+        if let systemd = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !systemd.isEmpty { return String(systemd) }
         if userID == 0 { return "/var/lib/blesensor" }
         if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/blesensor" }
         return (environment["HOME"] ?? "/tmp") + "/.local/state/blesensor"
