@@ -41,5 +41,6 @@ let package = Package(
         .testTarget(name: "HCIHostTests", dependencies: ["HCI"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "HCITransportsTests", dependencies: ["HCITransports"]),
+        .testTarget(name: "HCITests", dependencies: ["HCI"]),
     ]
 )
