@@ -92,6 +92,17 @@ import BLECore
                           "01 1320 0e 0100 1800 2800 0000 f401 0100 0200")
     }
 
+    @Test func leConnectionParameterRequestReplies() throws {
+        // 7.8.31: handle, Interval_Min, Interval_Max, Max_Latency, Timeout, Min_CE_Length, Max_CE_Length.
+        try expectCommand(HCILERemoteConnectionParameterRequestReply(
+            handle: 0x0040, parameters: LEConnectionParameters(intervalMin: 6, intervalMax: 12, latency: 0, supervisionTimeout: 0x01F4)),
+                          "01 2020 0e 4000 0600 0c00 0000 f401 0000 0000")
+        // 7.8.32: handle, Reason.
+        try expectCommand(HCILERemoteConnectionParameterRequestNegativeReply(handle: 0x0040), "01 2120 03 4000 3b")
+        try expectCommand(HCILERemoteConnectionParameterRequestNegativeReply(handle: 0x0001, reason: .unsupportedRemoteFeature),
+                          "01 2120 03 0100 1a")
+    }
+
     @Test func leEncryptionCommands() throws {
         try expectCommand(HCILEEnableEncryption(handle: 0x0040, random: 0x0102_0304_0506_0708, ediv: 0x1234, longTermKey: ltk),
                           "01 1920 1c 4000 0807060504030201 3412 000102030405060708090a0b0c0d0e0f")
@@ -121,6 +132,7 @@ import BLECore
         #expect(HCILESetAdvertisingEnable.completion == .commandComplete)
         #expect(HCILELongTermKeyRequestReply.completion == .commandComplete)
         #expect(HCILESetDataLength.completion == .commandComplete)
+        #expect(HCILERemoteConnectionParameterRequestReply.completion == .commandComplete)
     }
 
     @Test func returnParameterShapes() {
@@ -138,6 +150,8 @@ import BLECore
         #expect(HCILELongTermKeyRequestReply.ReturnParameters.self == HCIHandleReturn.self)
         #expect(HCILELongTermKeyRequestNegativeReply.ReturnParameters.self == HCIHandleReturn.self)
         #expect(HCILESetDataLength.ReturnParameters.self == HCIHandleReturn.self)
+        #expect(HCILERemoteConnectionParameterRequestReply.ReturnParameters.self == HCIHandleReturn.self)
+        #expect(HCILERemoteConnectionParameterRequestNegativeReply.ReturnParameters.self == HCIHandleReturn.self)
         #expect(HCILEReadSuggestedDefaultDataLength.ReturnParameters.self == HCISuggestedDataLengthReturn.self)
         #expect(HCILEReadMaximumDataLength.ReturnParameters.self == HCIMaximumDataLengthReturn.self)
     }

@@ -15,7 +15,9 @@ import Testing
         (.leSetAdvertisingData, 25, 7), (.leSetScanResponseData, 26, 0), (.leSetAdvertisingEnable, 26, 1),
         (.leSetScanParameters, 26, 2), (.leSetScanEnable, 26, 3), (.leCreateConnection, 26, 4),
         (.leCreateConnectionCancel, 26, 5), (.leConnectionUpdate, 27, 2), (.leEnableEncryption, 28, 0),
-        (.leLongTermKeyRequestReply, 28, 1), (.leLongTermKeyRequestNegativeReply, 28, 2), (.leSetDataLength, 33, 6),
+        (.leLongTermKeyRequestReply, 28, 1), (.leLongTermKeyRequestNegativeReply, 28, 2),
+        (.leRemoteConnectionParameterRequestReply, 33, 4), (.leRemoteConnectionParameterRequestNegativeReply, 33, 5),
+        (.leSetDataLength, 33, 6),
         (.leReadSuggestedDefaultDataLength, 33, 7), (.leWriteSuggestedDefaultDataLength, 34, 0),
         (.leReadMaximumDataLength, 35, 3), (.leReadBufferSizeV2, 41, 5),
     ]

@@ -73,6 +73,7 @@ import BLECore
         #expect(HCIOpcode(rawValue: 0xFC01).ogf == 0x3F)  // vendor-specific group
         #expect(HCIOpcode(ogf: 0xFF, ocf: 0xFFFF).rawValue == 0xFFFF)
         #expect(HCIOpcode.reset.description == "Reset (0xc03)")
+        #expect(HCIOpcode.leRemoteConnectionParameterRequestReply.description == "LE Remote Connection Parameter Request Reply (0x2020)")
         #expect(HCIOpcode(rawValue: 0xFC01).description == "opcode (0xfc01)")
     }
 
@@ -88,7 +89,9 @@ import BLECore
             (.leSetAdvertisingData, 0x2008), (.leSetScanResponseData, 0x2009), (.leSetAdvertisingEnable, 0x200A),
             (.leSetScanParameters, 0x200B), (.leSetScanEnable, 0x200C), (.leCreateConnection, 0x200D),
             (.leCreateConnectionCancel, 0x200E), (.leConnectionUpdate, 0x2013), (.leEnableEncryption, 0x2019),
-            (.leLongTermKeyRequestReply, 0x201A), (.leLongTermKeyRequestNegativeReply, 0x201B), (.leSetDataLength, 0x2022),
+            (.leLongTermKeyRequestReply, 0x201A), (.leLongTermKeyRequestNegativeReply, 0x201B),
+            (.leRemoteConnectionParameterRequestReply, 0x2020), (.leRemoteConnectionParameterRequestNegativeReply, 0x2021),
+            (.leSetDataLength, 0x2022),
             (.leReadSuggestedDefaultDataLength, 0x2023), (.leWriteSuggestedDefaultDataLength, 0x2024),
             (.leReadMaximumDataLength, 0x202F), (.leReadBufferSizeV2, 0x2060),
         ]

@@ -138,6 +138,8 @@ import BLECore
             HCILEConnectionUpdate(handle: 0x40, parameters: LEConnectionParameters()),
             HCILEEnableEncryption(handle: 0x40, random: 0x1122_3344_5566_7788, ediv: 0xBEEF, longTermKey: ltk),
             HCILELongTermKeyRequestReply(handle: 0x40, longTermKey: ltk), HCILELongTermKeyRequestNegativeReply(handle: 0x40),
+            HCILERemoteConnectionParameterRequestReply(handle: 0x40, parameters: LEConnectionParameters(), minCELength: 1, maxCELength: 2),
+            HCILERemoteConnectionParameterRequestNegativeReply(handle: 0x40),
             HCILESetDataLength(handle: 0x40, txOctets: 251, txTime: 2120), HCILEReadSuggestedDefaultDataLength(),
             HCILEWriteSuggestedDefaultDataLength(length: .maximum), HCILEReadMaximumDataLength(),
         ]
