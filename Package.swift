@@ -55,6 +55,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
+        .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "HCIHostTests", dependencies: ["HCI"]),
         .testTarget(name: "HCITransportsTests", dependencies: ["HCITransports"]),
         .testTarget(name: "VirtualControllerTests", dependencies: ["VirtualController"]),

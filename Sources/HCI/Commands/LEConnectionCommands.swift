@@ -47,6 +47,10 @@ public struct HCILECreateConnection: HCICommand {
              try r.readUInt8(), try r.readUInt16(), try r.readUInt16(), try r.readUInt16(), try r.readUInt16(),
              try r.readUInt16(), try r.readUInt16())
         }
+        // Only 0x00 (use the peer address) and 0x01 (use the Filter Accept List) are defined (7.8.12).
+        guard f.2 <= 1 else {
+            throw .invalidValue("LE Create Connection", field: "initiator filter policy", value: UInt64(f.2))
+        }
         guard let peerType = AddressType(rawValue: f.3) else {
             throw .invalidValue("LE Create Connection", field: "peer address type", value: UInt64(f.3))
         }

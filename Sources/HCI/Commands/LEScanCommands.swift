@@ -47,7 +47,8 @@ public struct HCILESetScanEnable: HCICommand {
     }
     public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
         let f = try reader.decoding("LE Set Scan Enable") { r throws(ByteReaderError) in (try r.readUInt8(), try r.readUInt8()) }
-        guard f.0 <= 1, f.1 <= 1 else { throw .invalidValue("LE Set Scan Enable", field: "enable", value: UInt64(f.0)) }
+        guard f.0 <= 1 else { throw .invalidValue("LE Set Scan Enable", field: "enable", value: UInt64(f.0)) }
+        guard f.1 <= 1 else { throw .invalidValue("LE Set Scan Enable", field: "filter duplicates", value: UInt64(f.1)) }
         self.init(enable: f.0 == 1, filterDuplicates: f.1 == 1)
     }
     public func encode(into writer: inout ByteWriter) {

@@ -39,11 +39,20 @@ public struct HCIEncryptionChangeEvent: HCIParameters {
         self.encryptionEnabled = encryptionEnabled
         self.keySize = keySize
     }
+    /// Decodes without the event code: a fifth byte is taken as the v2 key size.
     public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
-        let f = try reader.decoding("Encryption Change") { r throws(ByteReaderError) in
+        let version2 = reader.remainingCount > 4
+        try self.init(decoding: &reader, version2: version2)
+    }
+
+    /// Decodes the layout the event code names. The code, not the length, decides: a v2 event cut
+    /// short must be rejected, not passed off as v1 without a key size.
+    public init(decoding reader: inout ByteReader, version2: Bool) throws(HCIDecodingError) {
+        let what = version2 ? "Encryption Change v2" : "Encryption Change"
+        let f = try reader.decoding(what) { r throws(ByteReaderError) in
             (try r.readUInt8(), try r.readUInt16(), try r.readUInt8())
         }
-        let keySize = reader.isAtEnd ? nil : try reader.decoding("Encryption Change v2") { r throws(ByteReaderError) in try r.readUInt8() }
+        let keySize = version2 ? try reader.decoding(what) { r throws(ByteReaderError) in try r.readUInt8() } : nil
         self.init(status: HCIStatus(rawValue: f.0), handle: f.1 & 0x0FFF, encryptionEnabled: f.2, keySize: keySize)
     }
     public func encode(into writer: inout ByteWriter) {

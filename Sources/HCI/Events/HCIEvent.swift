@@ -40,8 +40,10 @@ public enum HCIEvent: Sendable, Equatable {
         case HCIEventCode.commandComplete: self = .commandComplete(try .init(decoding: &reader))
         case HCIEventCode.commandStatus: self = .commandStatus(try .init(decoding: &reader))
         case HCIEventCode.disconnectionComplete: self = .disconnectionComplete(try .init(decoding: &reader))
-        case HCIEventCode.encryptionChange, HCIEventCode.encryptionChangeV2:
-            self = .encryptionChange(try .init(decoding: &reader))
+        case HCIEventCode.encryptionChange:
+            self = .encryptionChange(try .init(decoding: &reader, version2: false))
+        case HCIEventCode.encryptionChangeV2:
+            self = .encryptionChange(try .init(decoding: &reader, version2: true))
         case HCIEventCode.encryptionKeyRefreshComplete: self = .encryptionKeyRefreshComplete(try .init(decoding: &reader))
         case HCIEventCode.readRemoteVersionInformationComplete: self = .readRemoteVersionComplete(try .init(decoding: &reader))
         case HCIEventCode.numberOfCompletedPackets: self = .numberOfCompletedPackets(try .init(decoding: &reader))

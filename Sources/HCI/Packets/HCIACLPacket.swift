@@ -42,14 +42,16 @@ public struct HCIACLPacket: Sendable, Equatable {
 
     /// The H4 frame; written in one buffer so transports need no further copies.
     public var packet: HCIPacket {
-        Self.frame(handle: handle, boundary: boundary, fragment: data[...])
+        Self.frame(handle: handle, boundary: boundary, broadcast: broadcast, fragment: data[...])
     }
 
     /// Builds an H4 ACL frame straight from a fragment of an L2CAP PDU.
-    public static func frame(handle: UInt16, boundary: ACLPacketBoundary, fragment: ArraySlice<UInt8>) -> HCIPacket {
+    /// `broadcast` is the Broadcast_Flag (bits 14-15); LE hosts always send 0b00.
+    public static func frame(handle: UInt16, boundary: ACLPacketBoundary, broadcast: UInt8 = 0,
+                             fragment: ArraySlice<UInt8>) -> HCIPacket {
         var bytes = [UInt8]()
         bytes.reserveCapacity(1 + headerLength + fragment.count)
-        let header = (handle & 0x0FFF) | UInt16(boundary.rawValue) << 12
+        let header = (handle & 0x0FFF) | UInt16(boundary.rawValue) << 12 | UInt16(broadcast & 0x03) << 14
         bytes.append(HCIPacketType.acl.rawValue)
         bytes.append(UInt8(truncatingIfNeeded: header))
         bytes.append(UInt8(truncatingIfNeeded: header >> 8))

@@ -77,6 +77,8 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         .leEnableEncryption: "LE Enable Encryption",
         .leLongTermKeyRequestReply: "LE Long Term Key Request Reply",
         .leLongTermKeyRequestNegativeReply: "LE Long Term Key Request Negative Reply",
+        .leRemoteConnectionParameterRequestReply: "LE Remote Connection Parameter Request Reply",
+        .leRemoteConnectionParameterRequestNegativeReply: "LE Remote Connection Parameter Request Negative Reply",
         .leSetDataLength: "LE Set Data Length",
         .leReadSuggestedDefaultDataLength: "LE Read Suggested Default Data Length",
         .leWriteSuggestedDefaultDataLength: "LE Write Suggested Default Data Length",
