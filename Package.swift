@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "BLEHost", targets: ["BLECore", "HCI"]),
+        .library(name: "Sensors", targets: ["Sensors"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -20,5 +21,20 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
+        // Hardware sensors: i2c-dev, libgpiod 1.6, w1 and thermal sysfs, independent of the BLE layers.
+        .target(
+            name: "CLinuxHardware",
+            linkerSettings: [.linkedLibrary("gpiod"), .linkedLibrary("i2c")]
+        ),
+        .target(name: "Sensors", dependencies: [
+            "BLECore",
+            "CLinuxHardware",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "SensorCommands", dependencies: [
+            "Sensors",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands"]),
     ]
 )
