@@ -35,6 +35,6 @@ let package = Package(
             "Sensors",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]
 )
