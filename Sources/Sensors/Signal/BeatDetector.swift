@@ -1,7 +1,7 @@
 /// Finds heart beats in a PPG (photoplethysmogram) stream from a MAX3010x.
 ///
 /// Pipeline: slow DC tracker (also the finger-present signal) → subtract DC → 0.5 Hz high-pass
-/// (baseline wander, breathing) → 4 Hz low-pass (noise; 4 Hz passes 220 BPM) → invert, because
+/// twice (baseline wander, breathing) → 4 Hz low-pass (noise; 4 Hz passes 220 BPM) → invert, because
 /// absorbed light peaks at systole so the raw count dips → local maxima above an adaptive threshold
 /// (half the recent peak height, decaying while no beat is seen) outside a refractory period.
 public struct BeatDetector: Sendable {
@@ -26,6 +26,10 @@ public struct BeatDetector: Sendable {
     private var dc: Double?
     private let dcAlpha: Double
     private var highPass: Biquad
+    private var highPass2: Biquad
+    /// Lowest filtered value since the last beat: peaks are measured from it (prominence), so residual
+    /// baseline wander does not move the threshold.
+    private var trough = Double.infinity
     private var lowPass: Biquad
     private var history: (Double, Double, Double) = (0, 0, 0)
     private var sampleIndex = 0
@@ -35,6 +39,7 @@ public struct BeatDetector: Sendable {
     private var lastBeatTime: Double?
     private var recentRR: [Double] = []
     private var consecutiveRejections = 0
+    private var pending: (time: Double, value: Double)?
     public private(set) var fingerPresent = false
 
     public init(sampleRate: Double, fingerThreshold: Double = 30_000) {
@@ -43,6 +48,7 @@ public struct BeatDetector: Sendable {
         // ~1.5 s time constant: slow enough to ignore beats, fast enough to follow a finger landing.
         dcAlpha = 1 / (1.5 * sampleRate)
         highPass = Biquad.highPass(cutoff: 0.5, sampleRate: sampleRate)
+        highPass2 = Biquad.highPass(cutoff: 0.5, sampleRate: sampleRate)
         lowPass = Biquad.lowPass(cutoff: 4, sampleRate: sampleRate)
         settleSamples = Int(sampleRate * 1.5)
     }
@@ -57,7 +63,10 @@ public struct BeatDetector: Sendable {
 
     private mutating func restart() {
         highPass.reset()
+        highPass2.reset()
         lowPass.reset()
+        trough = .infinity
+        pending = nil
         history = (0, 0, 0)
         settleSamples = Int(sampleRate * 1.5)
         peakEstimate = 0
@@ -67,7 +76,7 @@ public struct BeatDetector: Sendable {
         consecutiveRejections = 0
     }
 
-    /// Feeds one raw sample (counts); returns a beat when one is confirmed (one sample late).
+    /// Feeds one raw sample (counts); returns a beat once confirmed (about 120 ms after its peak).
     public mutating func process(_ raw: Double) -> Beat? {
         defer { sampleIndex += 1 }
         let level = dc.map { $0 + (raw - $0) * dcAlpha } ?? raw
@@ -80,12 +89,15 @@ public struct BeatDetector: Sendable {
         }
         guard present else { return nil }
         let ac = raw - (dc ?? raw)
-        let filtered = -lowPass.process(highPass.process(ac))
+        let filtered = -lowPass.process(highPass2.process(highPass.process(ac)))
         history = (history.1, history.2, filtered)
         if settleSamples > 0 {
             settleSamples -= 1
             // Seed the amplitude estimate from the settled part of the start-up window.
-            if settleSamples < Int(sampleRate * 0.75) { peakEstimate = max(peakEstimate, filtered) }
+            if settleSamples < Int(sampleRate * 0.75) {
+                trough = min(trough, filtered)
+                peakEstimate = max(peakEstimate, filtered)
+            }
             return nil
         }
         let now = Double(sampleIndex) / sampleRate
@@ -94,7 +106,17 @@ public struct BeatDetector: Sendable {
         let decay = sinceBeat > 1.5 ? 0.5 : 1.0
         let threshold = 0.45 * peakEstimate * decay
         let (a, b, c) = history
-        guard b > a, b >= c, b > threshold, b > 0 else { return nil }
+        trough = min(trough, c)
+        let height = b - trough
+        // A candidate is held for `confirmWindow`: a higher local maximum inside it (noise splits a
+        // broad peak into several) replaces it, so the beat is timed at the true top.
+        if let candidate = pending, now - candidate.time > Self.confirmWindow {
+            pending = nil
+            if let beat = accept(candidate) { return beat }
+        }
+        // Both the level above the (filtered, zero-mean) baseline and the rise from the last trough
+        // must be large: the first rejects the dicrotic wave, the second residual wander.
+        guard b > a, b >= c, b > threshold, height > threshold else { return nil }
         let denominator = a - 2 * b + c
         let offset = denominator != 0 ? 0.5 * (a - c) / denominator : 0
         let peakTime = (Double(sampleIndex - 1) + offset) / sampleRate
@@ -102,7 +124,18 @@ public struct BeatDetector: Sendable {
         if let last = lastPeakTime, peakTime - last < refractory {
             return nil
         }
+        if let candidate = pending, candidate.value >= b { return nil }
+        pending = (peakTime, b)
+        return nil
+    }
+
+    private static let confirmWindow = 0.12
+
+    private mutating func accept(_ candidate: (time: Double, value: Double)) -> Beat? {
+        let peakTime = candidate.time
+        let b = candidate.value
         peakEstimate = peakEstimate == 0 ? b : peakEstimate * 0.8 + b * 0.2
+        trough = history.2
         lastPeakTime = peakTime
         var rr: Double? = nil
         if let previous = lastBeatTime {
