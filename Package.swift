@@ -26,11 +26,15 @@ let package = Package(
             name: "CLinuxHardware",
             linkerSettings: [.linkedLibrary("gpiod"), .linkedLibrary("i2c")]
         ),
-        .target(name: "Sensors", dependencies: [
-            "BLECore",
-            "CLinuxHardware",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "Sensors",
+            dependencies: [
+                "BLECore",
+                "CLinuxHardware",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["README.md"]
+        ),
         .target(name: "SensorCommands", dependencies: [
             "Sensors",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
