@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "BLEHost", targets: ["BLECore", "HCI", "HCITransports", "GAP"]),
         .library(name: "BLEVirtualController", targets: ["VirtualController"]),
         .library(name: "SIGProfiles", targets: ["SIGProfiles"]),
+        .library(name: "Sensors", targets: ["Sensors"]),
         .executable(name: "blesensord", targets: ["blesensord"]),
         .executable(name: "blesensor", targets: ["blesensor"]),
     ],
@@ -42,6 +43,16 @@ let package = Package(
             "SIGProfiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Hardware sensors: i2c-dev, libgpiod 1.6, w1 and thermal sysfs, independent of the BLE layers.
+        .target(name: "CLinuxHardware", linkerSettings: [.linkedLibrary("gpiod"), .linkedLibrary("i2c")]),
+        .target(name: "Sensors", dependencies: [
+            "BLECore", "CLinuxHardware",
+            .product(name: "Logging", package: "swift-log"),
+        ], exclude: ["README.md"]),
+        .target(name: "SensorCommands", dependencies: [
+            "Sensors",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .target(name: "BLESensorDaemon", dependencies: [
             "GAP", "HCITransports", "VirtualController",
             .product(name: "Logging", package: "swift-log"),
@@ -51,7 +62,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "blesensor", dependencies: [
-            "GAP", "ProfileCommands",
+            "GAP", "ProfileCommands", "SensorCommands",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
@@ -60,5 +71,6 @@ let package = Package(
         .testTarget(name: "HCITransportsTests", dependencies: ["HCITransports"]),
         .testTarget(name: "VirtualControllerTests", dependencies: ["VirtualController"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]
 )

@@ -1,10 +1,11 @@
 import ArgumentParser
 import ProfileCommands
+import SensorCommands
 
 @main
 struct BLESensorCLI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "blesensor",
         abstract: "Tools for blesensor: decode characteristic values, read sensors, plan advertising.",
-        subcommands: [DecodeCommand.self, AdvertisingPlanCommand.self])
+        subcommands: [DecodeCommand.self, SensorCommand.self, AdvertisingPlanCommand.self])
 }

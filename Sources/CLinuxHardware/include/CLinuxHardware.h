@@ -1,0 +1,106 @@
+#ifndef CLINUXHARDWARE_H
+#define CLINUXHARDWARE_H
+
+// Thin wrappers over i2c-dev ioctls and libgpiod 1.6 so Swift never touches variadic ioctl().
+// Every wrapper returns a negative errno on failure, which keeps error mapping in one place.
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <linux/i2c.h>
+#include <linux/i2c-dev.h>
+#include <i2c/smbus.h>
+#include <gpiod.h>
+
+static inline int clh_i2c_set_address(int fd, uint16_t address) {
+    return ioctl(fd, I2C_SLAVE, (unsigned long)address) < 0 ? -errno : 0;
+}
+
+/// Raw combined transfer: all messages are sent with repeated starts and one final stop.
+static inline int clh_i2c_rdwr(int fd, struct i2c_msg *messages, uint32_t count) {
+    struct i2c_rdwr_ioctl_data data;
+    data.msgs = messages;
+    data.nmsgs = count;
+    return ioctl(fd, I2C_RDWR, &data) < 0 ? -errno : 0;
+}
+
+static inline uint16_t clh_i2c_m_rd(void) { return I2C_M_RD; }
+
+/// One SMBus transaction through the I2C_SMBUS ioctl (read_write is I2C_SMBUS_READ/WRITE).
+static inline int clh_i2c_smbus(int fd, uint8_t read_write, uint8_t command, uint32_t size,
+                                union i2c_smbus_data *data) {
+    struct i2c_smbus_ioctl_data args;
+    args.read_write = read_write;
+    args.command = command;
+    args.size = size;
+    args.data = data;
+    return ioctl(fd, I2C_SMBUS, &args) < 0 ? -errno : 0;
+}
+
+static inline int clh_smbus_read_byte(int fd) {
+    int32_t r = i2c_smbus_read_byte(fd);
+    return r < 0 ? -errno : r;
+}
+static inline int clh_smbus_write_byte(int fd, uint8_t value) {
+    return i2c_smbus_write_byte(fd, value) < 0 ? -errno : 0;
+}
+static inline int clh_smbus_read_byte_data(int fd, uint8_t command) {
+    int32_t r = i2c_smbus_read_byte_data(fd, command);
+    return r < 0 ? -errno : r;
+}
+static inline int clh_smbus_write_byte_data(int fd, uint8_t command, uint8_t value) {
+    return i2c_smbus_write_byte_data(fd, command, value) < 0 ? -errno : 0;
+}
+static inline int clh_smbus_read_word_data(int fd, uint8_t command) {
+    int32_t r = i2c_smbus_read_word_data(fd, command);
+    return r < 0 ? -errno : r;
+}
+static inline int clh_smbus_write_word_data(int fd, uint8_t command, uint16_t value) {
+    return i2c_smbus_write_word_data(fd, command, value) < 0 ? -errno : 0;
+}
+/// SMBus block read: the device sends its own count first; `values` must hold 32 bytes.
+static inline int clh_smbus_read_block_data(int fd, uint8_t command, uint8_t *values) {
+    int32_t r = i2c_smbus_read_block_data(fd, command, values);
+    return r < 0 ? -errno : r;
+}
+static inline int clh_smbus_write_block_data(int fd, uint8_t command, uint8_t length, const uint8_t *values) {
+    return i2c_smbus_write_block_data(fd, command, length, values) < 0 ? -errno : 0;
+}
+/// I2C block read of a fixed length (no count byte), what register-file chips like the BME280 expect.
+static inline int clh_smbus_read_i2c_block_data(int fd, uint8_t command, uint8_t length, uint8_t *values) {
+    int32_t r = i2c_smbus_read_i2c_block_data(fd, command, length, values);
+    return r < 0 ? -errno : r;
+}
+
+// libgpiod 1.6: the request-type and flag enums are anonymous in C, so expose them as functions.
+static inline int clh_gpiod_request_both_edges(void) { return GPIOD_LINE_REQUEST_EVENT_BOTH_EDGES; }
+static inline int clh_gpiod_request_rising_edge(void) { return GPIOD_LINE_REQUEST_EVENT_RISING_EDGE; }
+static inline int clh_gpiod_request_falling_edge(void) { return GPIOD_LINE_REQUEST_EVENT_FALLING_EDGE; }
+static inline int clh_gpiod_request_input(void) { return GPIOD_LINE_REQUEST_DIRECTION_INPUT; }
+static inline int clh_gpiod_flag_bias_disable(void) { return GPIOD_LINE_REQUEST_FLAG_BIAS_DISABLE; }
+static inline int clh_gpiod_flag_pull_up(void) { return GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP; }
+static inline int clh_gpiod_flag_pull_down(void) { return GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN; }
+static inline int clh_gpiod_event_rising(void) { return GPIOD_LINE_EVENT_RISING_EDGE; }
+
+static inline int clh_gpiod_line_request(struct gpiod_line *line, const char *consumer, int request_type, int flags) {
+    struct gpiod_line_request_config config;
+    config.consumer = consumer;
+    config.request_type = request_type;
+    config.flags = flags;
+    return gpiod_line_request(line, &config, 0) < 0 ? -errno : 0;
+}
+
+static inline int clh_errno(void) { return errno; }
+
+/// A close-on-exec pipe used to wake a poll()ing reader thread; returns a negative errno on failure.
+static inline int clh_wake_pipe(int fds[2]) {
+    if (pipe(fds) < 0) return -errno;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+}
+
+#endif

@@ -1,0 +1,205 @@
+import ArgumentParser
+import Foundation
+import Sensors
+
+/// `blesensor sensor read DRIVER`: one reading, printed with units.
+public struct SensorReadCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "read",
+        abstract: "Read a sensor once and print the value with units."
+    )
+
+    @Argument(help: "Driver: \(SensorDriverName.allCases.map(\.rawValue).joined(separator: ", ")).")
+    public var driver: SensorDriverName
+
+    @Option(help: "I2C bus number N of /dev/i2c-N.")
+    public var bus: Int = 1
+
+    @Option(help: "I2C address, e.g. 0x48 (default: the driver's usual address).")
+    public var address: String?
+
+    @Option(help: "GPIO chip for gpio-pulse.")
+    public var chip: String = "gpiochip0"
+
+    @Option(help: "GPIO line offset or name for gpio-pulse.")
+    public var line: String?
+
+    @Option(help: "1-Wire device id for ds18b20, e.g. 28-0316a2795dff (default: the first one).")
+    public var id: String?
+
+    @Option(help: "Seconds to collect pulses for heart-rate drivers.")
+    public var seconds: Double = 8
+
+    @Flag(help: .hidden)
+    public var simulated = false
+
+    public init() {}
+
+    public func run() throws {
+        do {
+            print(try execute())
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+
+    /// Performs the read and returns the text to print; separated from `run` so tests can check it.
+    public func execute() throws(SensorCommandError) -> String {
+        do {
+            return try read()
+        } catch {
+            throw .sensor(error)
+        }
+    }
+
+    func parsedAddress() throws(SensorCommandError) -> UInt8 {
+        guard let text = address else {
+            guard let fallback = driver.defaultAddress else { throw .usage("\(driver.rawValue) has no I2C address") }
+            return fallback
+        }
+        let lower = text.lowercased()
+        let value = lower.hasPrefix("0x") ? UInt8(lower.dropFirst(2), radix: 16) : UInt8(lower)
+        guard let value, (0x03...0x77).contains(value) else {
+            throw .usage("'\(text)' is not a 7-bit I2C address (0x03...0x77)")
+        }
+        return value
+    }
+
+    private func read() throws(SensorError) -> String {
+        let simulation = simulated ? SimulatedHardware() : nil
+        let clock: any SensorClock = simulation?.clock ?? SystemSensorClock()
+        switch driver {
+        case .cpuTemp:
+            let zones: ThermalZones
+            let tree: SimulatedThermalTree?
+            if simulated {
+                do {
+                    let created = try SimulatedThermalTree()
+                    try created.setZone(0, type: "cpu-thermal", milliCelsius: "48312")
+                    tree = created
+                } catch {
+                    throw .unavailable(sensor: "cpu-temp", reason: "cannot create simulated tree: \(error)")
+                }
+                zones = tree?.zones ?? ThermalZones()
+            } else {
+                tree = nil
+                zones = ThermalZones()
+            }
+            let reading = try CPUTemperature(zones: zones).read()
+            _ = tree
+            return "cpu-temp: " + Self.format(celsius: reading.celsius)
+        case .ds18b20:
+            var tree: SimulatedOneWireTree?
+            let oneWire: OneWireBus
+            if simulated {
+                do {
+                    let created = try SimulatedOneWireTree()
+                    try created.setTemperature(id: "28-00000a1b2c3d", celsius: 19.625)
+                    tree = created
+                } catch {
+                    throw .unavailable(sensor: "DS18B20", reason: "cannot create simulated tree: \(error)")
+                }
+                oneWire = tree?.bus ?? OneWireBus()
+            } else {
+                oneWire = OneWireBus()
+            }
+            let sensor: DS18B20
+            if let id { sensor = DS18B20(bus: oneWire, id: id) } else { sensor = try DS18B20.first(on: oneWire) }
+            let reading = try sensor.read()
+            tree = nil  // removes the simulated tree now that it has been read
+            return "ds18b20 \(sensor.id): " + Self.format(celsius: reading.celsius)
+        case .gpioPulse:
+            guard let lineSpec = line else { throw .invalidData(sensor: "gpio-pulse", reason: "--line is required (offset or name)") }
+            let gpioLine: any GPIOLine
+            if let simulation {
+                let simulatedChip = try simulation.gpioChip(chip)
+                do { gpioLine = try simulatedChip.line(lineSpec) } catch { throw .gpio(error) }
+            } else {
+                do { gpioLine = try LinuxGPIOChip(name: chip).line(lineSpec) } catch { throw .gpio(error) }
+            }
+            let receiver = GPIOPulseReceiver(line: gpioLine, clock: clock)
+            try receiver.start()
+            defer { receiver.stop() }
+            if let simulation, let simulatedLine = gpioLine as? SimulatedGPIOLine {
+                simulation.drivePulses(on: simulatedLine, seconds: seconds)
+            }
+            clock.sleep(milliseconds: seconds * 1000)
+            return Self.format(heartRate: try receiver.reading(), name: "gpio-pulse")
+        default:
+            break
+        }
+        let address: UInt8
+        do { address = try parsedAddress() } catch {
+            throw .invalidData(sensor: driver.rawValue, reason: error.description)
+        }
+        let i2c: any I2CBus
+        if let simulation {
+            i2c = try simulation.i2cBus(bus, driver: driver)
+        } else {
+            do { i2c = try LinuxI2CBus(busNumber: bus) } catch { throw .bus(error) }
+        }
+        switch driver {
+        case .tmp102:
+            return "tmp102: " + Self.format(celsius: try TMP102(bus: i2c, address: address, clock: clock).read().celsius)
+        case .mcp9808:
+            return "mcp9808: " + Self.format(celsius: try MCP9808(bus: i2c, address: address).read().celsius)
+        case .bme280:
+            let reading = try BME280(bus: i2c, address: address, clock: clock).read()
+            return "bme280: " + Self.format(celsius: reading.celsius)
+                + String(format: ", %.2f hPa, %.1f %%RH", reading.pascals / 100, reading.relativeHumidity)
+        case .sht31:
+            let reading = try SHT31(bus: i2c, address: address, clock: clock).read()
+            return "sht31: " + Self.format(celsius: reading.celsius) + String(format: ", %.1f %%RH", reading.relativeHumidity)
+        case .sht4x:
+            let reading = try SHT4x(bus: i2c, address: address, clock: clock).read()
+            return "sht4x: " + Self.format(celsius: reading.celsius) + String(format: ", %.1f %%RH", reading.relativeHumidity)
+        case .max17048:
+            let reading = try MAX17048(bus: i2c, address: address).read()
+            return String(format: "max17048: %.3f V, %.1f %%", reading.cellVolts, reading.stateOfChargePercent)
+        case .max30102, .max30101:
+            let variant: MAX3010x.Variant = driver == .max30101 ? .max30101 : .max30102
+            let sensor = MAX3010x(bus: i2c, address: address, variant: variant, clock: clock)
+            try sensor.configure()
+            let monitor = PPGHeartRateMonitor(sensor: sensor)
+            // Drain the 32-sample FIFO every 200 ms (20 samples at 100 Hz): the chip buffers between reads.
+            let polls = max(1, Int(seconds / 0.2))
+            var intervals: [Double] = []
+            for _ in 0..<polls {
+                clock.sleep(milliseconds: 200)
+                try monitor.poll()
+                if let partial = try? monitor.reading() { intervals += partial.rrIntervalsMilliseconds }
+            }
+            var reading = try monitor.reading()
+            reading.rrIntervalsMilliseconds = intervals + reading.rrIntervalsMilliseconds
+            return Self.format(heartRate: reading, name: driver.rawValue)
+        case .ds18b20, .gpioPulse, .cpuTemp:
+            return ""
+        }
+    }
+
+    static func format(celsius: Double) -> String {
+        String(format: "%.2f °C", celsius)
+    }
+
+    static func format(heartRate: HeartRateReading, name: String) -> String {
+        guard let bpm = heartRate.beatsPerMinute else {
+            return "\(name): collecting beats (no rate yet)"
+        }
+        let rr = heartRate.rrIntervalsMilliseconds.map { String(format: "%.0f", $0) }.joined(separator: " ")
+        return String(format: "\(name): %.0f bpm", bpm) + (rr.isEmpty ? "" : ", RR ms: \(rr)")
+    }
+}
+
+/// Why `sensor read` failed; printed as a plain message with exit code 1.
+public enum SensorCommandError: Error, Equatable, Sendable, CustomStringConvertible {
+    case sensor(SensorError)
+    case usage(String)
+
+    public var description: String {
+        switch self {
+        case let .sensor(error): return error.description
+        case let .usage(message): return message
+        }
+    }
+}

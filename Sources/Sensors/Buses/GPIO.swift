@@ -1,0 +1,105 @@
+/// Internal resistor configuration for an input line.
+public enum GPIOBias: Sendable, Equatable {
+    case asIs
+    case disabled
+    case pullUp
+    case pullDown
+}
+
+/// Which transitions the kernel should report.
+public enum GPIOEdgeSelection: Sendable, Equatable {
+    case rising
+    case falling
+    case both
+}
+
+/// One edge as stamped by the kernel (CLOCK_MONOTONIC nanoseconds).
+public struct GPIOEdgeEvent: Sendable, Equatable {
+    public enum Edge: Sendable, Equatable {
+        case rising
+        case falling
+    }
+
+    public var edge: Edge
+    public var timestampNanoseconds: UInt64
+
+    public init(edge: Edge, timestampNanoseconds: UInt64) {
+        self.edge = edge
+        self.timestampNanoseconds = timestampNanoseconds
+    }
+}
+
+/// What an edge monitor delivers from its reader thread.
+public enum GPIOMonitorEvent: Sendable, Equatable {
+    case edge(GPIOEdgeEvent)
+    /// The reader stopped because the line failed; no more events follow.
+    case failed(GPIOError)
+}
+
+/// Why a GPIO operation failed.
+public enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
+    case chipNotFound(String)
+    case permissionDenied(String)
+    case lineNotFound(chip: String, line: String)
+    case lineBusy(chip: String, offset: Int)
+    case requestFailed(chip: String, offset: Int, errno: Int32)
+    case readFailed(chip: String, offset: Int, errno: Int32)
+    case monitorFailed(chip: String, offset: Int, errno: Int32)
+
+    public var description: String {
+        switch self {
+        case let .chipNotFound(chip):
+            return "GPIO chip \(chip) not found: list chips with gpiodetect"
+        case let .permissionDenied(chip):
+            return "permission denied opening \(chip): run as root or add the user to the gpio group"
+        case let .lineNotFound(chip, line):
+            return "no GPIO line \(line) on \(chip): list lines with gpioinfo \(chip)"
+        case let .lineBusy(chip, offset):
+            return "GPIO line \(offset) on \(chip) is used by another consumer (see gpioinfo); stop it or pick another line"
+        case let .requestFailed(chip, offset, code):
+            return "could not request GPIO line \(offset) on \(chip) (errno \(code)); the kernel may not support this bias setting"
+        case let .readFailed(chip, offset, code):
+            return "reading GPIO line \(offset) on \(chip) failed (errno \(code))"
+        case let .monitorFailed(chip, offset, code):
+            return "edge monitoring on GPIO line \(offset) of \(chip) failed (errno \(code)); the reader stopped"
+        }
+    }
+}
+
+/// A running edge subscription; `stop()` ends the reader thread and releases the line.
+public protocol GPIOEdgeMonitor: AnyObject, Sendable {
+    func stop()
+}
+
+/// A single GPIO line.
+public protocol GPIOLine: AnyObject, Sendable {
+    var chipName: String { get }
+    var offset: Int { get }
+    var name: String? { get }
+
+    /// Requests the line as input and returns its current level.
+    func readInput(bias: GPIOBias, consumer: String) throws(GPIOError) -> Bool
+
+    /// Requests edge events; `handler` runs on a dedicated reader thread, in kernel order.
+    func monitorEdges(
+        _ edges: GPIOEdgeSelection,
+        bias: GPIOBias,
+        consumer: String,
+        handler: @escaping @Sendable (GPIOMonitorEvent) -> Void
+    ) throws(GPIOError) -> any GPIOEdgeMonitor
+}
+
+/// A GPIO controller (/dev/gpiochipN).
+public protocol GPIOChip: AnyObject, Sendable {
+    var name: String { get }
+    func line(offset: Int) throws(GPIOError) -> any GPIOLine
+    func line(named name: String) throws(GPIOError) -> any GPIOLine
+}
+
+extension GPIOChip {
+    /// `spec` is a numeric offset ("17") or a line name ("GPIO17").
+    public func line(_ spec: String) throws(GPIOError) -> any GPIOLine {
+        if let offset = Int(spec), offset >= 0 { return try line(offset: offset) }
+        return try line(named: spec)
+    }
+}

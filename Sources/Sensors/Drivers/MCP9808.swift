@@ -1,0 +1,60 @@
+/// Microchip MCP9808 ±0.25 °C temperature sensor (addresses 0x18...0x1F).
+public final class MCP9808: Sendable {
+    public enum Register: UInt8 {
+        case configuration = 0x01
+        case upperLimit = 0x02
+        case lowerLimit = 0x03
+        case criticalLimit = 0x04
+        case ambientTemperature = 0x05
+        case manufacturerID = 0x06
+        case deviceID = 0x07
+        case resolution = 0x08
+    }
+
+    public static let manufacturerID: UInt16 = 0x0054
+    /// Upper byte of the device ID/revision register.
+    public static let deviceID: UInt8 = 0x04
+
+    public let bus: any I2CBus
+    public let address: UInt8
+
+    public init(bus: any I2CBus, address: UInt8 = 0x18) {
+        self.bus = bus
+        self.address = address
+    }
+
+    /// Checks manufacturer (0x0054) and device (0x04xx) IDs so a wrong address is not read as a temperature.
+    public func verifyIdentity() throws(SensorError) {
+        let manufacturer: UInt16
+        let device: UInt16
+        do {
+            manufacturer = try bus.readBigEndianWord(address: address, command: Register.manufacturerID.rawValue)
+            device = try bus.readBigEndianWord(address: address, command: Register.deviceID.rawValue)
+        } catch { throw .bus(error) }
+        guard manufacturer == Self.manufacturerID, UInt8(device >> 8) == Self.deviceID else {
+            throw .wrongChip(sensor: "MCP9808", expected: "manufacturer 0x0054, device 0x04",
+                             found: "manufacturer 0x\(String(manufacturer, radix: 16)), device 0x\(String(device >> 8, radix: 16))")
+        }
+    }
+
+    public func read() throws(SensorError) -> TemperatureReading {
+        try verifyIdentity()
+        let raw: UInt16
+        do {
+            raw = try bus.readBigEndianWord(address: address, command: Register.ambientTemperature.rawValue)
+        } catch { throw .bus(error) }
+        return TemperatureReading(celsius: Self.celsius(raw: raw))
+    }
+
+    /// Bits 15..13 are alert flags; bit 12 is the sign of a 13-bit two's complement value in 1/16 °C.
+    public static func celsius(raw: UInt16) -> Double {
+        var counts = Int(raw & 0x1FFF)
+        if counts & 0x1000 != 0 { counts -= 0x2000 }
+        return Double(counts) / 16
+    }
+
+    public static func raw(celsius: Double) -> UInt16 {
+        let counts = max(-4096, min(4095, Int((celsius * 16).rounded())))
+        return UInt16(truncatingIfNeeded: counts) & 0x1FFF
+    }
+}

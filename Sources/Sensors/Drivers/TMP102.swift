@@ -1,0 +1,80 @@
+/// TI TMP102 digital temperature sensor (addresses 0x48...0x4B).
+public final class TMP102: Sendable {
+    public enum Register: UInt8 {
+        case temperature = 0x00
+        case configuration = 0x01
+        case lowLimit = 0x02
+        case highLimit = 0x03
+    }
+
+    /// Config word bits (MSB-first word): byte 1 = OS R1 R0 F1 F0 POL TM SD, byte 2 = CR1 CR0 AL EM 0 0 0 0.
+    static let resolutionBits: UInt16 = 0x6000
+    static let extendedModeBit: UInt16 = 0x0010
+    /// Power-on default: 4 Hz conversions, comparator mode, 12-bit.
+    static let defaultConfiguration: UInt16 = 0x60A0
+    /// Datasheet: conversion time 26 ms typical, 35 ms maximum.
+    static let maxConversionMilliseconds = 35.0
+
+    public let bus: any I2CBus
+    public let address: UInt8
+    public let clock: any SensorClock
+
+    public init(bus: any I2CBus, address: UInt8 = 0x48, clock: any SensorClock = SystemSensorClock()) {
+        self.bus = bus
+        self.address = address
+        self.clock = clock
+    }
+
+    /// Selects 12-bit (-55...128 °C) or 13-bit extended mode (up to 150 °C) and waits for a conversion
+    /// in the new format, because the register keeps the old format until then.
+    public func configure(extendedMode: Bool) throws(SensorError) {
+        let current = try readConfiguration()
+        var value = (current & ~Self.extendedModeBit)
+        if extendedMode { value |= Self.extendedModeBit }
+        guard value != current else { return }
+        do {
+            try bus.writeBigEndianWord(address: address, command: Register.configuration.rawValue, value: value)
+        } catch { throw .bus(error) }
+        clock.sleep(milliseconds: Self.maxConversionMilliseconds)
+    }
+
+    /// Reads the configuration; R1/R0 are read-only ones on a TMP102, which tells it from other chips at 0x48.
+    public func readConfiguration() throws(SensorError) -> UInt16 {
+        let value: UInt16
+        do {
+            value = try bus.readBigEndianWord(address: address, command: Register.configuration.rawValue)
+        } catch { throw .bus(error) }
+        guard value & Self.resolutionBits == Self.resolutionBits else {
+            throw .wrongChip(sensor: "TMP102", expected: "configuration with R1/R0 = 11",
+                             found: "configuration 0x" + String(value, radix: 16))
+        }
+        return value
+    }
+
+    public func read() throws(SensorError) -> TemperatureReading {
+        _ = try readConfiguration()
+        let raw: UInt16
+        do {
+            raw = try bus.readBigEndianWord(address: address, command: Register.temperature.rawValue)
+        } catch { throw .bus(error) }
+        return TemperatureReading(celsius: Self.celsius(raw: raw))
+    }
+
+    /// Bit 0 of the second byte flags the 13-bit format; otherwise the value is 12-bit left-justified.
+    public static func celsius(raw: UInt16) -> Double {
+        let signed = Int16(bitPattern: raw)
+        let counts = raw & 0x0001 != 0 ? Int(signed >> 3) : Int(signed >> 4)
+        return Double(counts) * 0.0625
+    }
+
+    /// Register word for a temperature, the inverse of `celsius(raw:)` (used by the simulated chip).
+    public static func raw(celsius: Double, extendedMode: Bool) -> UInt16 {
+        let counts = Int((celsius / 0.0625).rounded())
+        if extendedMode {
+            let clamped = Int16(clamping: max(-4096, min(4095, counts)))
+            return UInt16(bitPattern: clamped << 3) | 0x0001
+        }
+        let clamped = Int16(clamping: max(-2048, min(2047, counts)))
+        return UInt16(bitPattern: clamped << 4)
+    }
+}

@@ -1,0 +1,167 @@
+/// Finds heart beats in a PPG (photoplethysmogram) stream from a MAX3010x.
+///
+/// Pipeline: slow DC tracker (also the finger-present signal) → subtract DC → 0.5 Hz high-pass
+/// twice (baseline wander, breathing) → 4 Hz low-pass (noise; 4 Hz passes 220 BPM) → invert, because
+/// absorbed light peaks at systole so the raw count dips → local maxima above an adaptive threshold
+/// (half the recent peak height, decaying while no beat is seen) outside a refractory period.
+public struct BeatDetector: Sendable {
+    public struct Beat: Sendable, Equatable {
+        /// Time of the systolic peak in seconds since the first sample (sub-sample interpolated).
+        public var time: Double
+        /// Interval from the previous accepted beat, if it was plausible.
+        public var rrMilliseconds: Double?
+
+        /// The RR-interval in 1/1024 s, the Heart Rate Measurement characteristic's unit.
+        public var rr1024: UInt16? {
+            rrMilliseconds.map { UInt16(clamping: Int(($0 * 1.024).rounded())) }
+        }
+    }
+
+    public let sampleRate: Double
+    /// Minimum DC level (counts) meaning a finger covers the sensor.
+    public let fingerThreshold: Double
+    public static let minimumRRMilliseconds = 60_000.0 / 220
+    public static let maximumRRMilliseconds = 60_000.0 / 30
+
+    private var dc: Double?
+    private let dcAlpha: Double
+    private var highPass: Biquad
+    private var highPass2: Biquad
+    /// Lowest filtered value since the last beat: peaks are measured from it (prominence), so residual
+    /// baseline wander does not move the threshold.
+    private var trough = Double.infinity
+    private var lowPass: Biquad
+    private var history: (Double, Double, Double) = (0, 0, 0)
+    private var sampleIndex = 0
+    private var settleSamples: Int
+    private var peakEstimate = 0.0
+    private var lastPeakTime: Double?
+    private var lastBeatTime: Double?
+    private var recentRR: [Double] = []
+    private var consecutiveRejections = 0
+    private var pending: (time: Double, value: Double)?
+    public private(set) var fingerPresent = false
+
+    public init(sampleRate: Double, fingerThreshold: Double = 30_000) {
+        self.sampleRate = sampleRate
+        self.fingerThreshold = fingerThreshold
+        // ~1.5 s time constant: slow enough to ignore beats, fast enough to follow a finger landing.
+        dcAlpha = 1 / (1.5 * sampleRate)
+        highPass = Biquad.highPass(cutoff: 0.5, sampleRate: sampleRate)
+        highPass2 = Biquad.highPass(cutoff: 0.5, sampleRate: sampleRate)
+        lowPass = Biquad.lowPass(cutoff: 4, sampleRate: sampleRate)
+        settleSamples = Int(sampleRate * 1.5)
+    }
+
+    /// Beats per minute from the mean of the last RR-intervals (up to 8), nil before two beats.
+    public var beatsPerMinute: Double? {
+        guard fingerPresent, !recentRR.isEmpty else { return nil }
+        return 60_000 / (recentRR.reduce(0, +) / Double(recentRR.count))
+    }
+
+    public var recentRRMilliseconds: [Double] { recentRR }
+
+    private mutating func restart() {
+        highPass.reset()
+        highPass2.reset()
+        lowPass.reset()
+        trough = .infinity
+        pending = nil
+        history = (0, 0, 0)
+        settleSamples = Int(sampleRate * 1.5)
+        peakEstimate = 0
+        lastPeakTime = nil
+        lastBeatTime = nil
+        recentRR.removeAll()
+        consecutiveRejections = 0
+    }
+
+    /// Feeds one raw sample (counts); returns a beat once confirmed (about 120 ms after its peak).
+    public mutating func process(_ raw: Double) -> Beat? {
+        defer { sampleIndex += 1 }
+        let level = dc.map { $0 + (raw - $0) * dcAlpha } ?? raw
+        dc = level
+        let present = level >= fingerThreshold
+        if present != fingerPresent {
+            fingerPresent = present
+            restart()
+            if present { dc = raw }
+        }
+        guard present else { return nil }
+        let ac = raw - (dc ?? raw)
+        let filtered = -lowPass.process(highPass2.process(highPass.process(ac)))
+        history = (history.1, history.2, filtered)
+        if settleSamples > 0 {
+            settleSamples -= 1
+            // Seed the amplitude estimate from the settled part of the start-up window.
+            if settleSamples < Int(sampleRate * 0.75) {
+                trough = min(trough, filtered)
+                peakEstimate = max(peakEstimate, filtered)
+            }
+            return nil
+        }
+        let now = Double(sampleIndex) / sampleRate
+        // Let the threshold sag while no beat comes, so a weaker pulse is found again.
+        let sinceBeat = lastPeakTime.map { now - $0 } ?? 0
+        let decay = sinceBeat > 1.5 ? 0.5 : 1.0
+        let threshold = 0.45 * peakEstimate * decay
+        let (a, b, c) = history
+        trough = min(trough, c)
+        let height = b - trough
+        // A candidate is held for `confirmWindow`: a higher local maximum inside it (noise splits a
+        // broad peak into several) replaces it, so the beat is timed at the true top.
+        if let candidate = pending, now - candidate.time > Self.confirmWindow {
+            pending = nil
+            if let beat = accept(candidate) { return beat }
+        }
+        // Both the level above the (filtered, zero-mean) baseline and the rise from the last trough
+        // must be large: the first rejects the dicrotic wave, the second residual wander.
+        guard b > a, b >= c, b > threshold, height > threshold else { return nil }
+        let denominator = a - 2 * b + c
+        let offset = denominator != 0 ? 0.5 * (a - c) / denominator : 0
+        let peakTime = (Double(sampleIndex - 1) + offset) / sampleRate
+        let refractory = max(Self.minimumRRMilliseconds / 1000, 0.6 * medianRR / 1000)
+        if let last = lastPeakTime, peakTime - last < refractory {
+            return nil
+        }
+        if let candidate = pending, candidate.value >= b { return nil }
+        pending = (peakTime, b)
+        return nil
+    }
+
+    private static let confirmWindow = 0.12
+
+    private mutating func accept(_ candidate: (time: Double, value: Double)) -> Beat? {
+        let peakTime = candidate.time
+        let b = candidate.value
+        peakEstimate = peakEstimate == 0 ? b : peakEstimate * 0.8 + b * 0.2
+        trough = history.2
+        lastPeakTime = peakTime
+        var rr: Double? = nil
+        if let previous = lastBeatTime {
+            let interval = (peakTime - previous) * 1000
+            if interval >= Self.minimumRRMilliseconds, interval <= Self.maximumRRMilliseconds,
+               recentRR.count < 3 || abs(interval - medianRR) <= 0.35 * medianRR {
+                rr = interval
+                consecutiveRejections = 0
+                recentRR.append(interval)
+                if recentRR.count > 8 { recentRR.removeFirst() }
+            } else {
+                // Rejected (missed or extra beat). If the rhythm really changed, re-learn it.
+                consecutiveRejections += 1
+                if consecutiveRejections >= 3 {
+                    recentRR.removeAll()
+                    consecutiveRejections = 0
+                }
+            }
+        }
+        lastBeatTime = peakTime
+        return Beat(time: peakTime, rrMilliseconds: rr)
+    }
+
+    private var medianRR: Double {
+        guard !recentRR.isEmpty else { return 0 }
+        let sorted = recentRR.sorted()
+        return sorted[sorted.count / 2]
+    }
+}

@@ -1,0 +1,134 @@
+import Synchronization
+
+/// BME280 model: byte registers with auto-increment, chip ID, calibration NVM, forced-mode
+/// measurement that sets status.measuring for the datasheet time and then latches new ADC values.
+public final class SimulatedBME280: SimulatedI2CDevice {
+    private struct State {
+        var registers = [UInt8](repeating: 0, count: 256)
+        var pointer: UInt8 = 0
+        var measuringUntil: UInt64 = 0
+        var adc: (t: Int32, p: Int32, h: Int32)
+        var pending: (t: Int32, p: Int32, h: Int32)?
+    }
+    private let state: Mutex<State>
+    private let clock: any SensorClock
+    public let calibration: BME280Calibration
+
+    /// The BMP280 datasheet's worked-example trimming, extended with typical humidity values.
+    public static let exampleCalibration = BME280Calibration(
+        t1: 27504, t2: 26435, t3: -1000,
+        p1: 36477, p2: -10685, p3: 3024, p4: 2855, p5: 140, p6: -7, p7: 15500, p8: -14600, p9: 6000,
+        h1: 75, h2: 362, h3: 0, h4: 324, h5: 50, h6: 30)
+
+    public init(calibration: BME280Calibration = SimulatedBME280.exampleCalibration, chipID: UInt8 = BME280.chipID,
+                clock: any SensorClock) {
+        self.calibration = calibration
+        self.clock = clock
+        var initial = State(adc: (0x80000, 0x80000, 0x8000))
+        initial.registers[0xD0] = chipID
+        let blocks = calibration.registerBlocks
+        for (index, byte) in blocks.block1.enumerated() { initial.registers[0x88 + index] = byte }
+        for (index, byte) in blocks.block2.enumerated() { initial.registers[0xE1 + index] = byte }
+        Self.latch(&initial.registers, adc: initial.adc)
+        state = Mutex(initial)
+    }
+
+    /// Sets the raw ADC outputs the next forced measurement produces.
+    public func setADC(temperature: Int32, pressure: Int32, humidity: Int32) {
+        state.withLock { $0.adc = (temperature, pressure, humidity) }
+    }
+
+    /// Finds ADC values whose compensation gives the requested physical values (binary search on
+    /// the monotonic compensation curves).
+    public func setEnvironment(celsius: Double, pascals: Double, relativeHumidity: Double) {
+        let cal = calibration
+        let adcT = Self.search(bits: 20, increasing: true, target: celsius * 100) { Double(cal.compensateTemperature(adc: $0).centiCelsius) }
+        let tFine = cal.compensateTemperature(adc: adcT).tFine
+        let adcP = Self.search(bits: 20, increasing: false, target: pascals * 256) { Double(cal.compensatePressure(adc: $0, tFine: tFine)) }
+        let adcH = Self.search(bits: 16, increasing: true, target: relativeHumidity * 1024) { Double(cal.compensateHumidity(adc: $0, tFine: tFine)) }
+        setADC(temperature: adcT, pressure: adcP, humidity: adcH)
+    }
+
+    private static func search(bits: Int, increasing: Bool, target: Double, _ f: (Int32) -> Double) -> Int32 {
+        var low: Int32 = 0, high: Int32 = (1 << bits) - 1
+        while low < high {
+            let mid = (low + high) / 2
+            let below = increasing ? f(mid) < target : f(mid) > target
+            if below { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    private static func latch(_ registers: inout [UInt8], adc: (t: Int32, p: Int32, h: Int32)) {
+        registers[0xF7] = UInt8(truncatingIfNeeded: adc.p >> 12)
+        registers[0xF8] = UInt8(truncatingIfNeeded: adc.p >> 4)
+        registers[0xF9] = UInt8(truncatingIfNeeded: adc.p << 4)
+        registers[0xFA] = UInt8(truncatingIfNeeded: adc.t >> 12)
+        registers[0xFB] = UInt8(truncatingIfNeeded: adc.t >> 4)
+        registers[0xFC] = UInt8(truncatingIfNeeded: adc.t << 4)
+        registers[0xFD] = UInt8(truncatingIfNeeded: adc.h >> 8)
+        registers[0xFE] = UInt8(truncatingIfNeeded: adc.h)
+    }
+
+    private func update(_ state: inout State, now: UInt64) {
+        if let pending = state.pending, now >= state.measuringUntil {
+            Self.latch(&state.registers, adc: pending)
+            state.pending = nil
+            state.registers[0xF4] &= 0xFC  // back to sleep mode after a forced measurement
+        }
+        state.registers[0xF3] = now < state.measuringUntil ? BME280.statusMeasuring : 0
+    }
+
+    public func receive(_ bytes: [UInt8]) throws(SimulatedI2CNack) {
+        let now = clock.nowNanoseconds()
+        state.withLock { state in
+            update(&state, now: now)
+            guard let first = bytes.first else { return }
+            state.pointer = first
+            // Writes are register/value pairs.
+            var index = 0
+            while index + 2 <= bytes.count {
+                let register = index == 0 ? bytes[0] : bytes[index]
+                let value = bytes[index + 1]
+                index += 2
+                switch register {
+                case 0xE0 where value == 0xB6:
+                    state.registers[0xF2] = 0; state.registers[0xF4] = 0; state.registers[0xF5] = 0
+                case 0xF2, 0xF5:
+                    state.registers[Int(register)] = value
+                case 0xF4:
+                    state.registers[0xF4] = value
+                    if value & 0x03 == 0x01 || value & 0x03 == 0x02 {
+                        let factor: (UInt8) -> Double = { code in code == 0 ? 0 : Double(1 << min(Int(code) - 1, 4)) }
+                        let osrsT = factor(value >> 5), osrsP = factor((value >> 2) & 0x07), osrsH = factor(state.registers[0xF2] & 0x07)
+                        // Typical time (datasheet 9.1): 1 + 2*T + (2*P + 0.5) + (2*H + 0.5) ms.
+                        var ms = 1 + 2 * osrsT
+                        if osrsP > 0 { ms += 2 * osrsP + 0.5 }
+                        if osrsH > 0 { ms += 2 * osrsH + 0.5 }
+                        state.measuringUntil = now + UInt64(ms * 1e6)
+                        state.pending = (osrsT > 0 ? state.adc.t : 0x80000, osrsP > 0 ? state.adc.p : 0x80000,
+                                         osrsH > 0 ? state.adc.h : 0x8000)
+                        state.registers[0xF3] = BME280.statusMeasuring
+                    }
+                default:
+                    break
+                }
+            }
+        }
+    }
+
+    public func transmit(count: Int) throws(SimulatedI2CNack) -> [UInt8] {
+        let now = clock.nowNanoseconds()
+        return state.withLock { state in
+            update(&state, now: now)
+            var out: [UInt8] = []
+            for _ in 0..<count {
+                out.append(state.registers[Int(state.pointer)])
+                state.pointer &+= 1
+            }
+            return out
+        }
+    }
+
+    public func stop() {}
+}

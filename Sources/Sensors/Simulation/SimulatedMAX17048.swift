@@ -1,0 +1,31 @@
+import Synchronization
+
+/// MAX17048 model: VCELL, SOC, CRATE from scripted values; VERSION 0x0012.
+public final class SimulatedMAX17048: SimulatedI2CDevice {
+    private let state: Mutex<WordRegisterFile>
+
+    public init(cellVolts: Double = 3.9, percent: Double = 80, version: UInt16 = 0x0012) {
+        state = Mutex(WordRegisterFile(registers: [0x02: 0, 0x04: 0, 0x06: 0, 0x08: version, 0x0A: 0x8030,
+                                                   0x0C: 0x971C, 0x16: 0, 0x1A: 0x0100],
+                                       writable: [0x06, 0x0A, 0x0C, 0x1A]))
+        set(cellVolts: cellVolts, percent: percent, ratePercentPerHour: 0)
+    }
+
+    public func set(cellVolts: Double, percent: Double, ratePercentPerHour: Double) {
+        state.withLock { file in
+            file.registers[0x02] = UInt16(clamping: Int((cellVolts / 78.125e-6).rounded()))
+            file.registers[0x04] = UInt16(clamping: Int((percent * 256).rounded()))
+            file.registers[0x16] = UInt16(bitPattern: Int16(clamping: Int((ratePercentPerHour / 0.208).rounded())))
+        }
+    }
+
+    public func receive(_ bytes: [UInt8]) throws(SimulatedI2CNack) {
+        try state.withLock { file throws(SimulatedI2CNack) in _ = try file.receive(bytes) }
+    }
+
+    public func transmit(count: Int) throws(SimulatedI2CNack) -> [UInt8] {
+        state.withLock { $0.transmit(count: count) }
+    }
+
+    public func stop() { state.withLock { $0.stop() } }
+}

@@ -1,0 +1,37 @@
+import Synchronization
+
+/// MCP9808 model with IDs, the ambient register's alert flag bits and sign handling.
+public final class SimulatedMCP9808: SimulatedI2CDevice {
+    private struct State {
+        var file = WordRegisterFile(registers: [0x01: 0, 0x02: 0, 0x03: 0, 0x04: 0, 0x05: 0,
+                                                0x06: MCP9808.manufacturerID, 0x07: 0x0400, 0x08: 0x0003],
+                                    writable: [0x01, 0x02, 0x03, 0x04])
+        var celsius: Double
+    }
+    private let state: Mutex<State>
+
+    /// `deviceID` lets tests model a different chip answering at the address.
+    public init(celsius: Double = 25, deviceID: UInt16 = 0x0400) {
+        var initial = State(celsius: celsius)
+        initial.file.registers[0x07] = deviceID
+        state = Mutex(initial)
+    }
+
+    public func setTemperature(_ celsius: Double) { state.withLock { $0.celsius = celsius } }
+
+    public func receive(_ bytes: [UInt8]) throws(SimulatedI2CNack) {
+        try state.withLock { state throws(SimulatedI2CNack) in _ = try state.file.receive(bytes) }
+    }
+
+    public func transmit(count: Int) throws(SimulatedI2CNack) -> [UInt8] {
+        state.withLock { state in
+            var raw = MCP9808.raw(celsius: state.celsius)
+            // Tcrit/Tupper/Tlower flags sit above the temperature; the default limits are 0 °C.
+            if state.celsius > 0 { raw |= 0xC000 }
+            state.file.registers[0x05] = raw
+            return state.file.transmit(count: count)
+        }
+    }
+
+    public func stop() { state.withLock { $0.file.stop() } }
+}

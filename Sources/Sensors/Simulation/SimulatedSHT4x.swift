@@ -1,0 +1,71 @@
+import Synchronization
+
+/// SHT4x model: one-byte commands, 0xFD high-precision measurement (NACKs reads for ~6.9 ms),
+/// serial number, soft reset, CRC corruption.
+public final class SimulatedSHT4x: SimulatedI2CDevice {
+    private struct State {
+        var celsius: Double
+        var humidity: Double
+        var readyAt: UInt64?
+        var output: [UInt8] = []
+        var corruptCRC = false
+    }
+    private let state: Mutex<State>
+    private let clock: any SensorClock
+    public let serialNumber: UInt32
+    static let typicalMeasurementNanoseconds: UInt64 = 6_900_000
+
+    public init(celsius: Double = 22, relativeHumidity: Double = 45, serialNumber: UInt32 = 0x0F1E_2D3C, clock: any SensorClock) {
+        state = Mutex(State(celsius: celsius, humidity: relativeHumidity))
+        self.serialNumber = serialNumber
+        self.clock = clock
+    }
+
+    public func set(celsius: Double, relativeHumidity: Double) {
+        state.withLock { $0.celsius = celsius; $0.humidity = relativeHumidity }
+    }
+
+    public func corruptCRC(_ on: Bool) { state.withLock { $0.corruptCRC = on } }
+
+    public func receive(_ bytes: [UInt8]) throws(SimulatedI2CNack) {
+        let now = clock.nowNanoseconds()
+        try state.withLock { state throws(SimulatedI2CNack) in
+            if let ready = state.readyAt, now < ready { throw .address }
+            guard bytes.count == 1 else { throw .data }
+            var words: [UInt16] = []
+            switch bytes[0] {
+            case SHT4x.Command.measureHighPrecision.rawValue:
+                state.readyAt = now + Self.typicalMeasurementNanoseconds
+                let t = UInt16(max(0, min(65535, ((state.celsius + 45) / 175 * 65535).rounded())))
+                let h = UInt16(max(0, min(65535, ((state.humidity + 6) / 125 * 65535).rounded())))
+                words = [t, h]
+            case SHT4x.Command.readSerialNumber.rawValue:
+                words = [UInt16(serialNumber >> 16), UInt16(truncatingIfNeeded: serialNumber)]
+            case SHT4x.Command.softReset.rawValue:
+                state.output = []
+                return
+            default:
+                throw .data
+            }
+            var frame = SensirionWords.encode(words)
+            if state.corruptCRC { frame[2] ^= 0xFF; frame[5] ^= 0xFF }
+            state.output = frame
+        }
+    }
+
+    public func transmit(count: Int) throws(SimulatedI2CNack) -> [UInt8] {
+        let now = clock.nowNanoseconds()
+        return try state.withLock { state throws(SimulatedI2CNack) -> [UInt8] in
+            if let ready = state.readyAt {
+                guard now >= ready else { throw .address }
+                state.readyAt = nil
+            }
+            guard !state.output.isEmpty else { throw .address }
+            let out = Array(state.output.prefix(count))
+            state.output = []
+            return out + [UInt8](repeating: 0xFF, count: max(0, count - out.count))
+        }
+    }
+
+    public func stop() {}
+}

@@ -1,0 +1,49 @@
+import Synchronization
+
+/// TMP102 model: pointer/word registers, R1/R0 read-only ones, 12/13-bit formats, and a 35 ms
+/// conversion after a configuration change before the temperature register uses the new format.
+public final class SimulatedTMP102: SimulatedI2CDevice {
+    private struct State {
+        var file = WordRegisterFile(registers: [0x00: 0, 0x01: TMP102.defaultConfiguration, 0x02: 0x4B00, 0x03: 0x5000],
+                                    writable: [0x01, 0x02, 0x03])
+        var celsius: Double
+        var formatChangedAt: UInt64 = 0
+        var extendedFormatShown = false
+    }
+    private let state: Mutex<State>
+    private let clock: any SensorClock
+
+    public init(celsius: Double = 25, clock: any SensorClock) {
+        state = Mutex(State(celsius: celsius))
+        self.clock = clock
+    }
+
+    public func setTemperature(_ celsius: Double) { state.withLock { $0.celsius = celsius } }
+
+    public var configuration: UInt16 { state.withLock { $0.file.registers[0x01] ?? 0 } }
+
+    public func receive(_ bytes: [UInt8]) throws(SimulatedI2CNack) {
+        let now = clock.nowNanoseconds()
+        try state.withLock { state throws(SimulatedI2CNack) in
+            if try state.file.receive(bytes) == 0x01 {
+                // R1/R0 are read-only ones; the OS bit reads back as 0 in continuous mode.
+                state.file.registers[0x01] = ((state.file.registers[0x01] ?? 0) | TMP102.resolutionBits) & 0x7FF0
+                state.formatChangedAt = now
+            }
+        }
+    }
+
+    public func transmit(count: Int) throws(SimulatedI2CNack) -> [UInt8] {
+        let now = clock.nowNanoseconds()
+        return state.withLock { state in
+            let extended = (state.file.registers[0x01] ?? 0) & TMP102.extendedModeBit != 0
+            if now - state.formatChangedAt >= UInt64(TMP102.maxConversionMilliseconds * 1e6) {
+                state.extendedFormatShown = extended
+            }
+            state.file.registers[0x00] = TMP102.raw(celsius: state.celsius, extendedMode: state.extendedFormatShown)
+            return state.file.transmit(count: count)
+        }
+    }
+
+    public func stop() { state.withLock { $0.file.stop() } }
+}

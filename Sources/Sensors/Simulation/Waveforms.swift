@@ -1,0 +1,115 @@
+import Foundation
+
+/// Deterministic pseudo-random numbers (SplitMix64) so synthetic signals are reproducible.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    public init(seed: UInt64) { state = seed }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// A pulse train with known RR-intervals, as a beat-per-pulse receiver would produce.
+public struct PulseTrain: Sendable {
+    /// Times of the beats in seconds, starting at `start`.
+    public let beatTimes: [Double]
+
+    public init(rrIntervalsMilliseconds: [Double], start: Double = 0.5) {
+        var times = [start]
+        for rr in rrIntervalsMilliseconds { times.append((times.last ?? start) + rr / 1000) }
+        beatTimes = times
+    }
+
+    /// Rising and falling edges (10 ms pulses) on the monotonic timeline starting at `originNanoseconds`.
+    public func edges(originNanoseconds: UInt64) -> [GPIOEdgeEvent] {
+        beatTimes.flatMap { time -> [GPIOEdgeEvent] in
+            let rise = originNanoseconds + UInt64(time * 1e9)
+            return [GPIOEdgeEvent(edge: .rising, timestampNanoseconds: rise),
+                    GPIOEdgeEvent(edge: .falling, timestampNanoseconds: rise + 10_000_000)]
+        }
+    }
+}
+
+/// Synthetic PPG with a known heart rate: each beat is a systolic Gaussian plus a smaller dicrotic
+/// wave, subtracted from the DC level (more blood absorbs more light), with optional RR variability,
+/// baseline wander (breathing at 0.25 Hz) and white noise.
+public struct SyntheticPPG: Sendable {
+    public let beatsPerMinute: Double
+    public let duration: Double
+    public let dc: Double
+    public let amplitude: Double
+    public let noise: Double
+    public let wander: Double
+    /// Times of the systolic peaks in seconds.
+    public let beatTimes: [Double]
+    private let noiseSamples: [Double]
+    private let noiseRate = 1000.0
+
+    /// `noise` and `wander` are relative to `amplitude` (0.2 = 20 % of the pulse height).
+    public init(beatsPerMinute: Double, duration: Double, dc: Double = 120_000, amplitude: Double = 1_500,
+                noise: Double = 0, wander: Double = 0, rrVariability: Double = 0.02, seed: UInt64 = 1) {
+        self.beatsPerMinute = beatsPerMinute
+        self.duration = duration
+        self.dc = dc
+        self.amplitude = amplitude
+        self.noise = noise
+        self.wander = wander
+        var generator = SeededGenerator(seed: seed)
+        let mean = 60 / beatsPerMinute
+        var times: [Double] = []
+        var t = 0.3
+        while t < duration + 2 {
+            times.append(t)
+            t += mean * (1 + Double.random(in: -rrVariability...rrVariability, using: &generator))
+        }
+        beatTimes = times
+        let count = Int((duration + 2) * noiseRate)
+        // Roughly Gaussian noise: the sum of four uniforms.
+        noiseSamples = (0..<count).map { _ in
+            (0..<4).reduce(0.0) { sum, _ in sum + Double.random(in: -1...1, using: &generator) } / 2
+        }
+    }
+
+    /// True RR-intervals in ms.
+    public var rrIntervalsMilliseconds: [Double] {
+        zip(beatTimes.dropFirst(), beatTimes).map { ($0 - $1) * 1000 }
+    }
+
+    public func value(at t: Double) -> Double {
+        var pulse = 0.0
+        // Only nearby beats contribute.
+        for beat in beatTimes where abs(beat - t) < 1.5 {
+            let rr = 60 / beatsPerMinute
+            let sigma = 0.1 * min(rr, 0.8)
+            let dt = t - beat
+            pulse += exp(-dt * dt / (2 * sigma * sigma))
+            let dicrotic = dt - 0.35 * min(rr, 0.9)
+            pulse += 0.35 * exp(-dicrotic * dicrotic / (2 * sigma * sigma * 1.5))
+        }
+        let index = max(0, min(noiseSamples.count - 1, Int(t * noiseRate)))
+        let baseline = wander * amplitude * sin(2 * .pi * 0.25 * t)
+        return dc - amplitude * pulse + baseline + noise * amplitude * noiseSamples[index]
+    }
+}
+
+/// A linear temperature ramp over time, for scripted temperature sensors.
+public struct TemperatureRamp: Sendable {
+    public let start: Double
+    public let end: Double
+    public let seconds: Double
+
+    public init(from start: Double, to end: Double, over seconds: Double) {
+        self.start = start
+        self.end = end
+        self.seconds = seconds
+    }
+
+    public func celsius(at t: Double) -> Double {
+        guard seconds > 0 else { return end }
+        return start + (end - start) * min(1, max(0, t / seconds))
+    }
+}
