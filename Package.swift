@@ -70,6 +70,7 @@ let package = Package(
         .testTarget(name: "HCIHostTests", dependencies: ["HCI"]),
         .testTarget(name: "HCITransportsTests", dependencies: ["HCITransports"]),
         .testTarget(name: "VirtualControllerTests", dependencies: ["VirtualController"]),
+        .testTarget(name: "GAPTests", dependencies: ["GAP", "VirtualController"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]
