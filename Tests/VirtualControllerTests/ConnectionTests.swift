@@ -156,4 +156,24 @@ import Testing
         #expect(try await peripheral.status(HCIDisconnect(handle: p.handle, reason: .remotePowerOff)) == .success)
         #expect(await link.disconnected == .remotePowerOff)
     }
+
+    @Test func directedAdvertisingReachesOnlyItsTargetAndTimesOut() async throws {
+        let advertiser = try await TestHost(radio, address: "00:00:00:00:0A:01")
+        let target = try await TestHost(radio, address: "00:00:00:00:0A:02")
+        let bystander = try await TestHost(radio, address: "00:00:00:00:0A:03")
+        for host in [advertiser, target, bystander] { try await host.initialize() }
+        let directed = HCILESetAdvertisingParameters(type: .connectableDirectedHighDuty, peerAddressType: .publicDevice,
+                                                     peerAddress: target.controller.configuration.address)
+        #expect(try await advertiser.run(directed).status == .success)
+        #expect(try await advertiser.run(HCILESetAdvertisingEnable(enable: true)).status == .success)
+        try await target.scan(active: false)
+        try await bystander.scan(active: false)
+        let event = try await target.event("ADV_DIRECT_IND") { $0.advertisingReports?.first?.eventType == .advDirectInd }
+        #expect(event.advertisingReports?.first?.address == advertiser.publicAddress)
+        try await bystander.sync()
+        #expect(!bystander.inbox.pending.contains { $0.event?.advertisingReports != nil })
+        // Nobody connects: after 1.28 s the advertiser reports Advertising Timeout.
+        let timeout = try await advertiser.event("advertising timeout", timeout: .seconds(3)) { $0.connectionComplete != nil }
+        #expect(timeout.connectionComplete?.status == .advertisingTimeout)
+    }
 }
