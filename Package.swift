@@ -3,12 +3,16 @@ import PackageDescription
 
 // Layers depend downwards only, mirroring the Bluetooth Core spec:
 // BLECore → HCI → HCITransports / VirtualController → GAP → daemon and CLI.
+// SIGProfiles (characteristic value codecs) and Sensors stand beside the stack; the daemon joins them.
 let package = Package(
     name: "blesensor",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "BLEHost", targets: ["BLECore", "HCI"]),
+        .library(name: "BLEHost", targets: ["BLECore", "HCI", "HCITransports", "GAP"]),
         .library(name: "BLEVirtualController", targets: ["VirtualController"]),
+        .library(name: "SIGProfiles", targets: ["SIGProfiles"]),
+        .executable(name: "blesensord", targets: ["blesensord"]),
+        .executable(name: "blesensor", targets: ["blesensor"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -20,8 +24,40 @@ let package = Package(
             "BLECore",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "CBluetoothShim"),
+        .target(name: "HCITransports", dependencies: [
+            "BLECore", "HCI", "CBluetoothShim",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "VirtualController", dependencies: [
+            "HCI",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "GAP", dependencies: [
+            "HCI",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "SIGProfiles", dependencies: ["BLECore"]),
+        .target(name: "ProfileCommands", dependencies: [
+            "SIGProfiles",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .target(name: "BLESensorDaemon", dependencies: [
+            "GAP", "HCITransports", "VirtualController",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "blesensord", dependencies: [
+            "BLESensorDaemon",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "blesensor", dependencies: [
+            "GAP", "ProfileCommands",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
-        .target(name: "VirtualController", dependencies: ["HCI", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(name: "HCIHostTests", dependencies: ["HCI"]),
+        .testTarget(name: "HCITransportsTests", dependencies: ["HCITransports"]),
         .testTarget(name: "VirtualControllerTests", dependencies: ["VirtualController"]),
+        .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
     ]
 )

@@ -37,6 +37,8 @@ public struct HCISupportedCommands: Sendable, Equatable {
         .leEnableEncryption: (28, 0),
         .leLongTermKeyRequestReply: (28, 1),
         .leLongTermKeyRequestNegativeReply: (28, 2),
+        .leRemoteConnectionParameterRequestReply: (33, 4),
+        .leRemoteConnectionParameterRequestNegativeReply: (33, 5),
         .leSetDataLength: (33, 6),
         .leReadSuggestedDefaultDataLength: (33, 7),
         .leWriteSuggestedDefaultDataLength: (34, 0),

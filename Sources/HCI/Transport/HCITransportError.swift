@@ -16,6 +16,14 @@ public enum HCITransportError: Error, Equatable, Sendable, CustomStringConvertib
     case notOpen(String)
     /// Bytes arrived that cannot be an H4 stream; framing is lost.
     case framingLost(String)
+    /// The kernel has no Bluetooth socket support (AF_BLUETOOTH), so `hci:N` cannot work here.
+    case bluetoothUnsupported(String)
+    /// `open` on a transport that was opened before; transports are single-use.
+    case alreadyOpen(String)
+    /// `open` was abandoned because the task was cancelled or `close()` was called meanwhile.
+    case cancelled(String)
+    /// The btsnoop capture file could not be created or written.
+    case snoopFileFailed(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -35,6 +43,14 @@ public enum HCITransportError: Error, Equatable, Sendable, CustomStringConvertib
             return "transport \(name) is not open"
         case let .framingLost(reason):
             return "H4 framing lost: \(reason)"
+        case let .bluetoothUnsupported(detail):
+            return "this kernel has no Bluetooth support (\(detail)): load it with `sudo modprobe bluetooth`, or use --transport tcp:HOST:PORT or virtual"
+        case let .alreadyOpen(name):
+            return "transport \(name) was already opened: create a new transport to reconnect"
+        case let .cancelled(what):
+            return "\(what) was cancelled before the controller link came up"
+        case let .snoopFileFailed(path, reason):
+            return "cannot write btsnoop file \(path): \(reason); check the directory exists and is writable"
         }
     }
 }

@@ -1,0 +1,153 @@
+import BLECore
+import GAP
+import HCI
+import HCITransports
+import Logging
+
+/// `blesensord`: brings the controller up, advertises, reports connections, and shuts down cleanly.
+public struct Daemon: Sendable {
+    public let configuration: DaemonConfiguration
+    public let logger: Logger
+    public var resolver = TransportResolver()
+
+    public init(configuration: DaemonConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    enum Outcome {
+        case signal(Int32)
+        case linkLost(HCITransportError?)
+        case controllerFailed(HCIHostError)
+    }
+
+    /// Runs until a signal (exit code 0) or a fatal controller problem (exit code 1).
+    public func run(started: ContinuousClock.Instant = .now) async -> Int32 {
+        let signals = SignalStream.make()
+        do {
+            let resolved = try resolver.resolve(configuration.transport, logger: logger)
+            var transport = resolved.transport
+            if let path = configuration.btsnoopPath {
+                do {
+                    transport = try SnoopingTransport(wrapping: transport, path: path, logger: logger)
+                } catch {
+                    throw DaemonError.transport(error)
+                }
+                logger.info("writing HCI trace to \(path) (btsnoop, opens in Wireshark)")
+            }
+            let addressPolicy = try addressPolicy()
+            logger.info("connecting to controller over \(resolved.specification)")
+            let host = HCIHost(transport: transport, logger: logger)
+            let info: ControllerInfo
+            do { info = try await host.start() } catch { throw DaemonError.controller(error) }
+
+            let gap = GAPPeripheral(host: host, configuration: .init(
+                addressPolicy: addressPolicy, maxConnections: configuration.maxConnections,
+                advertisingInterval: configuration.advertisingInterval), logger: logger)
+            do {
+                try await gap.start()
+                try await gap.startAdvertising(AdvertisingContent(localName: configuration.localName, serviceUUIDs: configuration.serviceUUIDs))
+            } catch {
+                await host.shutdown()
+                throw DaemonError.peripheral(error)
+            }
+            let address = addressPolicy == .publicAddress ? "\(info.publicAddress) (public)" : "\(addressPolicyAddress(addressPolicy)) (random static)"
+            logger.info("advertising as '\(configuration.localName)' from \(address), ready in \(milliseconds(since: started)) ms")
+
+            var demo: Task<Void, Never>? = nil
+            if let radio = resolved.radio {
+                let central = DemoCentral(radio: radio, peripheralName: configuration.localName, logger: logger)
+                demo = Task { await central.run() }
+            }
+            let outcome = await waitForOutcome(gap: gap, signals: signals)
+            demo?.cancel()
+            switch outcome {
+            case let .signal(number):
+                logger.info("received signal \(number), shutting down")
+                await shutdown(gap: gap, host: host)
+                logger.info("stopped")
+                return 0
+            case let .linkLost(error):
+                logger.error("controller link lost\(error.map { ": \($0)" } ?? ""); exiting so the service manager can restart the daemon")
+                await host.shutdown()
+                return 1
+            case let .controllerFailed(error):
+                logger.error("controller unusable after repeated resets: \(error)")
+                await host.shutdown()
+                return 1
+            }
+        } catch let error as DaemonError {
+            logger.error("\(error)")
+            return 1
+        } catch {
+            logger.error("\(error)")
+            return 1
+        }
+    }
+
+    private func addressPolicy() throws(DaemonError) -> AddressPolicy {
+        switch configuration.addressMode {
+        case .publicAddress: return .publicAddress
+        case let .fixedRandom(address): return .randomStatic(address)
+        case .persistentRandom:
+            return .randomStatic(try AddressStore(directory: configuration.stateDirectory).loadOrCreate())
+        }
+    }
+
+    private func addressPolicyAddress(_ policy: AddressPolicy) -> String {
+        if case let .randomStatic(address) = policy { return address.description }
+        return "public"
+    }
+
+    private func waitForOutcome(gap: GAPPeripheral, signals: AsyncStream<Int32>) async -> Outcome {
+        await withTaskGroup(of: Outcome?.self) { group in
+            group.addTask {
+                for await number in signals { return .signal(number) }
+                return nil
+            }
+            group.addTask { [logger] in
+                for await event in gap.events {
+                    switch event {
+                    case let .transportClosed(error): return .linkLost(error)
+                    case let .controllerFailed(error): return .controllerFailed(error)
+                    case let .controllerResetting(reason): logger.warning("controller is being reset: \(reason)")
+                    case .controllerRecovered: logger.notice("controller recovered; advertising restored")
+                    case let .dataLengthChanged(connection):
+                        logger.debug("data length \(connection.maxTxOctets)/\(connection.maxRxOctets) octets on 0x\(String(connection.handle, radix: 16))")
+                    case let .remoteVersion(connection):
+                        if let version = connection.remoteVersion {
+                            logger.debug("central 0x\(String(connection.handle, radix: 16)) runs LL version \(version.version), manufacturer 0x\(String(version.manufacturer, radix: 16))")
+                        }
+                    default: break
+                    }
+                }
+                return .linkLost(nil)
+            }
+            var outcome: Outcome = .linkLost(nil)
+            for await result in group {
+                if let result {
+                    outcome = result
+                    break
+                }
+            }
+            group.cancelAll()
+            return outcome
+        }
+    }
+
+    /// Stops advertising and disconnects, but never lets a silent controller hold up the exit.
+    private func shutdown(gap: GAPPeripheral, host: HCIHost) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await gap.shutdown() }
+            group.addTask { try? await Task.sleep(for: .seconds(2)) }
+            await group.next()
+            group.cancelAll()
+        }
+        await host.shutdown()
+    }
+
+    private func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        let elapsed = ContinuousClock.now - start
+        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+    }
+}

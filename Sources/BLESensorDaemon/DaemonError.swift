@@ -1,0 +1,21 @@
+import GAP
+import HCI
+
+/// Why the daemon could not start or had to stop; every message says what to do.
+public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
+    case invalidOption(String, String)
+    case stateFile(path: String, reason: String)
+    case transport(HCITransportError)
+    case controller(HCIHostError)
+    case peripheral(GAPError)
+
+    public var description: String {
+        switch self {
+        case let .invalidOption(option, reason): return "invalid \(option): \(reason)"
+        case let .stateFile(path, reason): return "state file \(path): \(reason)"
+        case let .transport(error): return error.description
+        case let .controller(error): return error.description
+        case let .peripheral(error): return error.description
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import HCI
+import Logging
+
+/// H4 over TCP to a controller server (an emulator, `btproxy`, a remote board), `tcp:HOST:PORT`.
+/// We are the client; `open` keeps retrying until the server listens, so start order does not matter.
+///
+/// Checked `Sendable` (no `@unchecked` needed): all mutable state lives in `LinkLifecycle`'s mutex.
+public final class TCPTransport: HCITransport, Sendable {
+    public let host: String
+    public let port: UInt16
+    public let name: String
+    private let logger: Logger
+    private let lifecycle: LinkLifecycle
+
+    public init(host: String, port: UInt16, logger: Logger) {
+        self.host = host
+        self.port = port
+        self.name = TransportSpecification.tcp(host: host, port: port).description
+        self.logger = logger
+        self.lifecycle = LinkLifecycle(name: name)
+    }
+
+    public func open(handler: @escaping @Sendable (HCITransportEvent) -> Void) async throws(HCITransportError) {
+        let interrupt = try lifecycle.beginOpen()
+        let connector = TCPConnector(host: host, port: port, name: name, logger: logger)
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<TCPConnector.Outcome, Never>) in
+                let thread = Thread {
+                    continuation.resume(returning: connector.connectWithRetry(interrupt: interrupt))
+                }
+                thread.name = "hci-connect \(name)"
+                thread.start()
+            }
+        } onCancel: {
+            interrupt.signal()
+        }
+        switch outcome {
+        case let .connected(fd):
+            // A connect can win the race against cancellation; the caller asked to stop, so honour it.
+            if Task.isCancelled {
+                closeDescriptor(fd)
+                lifecycle.failOpen()
+                throw .cancelled("connecting to \(name)")
+            }
+            let link: DescriptorLink
+            do {
+                link = try DescriptorLink(
+                    descriptor: fd, name: name, framing: .stream, isSocket: true,
+                    endOfStreamMessage: "tcp peer closed the connection")
+            } catch {
+                lifecycle.failOpen()
+                throw error
+            }
+            try lifecycle.finishOpen(link, handler: handler)
+            logger.info("connected to controller at \(name)")
+        case let .failed(error):
+            lifecycle.failOpen()
+            throw error
+        case .interrupted:
+            lifecycle.failOpen()
+            throw .cancelled("connecting to \(name)")
+        }
+    }
+
+    public func send(_ packet: HCIPacket) throws(HCITransportError) {
+        try lifecycle.link().send(packet.h4Bytes)
+    }
+
+    public func close() {
+        lifecycle.close()
+    }
+}

@@ -1,0 +1,184 @@
+import HCI
+import Logging
+import Synchronization
+import Testing
+
+@testable import HCITransports
+
+@Suite struct TCPTransportTests {
+    let reset = HCIPacket(type: .command, body: [0x03, 0x0C, 0x00])
+    let commandComplete: [UInt8] = [0x04, 0x0E, 0x04, 0x01, 0x03, 0x0C, 0x00]
+    let aclData: [UInt8] = [0x02, 0x40, 0x20, 0x03, 0x00, 0xAA, 0xBB, 0xCC]
+
+    /// Opens a transport to `server`, which is listening already.
+    func connected(_ server: TestTCPServer, recorder: EventRecorder) async throws -> TCPTransport {
+        let transport = TCPTransport(host: "127.0.0.1", port: server.port, logger: Logger(label: "test"))
+        try server.listen()
+        try await transport.open(handler: recorder.handler)
+        try server.accept()
+        return transport
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func retriesUntilServerListensThenCarriesPacketsBothWays() async throws {
+        let server = try TestTCPServer()
+        let (logger, logs) = CapturingLogHandler.logger()
+        let transport = TCPTransport(host: "127.0.0.1", port: server.port, logger: logger)
+        let recorder = EventRecorder()
+
+        let opening = Task { try await transport.open(handler: recorder.handler) }
+        // The client must have been refused and be backing off before the server appears.
+        await logs.waitForMessages(at: .debug, count: 3)
+        let retries = logs.messages(at: .debug)
+        #expect(retries.count >= 3)
+        #expect(retries.first?.contains("Connection refused") == true)
+        #expect(retries.first?.contains("retrying in 50 ms") == true)
+        #expect(retries.dropFirst().first?.contains("retrying in 100 ms") == true)
+
+        try server.listen()
+        try server.accept()
+        try await opening.value
+        #expect(logs.messages(at: .info).contains { $0.contains("connected to tcp:127.0.0.1:\(server.port)") })
+
+        try transport.send(reset)
+        #expect(try server.read(count: 4) == [0x01, 0x03, 0x0C, 0x00])
+
+        // Two packets in one segment, then one split across two writes.
+        try server.write(commandComplete + aclData)
+        try server.write(Array(commandComplete[..<3]))
+        #expect(await recorder.waitForPackets(2).count == 2)
+        try server.write(Array(commandComplete[3...]))
+        let packets = await recorder.waitForPackets(3)
+        #expect(packets.map(\.h4Bytes) == [commandComplete, aclData, commandComplete])
+
+        server.closeConnection()
+        let closed = await recorder.waitForClosed()
+        #expect(closed == .some(.disconnected("tcp peer closed the connection")))
+        #expect(throws: HCITransportError.notOpen(transport.name)) { try transport.send(reset) }
+        transport.close()
+        #expect(recorder.closures.count == 1)
+    }
+
+    @Test func hostCloseReportsClosedNilExactlyOnce() async throws {
+        let server = try TestTCPServer()
+        let recorder = EventRecorder()
+        let transport = try await connected(server, recorder: recorder)
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        transport.close()
+        transport.close()
+        let closed = await recorder.waitForClosed(timeout: .seconds(5))
+        #expect(closed == .some(nil))
+        #expect(clock.now - start < .seconds(2))
+        transport.close()
+        // Give a wrongly duplicated event the chance to show up.
+        _ = await recorder.wait(timeout: .milliseconds(200)) { $0.count > 1 }
+        #expect(recorder.events.count == 1)
+        #expect(throws: HCITransportError.notOpen(transport.name)) { try transport.send(reset) }
+        // The server sees the socket closed.
+        #expect(throws: TestSocketError.self) { _ = try server.read(count: 1) }
+    }
+
+    @Test func framingLossClosesWithTheOffendingByte() async throws {
+        let server = try TestTCPServer()
+        let recorder = EventRecorder()
+        let transport = try await connected(server, recorder: recorder)
+        try server.write(commandComplete + [0x7F, 0x00])
+        let closed = await recorder.waitForClosed()
+        guard case let .some(.some(.framingLost(message))) = closed else {
+            Issue.record("expected framingLost, got \(String(describing: closed))")
+            return
+        }
+        #expect(message.contains("0x7f"))
+        #expect(recorder.packets.map(\.h4Bytes) == [commandComplete])
+        transport.close()
+    }
+
+    @Test func cancellingTheOpeningTaskThrowsCancelled() async throws {
+        let server = try TestTCPServer()  // never listens
+        let transport = TCPTransport(host: "localhost", port: server.port, logger: Logger(label: "test"))
+        let opening = Task { try await transport.open { _ in } }
+        try await Task.sleep(for: .milliseconds(150))
+        opening.cancel()
+        let result = await opening.result
+        #expect(throws: HCITransportError.cancelled("connecting to tcp:localhost:\(server.port)")) { try result.get() }
+    }
+
+    @Test func closeWhileRetryingAbandonsOpen() async throws {
+        let server = try TestTCPServer()
+        let transport = TCPTransport(host: "::1", port: server.port, logger: Logger(label: "test"))
+        #expect(transport.name == "tcp:[::1]:\(server.port)")
+        let opening = Task { try await transport.open { _ in } }
+        try await Task.sleep(for: .milliseconds(100))
+        transport.close()
+        let result = await opening.result
+        #expect(throws: HCITransportError.self) { try result.get() }
+        await #expect(throws: HCITransportError.notOpen(transport.name)) { try await transport.open { _ in } }
+    }
+
+    @Test func sendBeforeOpenAndOpenTwiceAreRejected() async throws {
+        let server = try TestTCPServer()
+        let transport = TCPTransport(host: "127.0.0.1", port: server.port, logger: Logger(label: "test"))
+        #expect(throws: HCITransportError.notOpen(transport.name)) { try transport.send(reset) }
+        let recorder = EventRecorder()
+        try server.listen()
+        try await transport.open(handler: recorder.handler)
+        await #expect(throws: HCITransportError.alreadyOpen(transport.name)) { try await transport.open { _ in } }
+        transport.close()
+        #expect(await recorder.waitForClosed() == .some(nil))
+    }
+
+    @Test func unresolvableHostFailsWithoutRetrying() async {
+        let transport = TCPTransport(host: "no-such-host.invalid", port: 1, logger: Logger(label: "test"))
+        await #expect {
+            try await transport.open { _ in }
+        } throws: { error in
+            guard case let .invalidSpecification(spec, reason) = error as? HCITransportError else { return false }
+            return spec == "tcp:no-such-host.invalid:1" && reason.hasPrefix("cannot resolve host 'no-such-host.invalid'")
+        }
+    }
+
+    static let largestACL = HCIPacket(type: .acl, body: [0x40, 0x20, 0xFF, 0xFF] + [UInt8](repeating: 0xA5, count: 65535))
+
+    @Test(.timeLimit(.minutes(1)))
+    func sendWaitsForAFullSocketToDrain() async throws {
+        let server = try TestTCPServer()
+        let recorder = EventRecorder()
+        let transport = try await connected(server, recorder: recorder)
+        let count = 100  // 6.5 MB: more than the loopback socket buffers hold
+        let sending = Task {
+            try await onThread {
+                for _ in 0..<count { try transport.send(Self.largestACL) }
+            }
+        }
+        let connection = server.connection
+        let received = try await onThread { try TestIO.read(connection, count: count * Self.largestACL.h4Bytes.count) }
+        try await sending.value
+        #expect(received == Array([[UInt8]](repeating: Self.largestACL.h4Bytes, count: count).joined()))
+        transport.close()
+        #expect(await recorder.waitForClosed() == .some(nil))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func closeUnblocksASendStuckOnAFullSocket() async throws {
+        let server = try TestTCPServer()
+        let recorder = EventRecorder()
+        let transport = try await connected(server, recorder: recorder)
+        let sending = Task {
+            try await onThread { () -> HCITransportError? in
+                do {
+                    for _ in 0..<2000 { try transport.send(Self.largestACL) }  // 130 MB: must block
+                    return nil
+                } catch {
+                    return error as? HCITransportError
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))  // let the sender fill the buffers and block
+        transport.close()
+        #expect(try await sending.value == .notOpen(transport.name))
+        #expect(await recorder.waitForClosed() == .some(nil))
+        #expect(recorder.closures.count == 1)
+    }
+}

@@ -1,0 +1,30 @@
+"""The daemon's TCP transport: late controllers and lost links."""
+
+from __future__ import annotations
+
+import asyncio
+
+from harness.server import HarnessServer, free_port
+
+
+async def test_daemon_started_before_harness_still_connects(spawn_daemon):
+    port = free_port()
+    daemon = await spawn_daemon(port, 'early-bird')
+    await asyncio.sleep(1.0)  # the daemon is retrying by now
+    assert daemon.process.returncode is None, f'daemon gave up:\n{daemon.log}'
+    server = HarnessServer()
+    await server.start(port)
+    try:
+        await asyncio.wait_for(server.controller.wait_for_advertising_enable(True), 10)
+        await daemon.wait_for_log('advertising enabled', timeout=5)
+    finally:
+        await server.close()
+
+
+async def test_link_lost_exits_nonzero_with_message(harness, spawn_daemon):
+    daemon = await spawn_daemon(harness.port, 'link-lost')
+    await asyncio.wait_for(harness.controller.wait_for_advertising_enable(True), 10)
+    harness.drop_host()
+    code = await daemon.wait_exit(5)
+    assert code != 0
+    assert daemon.count('controller link lost') >= 1, daemon.log
