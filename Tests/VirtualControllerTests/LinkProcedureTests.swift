@@ -99,4 +99,47 @@ import Testing
         try await answerKeyRequest(peripheral, with: nil, random: 1, ediv: 1)
         #expect(await rejected == .rejected(.pinOrKeyMissing))
     }
+
+    private func parameterRequest(_ host: TestHost) async throws -> LERemoteConnectionParameterRequestEvent {
+        let event = try await host.event("remote parameter request") { if case .le(.remoteConnectionParameterRequest) = $0 { return true }; return false }
+        guard case let .le(.remoteConnectionParameterRequest(request)) = event else { throw TestTimeout(what: "parameter request") }
+        return request
+    }
+
+    private func updateComplete(_ host: TestHost) async throws -> LEConnectionUpdateCompleteEvent {
+        let event = try await host.event("connection update complete") { if case .le(.connectionUpdateComplete) = $0 { return true }; return false }
+        guard case let .le(.connectionUpdateComplete(update)) = event else { throw TestTimeout(what: "update complete") }
+        return update
+    }
+
+    @Test func peripheralUpdateGoesThroughTheCentralHost() async throws {
+        let (central, peripheral, ch, ph) = try await pair()
+        let wanted = LEConnectionParameters(intervalMin: 0x10, intervalMax: 0x20, latency: 1, supervisionTimeout: 0x200)
+        #expect(try await peripheral.status(HCILEConnectionUpdate(handle: ph, parameters: wanted)) == .success)
+        let request = try await parameterRequest(central)
+        #expect(request == LERemoteConnectionParameterRequestEvent(handle: ch, parameters: wanted))
+        #expect(try await central.run(HCILERemoteConnectionParameterRequestReply(handle: ch, parameters: wanted)) == HCIHandleReturn(handle: ch))
+        #expect(try await updateComplete(central) == LEConnectionUpdateCompleteEvent(handle: ch, interval: 0x20, latency: 1, supervisionTimeout: 0x200))
+        #expect(try await updateComplete(peripheral) == LEConnectionUpdateCompleteEvent(handle: ph, interval: 0x20, latency: 1, supervisionTimeout: 0x200))
+
+        #expect(try await peripheral.status(HCILEConnectionUpdate(handle: ph, parameters: LEConnectionParameters())) == .success)
+        _ = try await parameterRequest(central)
+        #expect(try await central.run(HCILERemoteConnectionParameterRequestNegativeReply(handle: ch)) == HCIHandleReturn(handle: ch))
+        let rejected = try await updateComplete(peripheral)
+        #expect(rejected.status == .unacceptableConnectionParameters && rejected.interval == 0x20)
+        // No request is pending any more.
+        #expect(try await central.run(HCILERemoteConnectionParameterRequestNegativeReply(handle: ch)).status == .commandDisallowed)
+    }
+
+    @Test func virtualCentralAcceptsParameterRequests() async throws {
+        let peripheral = try await TestHost(radio, address: "00:00:00:00:22:02")
+        try await peripheral.initialize()
+        try await peripheral.advertise()
+        let central = radio.makeCentral(address: DeviceAddress(BluetoothAddress("C0:00:00:00:22:01")!, type: .randomDevice))
+        _ = try await central.connect(to: peripheral.publicAddress)
+        let ph = try await peripheral.connectionComplete().handle
+        let wanted = LEConnectionParameters(intervalMin: 0x30, intervalMax: 0x40, latency: 0, supervisionTimeout: 0x300)
+        #expect(try await peripheral.status(HCILEConnectionUpdate(handle: ph, parameters: wanted)) == .success)
+        #expect(try await updateComplete(peripheral) == LEConnectionUpdateCompleteEvent(handle: ph, interval: 0x40, latency: 0, supervisionTimeout: 0x300))
+    }
 }
