@@ -10,6 +10,8 @@ protocol LinkEndpoint: AnyObject {
     func link(_ link: RadioLink, received pdu: [UInt8])
     func link(_ link: RadioLink, disconnectedWith reason: HCIStatus)
     func linkParametersUpdated(_ link: RadioLink)
+    /// The peripheral asked for new parameters; the central answers through `answerParameterRequest`.
+    func linkParametersRequested(_ link: RadioLink, _ parameters: LEConnectionParameters)
     func link(_ link: RadioLink, dataLengthChangedTo tx: LEDataLength, rx: LEDataLength)
     /// The central side learns how its encryption request ended.
     func link(_ link: RadioLink, encryptionFinished status: HCIStatus, refresh: Bool)
@@ -38,6 +40,8 @@ final class RadioLink: @unchecked Sendable {
     var isUp = true
     var isEncrypted = false
     var pendingEncryption: PendingEncryption?
+    /// Parameters the peripheral requested, waiting for the central's answer.
+    var pendingParameterRequest: LEConnectionParameters?
     /// The transmit lengths each side asked for (connInitialMaxTx or LE Set Data Length).
     var centralMaxTx: LEDataLength
     var peripheralMaxTx: LEDataLength
@@ -56,6 +60,12 @@ final class RadioLink: @unchecked Sendable {
         supervisionTimeout = parameters.supervisionTimeout
         self.centralMaxTx = centralMaxTx
         self.peripheralMaxTx = peripheralMaxTx
+    }
+
+    func apply(_ parameters: LEConnectionParameters) {
+        interval = parameters.intervalMax
+        latency = parameters.latency
+        supervisionTimeout = parameters.supervisionTimeout
     }
 
     func isCentral(_ endpoint: LinkEndpoint) -> Bool { endpoint === central }

@@ -32,6 +32,8 @@ extension VirtualController {
         HCILEEnableEncryption.opcode: HCILEEnableEncryption.completion,
         HCILELongTermKeyRequestReply.opcode: HCILELongTermKeyRequestReply.completion,
         HCILELongTermKeyRequestNegativeReply.opcode: HCILELongTermKeyRequestNegativeReply.completion,
+        HCILERemoteConnectionParameterRequestReply.opcode: HCILERemoteConnectionParameterRequestReply.completion,
+        HCILERemoteConnectionParameterRequestNegativeReply.opcode: HCILERemoteConnectionParameterRequestNegativeReply.completion,
         HCILESetDataLength.opcode: HCILESetDataLength.completion,
         HCILEReadSuggestedDefaultDataLength.opcode: HCILEReadSuggestedDefaultDataLength.completion,
         HCILEWriteSuggestedDefaultDataLength.opcode: HCILEWriteSuggestedDefaultDataLength.completion,
@@ -156,6 +158,7 @@ extension VirtualController {
         case .leReadLocalSupportedFeatures:
             complete(packet, HCILEReadLocalSupportedFeatures.self) { _ in
                 HCIFeaturesReturn(features: HCILEReadLocalSupportedFeatures.leEncryption
+                                  | Self.connectionParametersRequestProcedure
                                   | HCILEReadLocalSupportedFeatures.dataPacketLengthExtension).encoded
             }
         case .leSetRandomAddress:
@@ -210,6 +213,17 @@ extension VirtualController {
             complete(packet, HCILELongTermKeyRequestNegativeReply.self) { command in
                 handleReturn(longTermKeyReply(handle: command.handle, key: nil), command.handle)
             }
+        case .leRemoteConnectionParameterRequestReply:
+            complete(packet, HCILERemoteConnectionParameterRequestReply.self) { command in
+                let status = Self.isValid(command.parameters)
+                    ? answerParameterRequest(handle: command.handle, accepted: command.parameters, reason: .success)
+                    : .invalidParameters
+                return handleReturn(status, command.handle)
+            }
+        case .leRemoteConnectionParameterRequestNegativeReply:
+            complete(packet, HCILERemoteConnectionParameterRequestNegativeReply.self) { command in
+                handleReturn(answerParameterRequest(handle: command.handle, accepted: nil, reason: command.reason), command.handle)
+            }
         case .leSetDataLength:
             guard let command = decode(packet, HCILESetDataLength.self) else { return }
             setDataLength(command)
@@ -231,6 +245,9 @@ extension VirtualController {
             commandComplete(packet.opcode, [HCIStatus.unknownCommand.rawValue])
         }
     }
+
+    /// LE feature bit 1: Connection Parameters Request Procedure.
+    static let connectionParametersRequestProcedure: UInt64 = 1 << 1
 
     /// Vol 4 Part E 7.8.33: octets 0x001B–0x00FB, time 0x0148–0x4290.
     static func isValidDataLength(_ length: LEDataLength) -> Bool {

@@ -97,13 +97,50 @@ extension VirtualController: RadioInitiator {
     func connectionUpdate(_ command: HCILEConnectionUpdate) -> (HCIStatus, (() -> Void)?) {
         guard let link = links[command.handle] else { return (.unknownConnectionIdentifier, nil) }
         guard Self.isValid(command.parameters) else { return (.invalidParameters, nil) }
+        guard link.pendingParameterRequest == nil else { return (.commandDisallowed, nil) }
         return (.success, {
-            link.interval = command.parameters.intervalMax
-            link.latency = command.parameters.latency
-            link.supervisionTimeout = command.parameters.supervisionTimeout
-            self.linkParametersUpdated(link)
-            link.peer(of: self).linkParametersUpdated(link)
+            if link.isCentral(self) {
+                link.apply(command.parameters)
+                self.linkParametersUpdated(link)
+                link.peer(of: self).linkParametersUpdated(link)
+            } else {
+                // A peripheral asks the central (Connection Parameters Request procedure, Vol 6 Part B 5.1.7).
+                link.pendingParameterRequest = command.parameters
+                link.central.linkParametersRequested(link, command.parameters)
+            }
         })
+    }
+
+    /// The central side of the Connection Parameters Request procedure: ask the host.
+    func linkParametersRequested(_ link: RadioLink, _ parameters: LEConnectionParameters) {
+        let event = HCIEvent.le(.remoteConnectionParameterRequest(LERemoteConnectionParameterRequestEvent(
+            handle: link.handle(of: self), parameters: parameters)))
+        if isEnabled(event) {
+            sendEvent(event)
+        } else {
+            // Vol 4 Part E 7.7.65.6: with the event masked the controller rejects on the host's behalf.
+            _ = answerParameterRequest(handle: link.handle(of: self), accepted: nil, reason: .unsupportedRemoteFeature)
+        }
+    }
+
+    /// The central host's reply; `accepted == nil` is the negative reply with `reason`.
+    func answerParameterRequest(handle: UInt16, accepted: LEConnectionParameters?, reason: HCIStatus) -> HCIStatus {
+        guard let link = links[handle] else { return .unknownConnectionIdentifier }
+        guard link.isCentral(self), link.pendingParameterRequest != nil else { return .commandDisallowed }
+        link.pendingParameterRequest = nil
+        radio.queue.async {
+            guard link.isUp else { return }
+            if let accepted {
+                link.apply(accepted)
+                self.linkParametersUpdated(link)
+                link.peripheral.linkParametersUpdated(link)
+            } else {
+                link.peripheral.sendEvent(.le(.connectionUpdateComplete(LEConnectionUpdateCompleteEvent(
+                    status: reason, handle: link.peripheralHandle, interval: link.interval, latency: link.latency,
+                    supervisionTimeout: link.supervisionTimeout))))
+            }
+        }
+        return .success
     }
 
     func linkParametersUpdated(_ link: RadioLink) {

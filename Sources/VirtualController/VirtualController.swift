@@ -77,12 +77,16 @@ public final class VirtualController: HCITransport, @unchecked Sendable {
     // MARK: - HCITransport
 
     public func open(handler: @escaping @Sendable (HCITransportEvent) -> Void) async throws(HCITransportError) {
-        let opened = phase.withLock { phase -> Bool in
-            guard case .idle = phase else { return false }
-            phase = .open(handler)
-            return true
+        let previous = phase.withLock { phase -> Phase in
+            let previous = phase
+            if case .idle = phase { phase = .open(handler) }
+            return previous
         }
-        guard opened else { throw .notOpen(name) }
+        switch previous {
+        case .idle: return
+        case .open: throw .alreadyOpen(name)
+        case .closed: throw .notOpen(name)
+        }
     }
 
     public func send(_ packet: HCIPacket) throws(HCITransportError) {

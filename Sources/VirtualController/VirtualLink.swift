@@ -143,6 +143,13 @@ extension VirtualLink: RadioInitiator {
 
     func linkParametersUpdated(_ link: RadioLink) {}
 
+    /// A scripted central accepts whatever the peripheral asks for, as most phones do.
+    func linkParametersRequested(_ link: RadioLink, _ parameters: LEConnectionParameters) {
+        link.pendingParameterRequest = nil
+        link.apply(parameters)
+        link.peripheral.linkParametersUpdated(link)
+    }
+
     func link(_ link: RadioLink, dataLengthChangedTo tx: LEDataLength, rx: LEDataLength) {}
 
     func link(_ link: RadioLink, encryptionFinished status: HCIStatus, refresh: Bool) {

@@ -114,6 +114,7 @@ public final class VirtualRadio: @unchecked Sendable {
         guard link.isUp else { return }
         link.isUp = false
         link.pendingEncryption = nil
+        link.pendingParameterRequest = nil
         if let initiator {
             initiator.link(link, disconnectedWith: .localHostTerminated)
             link.peer(of: initiator).link(link, disconnectedWith: reason)

@@ -35,6 +35,8 @@ import Testing
         (HCILEEnableEncryption.opcode, HCILEEnableEncryption(handle: 1, random: 0, ediv: 0, longTermKey: [UInt8](repeating: 1, count: 16)).packet),
         (HCILELongTermKeyRequestReply.opcode, HCILELongTermKeyRequestReply(handle: 1, longTermKey: [UInt8](repeating: 1, count: 16)).packet),
         (HCILELongTermKeyRequestNegativeReply.opcode, HCILELongTermKeyRequestNegativeReply(handle: 1).packet),
+        (HCILERemoteConnectionParameterRequestReply.opcode, HCILERemoteConnectionParameterRequestReply(handle: 1, parameters: LEConnectionParameters()).packet),
+        (HCILERemoteConnectionParameterRequestNegativeReply.opcode, HCILERemoteConnectionParameterRequestNegativeReply(handle: 1).packet),
         (HCILESetDataLength.opcode, HCILESetDataLength(handle: 1, txOctets: 251, txTime: 2120).packet),
         (HCILEReadSuggestedDefaultDataLength.opcode, HCILEReadSuggestedDefaultDataLength().packet),
         (HCILEWriteSuggestedDefaultDataLength.opcode, HCILEWriteSuggestedDefaultDataLength(length: .maximum).packet),
@@ -164,5 +166,12 @@ import Testing
             _ = try await host.event("swallowed answer", timeout: .milliseconds(200)) { _ in true }
         }
         #expect(try await host.run(HCIReadBDADDR()).status == .success)
+    }
+
+    @Test func openTwiceIsRefused() async throws {
+        let host = try await TestHost(radio, address: "00:00:00:00:00:06")
+        await #expect(throws: HCITransportError.alreadyOpen(host.controller.name)) {
+            try await host.controller.open { _ in }
+        }
     }
 }
