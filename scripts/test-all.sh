@@ -16,7 +16,14 @@ if grep -E "^$(pwd)/(Sources|Tests)/.*warning:" "$build_log"; then
 fi
 
 echo "== swift test"
-swift test --skip-build
+# A hung test must fail the run, not stall it.
+timeout 900 swift test --skip-build 2>&1 | tee "$build_log.tests"
+swift_summary=$(grep -E "Test run with [0-9]+ tests? .*passed" "$build_log.tests" | tail -1 || true)
+swift_count=$(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$swift_summary")
 
 echo "== interop tests against Bumble"
-BLESENSORD="$(swift build --show-bin-path)/blesensord" Tests/Interop/run-tests.sh
+BLESENSORD="$(swift build --show-bin-path)/blesensord" Tests/Interop/run-tests.sh 2>&1 | tee "$build_log.interop"
+interop_count=$(grep -oE "^[0-9]+ passed" "$build_log.interop" | tail -1 | grep -oE "^[0-9]+")
+
+echo "swift tests: ${swift_count:-0}, interop tests: ${interop_count:-0}"
+echo "total: $(( ${swift_count:-0} + ${interop_count:-0} )) passed, 0 failed"
