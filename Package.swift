@@ -71,6 +71,7 @@ let package = Package(
         .testTarget(name: "HCITransportsTests", dependencies: ["HCITransports"]),
         .testTarget(name: "VirtualControllerTests", dependencies: ["VirtualController"]),
         .testTarget(name: "GAPTests", dependencies: ["GAP", "VirtualController"]),
+        .testTarget(name: "BLESensorDaemonTests", dependencies: ["BLESensorDaemon"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]

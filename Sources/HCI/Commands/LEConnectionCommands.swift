@@ -13,6 +13,47 @@ public struct LEConnectionParameters: Sendable, Equatable {
         self.latency = latency
         self.supervisionTimeout = supervisionTimeout
     }
+
+    public init(reading reader: inout ByteReader) throws(ByteReaderError) {
+        self.init(intervalMin: try reader.readUInt16(), intervalMax: try reader.readUInt16(),
+                  latency: try reader.readUInt16(), supervisionTimeout: try reader.readUInt16())
+    }
+
+    public func write(to writer: inout ByteWriter) {
+        writer.append(intervalMin)
+        writer.append(intervalMax)
+        writer.append(latency)
+        writer.append(supervisionTimeout)
+    }
+}
+
+/// Handle, connection parameters and connection event lengths: the layout shared by LE Connection
+/// Update and LE Remote Connection Parameter Request Reply.
+struct LEHandleParametersLayout: Equatable, Sendable {
+    var handle: UInt16
+    var parameters: LEConnectionParameters
+    var minCELength: UInt16
+    var maxCELength: UInt16
+
+    init(handle: UInt16, parameters: LEConnectionParameters, minCELength: UInt16, maxCELength: UInt16) {
+        self.handle = handle
+        self.parameters = parameters
+        self.minCELength = minCELength
+        self.maxCELength = maxCELength
+    }
+
+    init(decoding reader: inout ByteReader, what: String) throws(HCIDecodingError) {
+        (handle, parameters, minCELength, maxCELength) = try reader.decoding(what) { r throws(ByteReaderError) in
+            (try r.readUInt16() & 0x0FFF, try LEConnectionParameters(reading: &r), try r.readUInt16(), try r.readUInt16())
+        }
+    }
+
+    func encode(into writer: inout ByteWriter) {
+        writer.append(handle)
+        parameters.write(to: &writer)
+        writer.append(minCELength)
+        writer.append(maxCELength)
+    }
 }
 
 /// LE Create Connection (Vol 4 Part E 7.8.12): Command Status, then (Enhanced) Connection Complete.
@@ -44,8 +85,7 @@ public struct HCILECreateConnection: HCICommand {
     public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
         let f = try reader.decoding("LE Create Connection") { r throws(ByteReaderError) in
             (try r.readUInt16(), try r.readUInt16(), try r.readUInt8(), try r.readUInt8(), try BluetoothAddress(reading: &r),
-             try r.readUInt8(), try r.readUInt16(), try r.readUInt16(), try r.readUInt16(), try r.readUInt16(),
-             try r.readUInt16(), try r.readUInt16())
+             try r.readUInt8(), try LEConnectionParameters(reading: &r), try r.readUInt16(), try r.readUInt16())
         }
         // Only 0x00 (use the peer address) and 0x01 (use the Filter Accept List) are defined (7.8.12).
         guard f.2 <= 1 else {
@@ -58,8 +98,8 @@ public struct HCILECreateConnection: HCICommand {
             throw .invalidValue("LE Create Connection", field: "own address type", value: UInt64(f.5))
         }
         self.init(peer: DeviceAddress(f.4, type: peerType), ownAddressType: ownType,
-                  parameters: LEConnectionParameters(intervalMin: f.6, intervalMax: f.7, latency: f.8, supervisionTimeout: f.9),
-                  scanInterval: f.0, scanWindow: f.1, useFilterAcceptList: f.2 == 1, minCELength: f.10, maxCELength: f.11)
+                  parameters: f.6, scanInterval: f.0, scanWindow: f.1, useFilterAcceptList: f.2 == 1,
+                  minCELength: f.7, maxCELength: f.8)
     }
 
     public func encode(into writer: inout ByteWriter) {
@@ -69,10 +109,7 @@ public struct HCILECreateConnection: HCICommand {
         writer.append(peer.type.rawValue)
         peer.address.write(to: &writer)
         writer.append(ownAddressType.rawValue)
-        writer.append(parameters.intervalMin)
-        writer.append(parameters.intervalMax)
-        writer.append(parameters.latency)
-        writer.append(parameters.supervisionTimeout)
+        parameters.write(to: &writer)
         writer.append(minCELength)
         writer.append(maxCELength)
     }
@@ -100,20 +137,10 @@ public struct HCILEConnectionUpdate: HCICommand {
         self.maxCELength = maxCELength
     }
     public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
-        let f = try reader.decoding("LE Connection Update") { r throws(ByteReaderError) in
-            (try r.readUInt16(), try r.readUInt16(), try r.readUInt16(), try r.readUInt16(), try r.readUInt16(),
-             try r.readUInt16(), try r.readUInt16())
-        }
-        self.init(handle: f.0 & 0x0FFF, parameters: LEConnectionParameters(intervalMin: f.1, intervalMax: f.2, latency: f.3, supervisionTimeout: f.4),
-                  minCELength: f.5, maxCELength: f.6)
+        let layout = try LEHandleParametersLayout(decoding: &reader, what: "LE Connection Update")
+        self.init(handle: layout.handle, parameters: layout.parameters, minCELength: layout.minCELength, maxCELength: layout.maxCELength)
     }
     public func encode(into writer: inout ByteWriter) {
-        writer.append(handle)
-        writer.append(parameters.intervalMin)
-        writer.append(parameters.intervalMax)
-        writer.append(parameters.latency)
-        writer.append(parameters.supervisionTimeout)
-        writer.append(minCELength)
-        writer.append(maxCELength)
+        LEHandleParametersLayout(handle: handle, parameters: parameters, minCELength: minCELength, maxCELength: maxCELength).encode(into: &writer)
     }
 }

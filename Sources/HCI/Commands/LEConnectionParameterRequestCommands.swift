@@ -21,21 +21,11 @@ public struct HCILERemoteConnectionParameterRequestReply: HCICommand {
         self.maxCELength = maxCELength
     }
     public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
-        let f = try reader.decoding("LE Remote Connection Parameter Request Reply") { r throws(ByteReaderError) in
-            (try r.readUInt16(), try r.readUInt16(), try r.readUInt16(), try r.readUInt16(), try r.readUInt16(),
-             try r.readUInt16(), try r.readUInt16())
-        }
-        self.init(handle: f.0 & 0x0FFF, parameters: LEConnectionParameters(intervalMin: f.1, intervalMax: f.2, latency: f.3, supervisionTimeout: f.4),
-                  minCELength: f.5, maxCELength: f.6)
+        let layout = try LEHandleParametersLayout(decoding: &reader, what: "LE Remote Connection Parameter Request Reply")
+        self.init(handle: layout.handle, parameters: layout.parameters, minCELength: layout.minCELength, maxCELength: layout.maxCELength)
     }
     public func encode(into writer: inout ByteWriter) {
-        writer.append(handle)
-        writer.append(parameters.intervalMin)
-        writer.append(parameters.intervalMax)
-        writer.append(parameters.latency)
-        writer.append(parameters.supervisionTimeout)
-        writer.append(minCELength)
-        writer.append(maxCELength)
+        LEHandleParametersLayout(handle: handle, parameters: parameters, minCELength: minCELength, maxCELength: maxCELength).encode(into: &writer)
     }
 }
 

@@ -95,16 +95,12 @@ public struct LERemoteConnectionParameterRequestEvent: HCIParameters {
         self.parameters = parameters
     }
     public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
-        let f = try reader.decoding("LE Remote Connection Parameter Request") { r throws(ByteReaderError) in
-            (try r.readUInt16(), try r.readUInt16(), try r.readUInt16(), try r.readUInt16(), try r.readUInt16())
+        (handle, parameters) = try reader.decoding("LE Remote Connection Parameter Request") { r throws(ByteReaderError) in
+            (try r.readUInt16() & 0x0FFF, try LEConnectionParameters(reading: &r))
         }
-        self.init(handle: f.0 & 0x0FFF, parameters: LEConnectionParameters(intervalMin: f.1, intervalMax: f.2, latency: f.3, supervisionTimeout: f.4))
     }
     public func encode(into writer: inout ByteWriter) {
         writer.append(handle)
-        writer.append(parameters.intervalMin)
-        writer.append(parameters.intervalMax)
-        writer.append(parameters.latency)
-        writer.append(parameters.supervisionTimeout)
+        parameters.write(to: &writer)
     }
 }

@@ -1,0 +1,87 @@
+import BLECore
+import Foundation
+import Testing
+@testable import BLESensorDaemon
+
+@Suite struct AddressStoreTests {
+    func temporaryDirectory() -> String {
+        NSTemporaryDirectory() + "blesensor-tests-\(UUID().uuidString)/nested"
+    }
+
+    @Test func generatesOnceThenKeepsTheSameAddress() throws {
+        let store = AddressStore(directory: temporaryDirectory())
+        let first = try store.loadOrCreate()
+        #expect(first.isValidRandomStatic)
+        let second = try store.loadOrCreate()
+        #expect(first == second)
+        let text = try String(contentsOfFile: store.path, encoding: .utf8)
+        #expect(text == first.description + "\n")
+    }
+
+    @Test func aCorruptFileIsAClearErrorNotANewIdentity() throws {
+        let store = AddressStore(directory: temporaryDirectory())
+        _ = try store.loadOrCreate()
+        try "00:11:22:33:44:55\n".write(toFile: store.path, atomically: true, encoding: .utf8)
+        #expect {
+            try store.loadOrCreate()
+        } throws: { error in
+            guard case let DaemonError.stateFile(path, reason) = error else { return false }
+            return path == store.path && reason.contains("not a random static address") && reason.contains("delete the file")
+        }
+    }
+
+    @Test func unwritableDirectorySaysWhatToDo() {
+        let store = AddressStore(directory: "/proc/blesensor-cannot-exist")
+        #expect {
+            try store.loadOrCreate()
+        } throws: { error in
+            "\(error)".contains("--state-dir")
+        }
+    }
+}
+
+@Suite struct DaemonConfigurationTests {
+    @Test func addressModes() {
+        #expect(DaemonConfiguration.parseAddressMode("random") == .success(.persistentRandom))
+        #expect(DaemonConfiguration.parseAddressMode("PUBLIC") == .success(.publicAddress))
+        #expect(DaemonConfiguration.parseAddressMode("C0:11:22:33:44:55") == .success(.fixedRandom(BluetoothAddress("C0:11:22:33:44:55")!)))
+        guard case let .failure(error) = DaemonConfiguration.parseAddressMode("00:11:22:33:44:55") else {
+            Issue.record("a non-static address was accepted")
+            return
+        }
+        #expect(error.description.contains("two most significant bits"))
+        guard case .failure = DaemonConfiguration.parseAddressMode("nonsense") else {
+            Issue.record("garbage accepted")
+            return
+        }
+    }
+
+    @Test func stateDirectoryFollowsSystemdThenRootThenXDG() {
+        #expect(DaemonConfiguration.defaultStateDirectory(environment: ["STATE_DIRECTORY": "/var/lib/private/blesensor"], userID: 1000) == "/var/lib/private/blesensor")
+        #expect(DaemonConfiguration.defaultStateDirectory(environment: [:], userID: 0) == "/var/lib/blesensor")
+        #expect(DaemonConfiguration.defaultStateDirectory(environment: ["XDG_STATE_HOME": "/x"], userID: 1000) == "/x/blesensor")
+        #expect(DaemonConfiguration.defaultStateDirectory(environment: ["HOME": "/home/pi"], userID: 1000) == "/home/pi/.local/state/blesensor")
+    }
+}
+
+@Suite struct TransportResolverTests {
+    @Test func autoPicksTheAdapterWhenPresentElseDemoMode() throws {
+        var resolver = TransportResolver()
+        resolver.adapterExists = { _ in false }
+        let demo = try resolver.resolve("auto", logger: .init(label: "test"))
+        #expect(demo.specification == .virtual)
+        #expect(demo.radio != nil)
+        resolver.adapterExists = { index in index == 0 }
+        let hardware = try resolver.resolve("auto", logger: .init(label: "test"))
+        #expect(hardware.specification == .hciUserChannel(index: 0))
+        #expect(hardware.radio == nil)
+    }
+
+    @Test func malformedTransportIsAnActionableError() {
+        #expect {
+            try TransportResolver().resolve("tcp:localhost", logger: .init(label: "test"))
+        } throws: { error in
+            "\(error)".contains("tcp:HOST:PORT")
+        }
+    }
+}
