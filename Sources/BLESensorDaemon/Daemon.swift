@@ -16,14 +16,29 @@ public struct Daemon: Sendable {
     }
 
     enum Outcome {
-        case signal(Int32)
+        case stopRequested
         case linkLost(HCITransportError?)
         case controllerFailed(HCIHostError)
     }
 
     /// Runs until a signal (exit code 0) or a fatal controller problem (exit code 1).
+    /// A signal cancels whatever phase is running, including waiting for a controller to appear.
     public func run(started: ContinuousClock.Instant = .now) async -> Int32 {
         let signals = SignalStream.make()
+        let service = Task { await serve(started: started) }
+        let watcher = Task { [logger] in
+            for await number in signals {
+                logger.info("received signal \(number), shutting down")
+                service.cancel()
+                break
+            }
+        }
+        let code = await service.value
+        watcher.cancel()
+        return code
+    }
+
+    private func serve(started: ContinuousClock.Instant) async -> Int32 {
         do {
             let resolved = try resolver.resolve(configuration.transport, logger: logger)
             var transport = resolved.transport
@@ -39,7 +54,16 @@ public struct Daemon: Sendable {
             logger.info("connecting to controller over \(resolved.specification)")
             let host = HCIHost(transport: transport, logger: logger)
             let info: ControllerInfo
-            do { info = try await host.start() } catch { throw DaemonError.controller(error) }
+            do {
+                info = try await host.start()
+            } catch {
+                if Task.isCancelled {
+                    logger.info("stopped before the controller was ready")
+                    await host.shutdown()
+                    return 0
+                }
+                throw DaemonError.controller(error)
+            }
 
             let gap = GAPPeripheral(host: host, configuration: .init(
                 addressPolicy: addressPolicy, maxConnections: configuration.maxConnections,
@@ -59,11 +83,10 @@ public struct Daemon: Sendable {
                 let central = DemoCentral(radio: radio, peripheralName: configuration.localName, logger: logger)
                 demo = Task { await central.run() }
             }
-            let outcome = await waitForOutcome(gap: gap, signals: signals)
+            let outcome = await waitForOutcome(gap: gap)
             demo?.cancel()
             switch outcome {
-            case let .signal(number):
-                logger.info("received signal \(number), shutting down")
+            case .stopRequested:
                 await shutdown(gap: gap, host: host)
                 logger.info("stopped")
                 return 0
@@ -99,51 +122,38 @@ public struct Daemon: Sendable {
         return "public"
     }
 
-    private func waitForOutcome(gap: GAPPeripheral, signals: AsyncStream<Int32>) async -> Outcome {
-        await withTaskGroup(of: Outcome?.self) { group in
-            group.addTask {
-                for await number in signals { return .signal(number) }
-                return nil
-            }
-            group.addTask { [logger] in
-                for await event in gap.events {
-                    switch event {
-                    case let .transportClosed(error): return .linkLost(error)
-                    case let .controllerFailed(error): return .controllerFailed(error)
-                    case let .controllerResetting(reason): logger.warning("controller is being reset: \(reason)")
-                    case .controllerRecovered: logger.notice("controller recovered; advertising restored")
-                    case let .dataLengthChanged(connection):
-                        logger.debug("data length \(connection.maxTxOctets)/\(connection.maxRxOctets) octets on 0x\(String(connection.handle, radix: 16))")
-                    case let .remoteVersion(connection):
-                        if let version = connection.remoteVersion {
-                            logger.debug("central 0x\(String(connection.handle, radix: 16)) runs LL version \(version.version), manufacturer 0x\(String(version.manufacturer, radix: 16))")
-                        }
-                    default: break
-                    }
+    /// Logs peripheral events until the controller goes away or the task is cancelled by a signal.
+    private func waitForOutcome(gap: GAPPeripheral) async -> Outcome {
+        for await event in gap.events {
+            switch event {
+            case let .transportClosed(error): return .linkLost(error)
+            case let .controllerFailed(error): return .controllerFailed(error)
+            case let .controllerResetting(reason): logger.warning("controller is being reset: \(reason)")
+            case .controllerRecovered: logger.notice("controller recovered; advertising restored")
+            case let .dataLengthChanged(connection):
+                logger.debug("data length \(connection.maxTxOctets)/\(connection.maxRxOctets) octets on 0x\(String(connection.handle, radix: 16))")
+            case let .remoteVersion(connection):
+                if let version = connection.remoteVersion {
+                    logger.debug("central 0x\(String(connection.handle, radix: 16)) runs LL version \(version.version), manufacturer 0x\(String(version.manufacturer, radix: 16))")
                 }
-                return .linkLost(nil)
+            default: break
             }
-            var outcome: Outcome = .linkLost(nil)
-            for await result in group {
-                if let result {
-                    outcome = result
-                    break
-                }
-            }
-            group.cancelAll()
-            return outcome
         }
+        return Task.isCancelled ? .stopRequested : .linkLost(nil)
     }
 
     /// Stops advertising and disconnects, but never lets a silent controller hold up the exit.
+    /// Runs in its own task: the caller was cancelled by the signal, and this work must not be.
     private func shutdown(gap: GAPPeripheral, host: HCIHost) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await gap.shutdown() }
-            group.addTask { try? await Task.sleep(for: .seconds(2)) }
-            await group.next()
-            group.cancelAll()
-        }
-        await host.shutdown()
+        await Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await gap.shutdown() }
+                group.addTask { try? await Task.sleep(for: .seconds(2)) }
+                await group.next()
+                group.cancelAll()
+            }
+            await host.shutdown()
+        }.value
     }
 
     private func milliseconds(since start: ContinuousClock.Instant) -> Int {

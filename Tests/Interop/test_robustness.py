@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 
 from harness.server import HarnessServer, free_port
 
@@ -28,3 +29,13 @@ async def test_link_lost_exits_nonzero_with_message(harness, spawn_daemon):
     code = await daemon.wait_exit(5)
     assert code != 0
     assert daemon.count('controller link lost') >= 1, daemon.log
+
+
+async def test_sigterm_while_waiting_for_the_controller_exits_zero(spawn_daemon):
+    # Nothing listens on this port: the daemon is in its connect-retry loop when the signal comes.
+    daemon = await spawn_daemon(free_port(), 'never-connected')
+    await asyncio.sleep(0.5)
+    assert daemon.process.returncode is None, daemon.log
+    daemon.send_signal(signal.SIGTERM)
+    assert await daemon.wait_exit(3) == 0, daemon.log
+    assert daemon.count('stopped before the controller was ready') == 1, daemon.log
