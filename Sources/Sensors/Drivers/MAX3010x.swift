@@ -55,7 +55,7 @@ public final class MAX3010x: Sendable {
         }
 
         static func amplitudeCode(_ milliamps: Double) -> UInt8 {
-            UInt8(max(0, min(255, (milliamps / 0.2).rounded())))
+            UInt8(saturating: (milliamps / 0.2).rounded())
         }
     }
 

@@ -53,8 +53,9 @@ public final class MCP9808: Sendable {
         return Double(counts) / 16
     }
 
+    /// Out-of-range temperatures clamp to the 13-bit limits; NaN encodes 0 °C.
     public static func raw(celsius: Double) -> UInt16 {
-        let counts = max(-4096, min(4095, Int((celsius * 16).rounded())))
+        let counts = max(-4096, min(4095, Int(saturating: (celsius * 16).rounded())))
         return UInt16(truncatingIfNeeded: counts) & 0x1FFF
     }
 }

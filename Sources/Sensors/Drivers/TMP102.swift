@@ -68,8 +68,9 @@ public final class TMP102: Sendable {
     }
 
     /// Register word for a temperature, the inverse of `celsius(raw:)` (used by the simulated chip).
+    /// Out-of-range temperatures clamp to the format's limits; NaN encodes 0 °C.
     public static func raw(celsius: Double, extendedMode: Bool) -> UInt16 {
-        let counts = Int((celsius / 0.0625).rounded())
+        let counts = Int(saturating: (celsius / 0.0625).rounded())
         if extendedMode {
             let clamped = Int16(clamping: max(-4096, min(4095, counts)))
             return UInt16(bitPattern: clamped << 3) | 0x0001

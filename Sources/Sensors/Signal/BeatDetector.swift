@@ -13,7 +13,7 @@ public struct BeatDetector: Sendable {
 
         /// The RR-interval in 1/1024 s, the Heart Rate Measurement characteristic's unit.
         public var rr1024: UInt16? {
-            rrMilliseconds.map { UInt16(clamping: Int(($0 * 1.024).rounded())) }
+            rrMilliseconds.map { UInt16(saturating: ($0 * 1.024).rounded()) }
         }
     }
 
@@ -50,7 +50,7 @@ public struct BeatDetector: Sendable {
         highPass = Biquad.highPass(cutoff: 0.5, sampleRate: sampleRate)
         highPass2 = Biquad.highPass(cutoff: 0.5, sampleRate: sampleRate)
         lowPass = Biquad.lowPass(cutoff: 4, sampleRate: sampleRate)
-        settleSamples = Int(sampleRate * 1.5)
+        settleSamples = Int(saturating: sampleRate * 1.5)
     }
 
     /// Beats per minute from the mean of the last RR-intervals (up to 8), nil before two beats.
@@ -68,7 +68,7 @@ public struct BeatDetector: Sendable {
         trough = .infinity
         pending = nil
         history = (0, 0, 0)
-        settleSamples = Int(sampleRate * 1.5)
+        settleSamples = Int(saturating: sampleRate * 1.5)
         peakEstimate = 0
         lastPeakTime = nil
         lastBeatTime = nil
@@ -94,7 +94,7 @@ public struct BeatDetector: Sendable {
         if settleSamples > 0 {
             settleSamples -= 1
             // Seed the amplitude estimate from the settled part of the start-up window.
-            if settleSamples < Int(sampleRate * 0.75) {
+            if settleSamples < Int(saturating: sampleRate * 0.75) {
                 trough = min(trough, filtered)
                 peakEstimate = max(peakEstimate, filtered)
             }
