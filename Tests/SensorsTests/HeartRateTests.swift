@@ -220,3 +220,70 @@ struct BeatAccuracy {
         #expect(throws: GPIOError.chipNotFound("gpiochip97")) { try LinuxGPIOChip(name: "gpiochip97") }
     }
 }
+
+/// A rate must expire: with a finger present but no beats, or no samples at all, the last BPM was
+/// returned forever.
+@Suite struct StaleHeartRateTests {
+    @Test func detectorForgetsTheRateWithoutBeats() {
+        var detector = BeatDetector(sampleRate: 100)
+        let ppg = SyntheticPPG(beatsPerMinute: 70, duration: 20)
+        for index in 0..<2000 { _ = detector.process(ppg.value(at: Double(index) / 100)) }
+        #expect(abs((detector.beatsPerMinute ?? 0) - 70) < 3)
+        // Finger still on the sensor (DC unchanged) but no pulse.
+        for _ in 0..<200 { _ = detector.process(120_000) }
+        #expect(detector.fingerPresent)
+        #expect(detector.beatsPerMinute != nil, "2 s without a beat is still within the timeout")
+        for _ in 0..<150 { _ = detector.process(120_000) }
+        #expect(detector.fingerPresent)
+        #expect(detector.beatsPerMinute == nil)
+        #expect((detector.secondsSinceLastBeat ?? 0) > BeatDetector.beatTimeoutSeconds)
+        // Beats resume: the rate is learnt afresh, not averaged with the old rhythm.
+        let faster = SyntheticPPG(beatsPerMinute: 110, duration: 20)
+        for index in 0..<1500 { _ = detector.process(faster.value(at: Double(index) / 100)) }
+        #expect(abs((detector.beatsPerMinute ?? 0) - 110) < 4, "\(detector.beatsPerMinute ?? 0)")
+    }
+
+    func makeMonitor() throws -> (SimulatedSensorClock, SimulatedI2CBus, SimulatedMAX3010x, PPGHeartRateMonitor) {
+        let clock = SimulatedSensorClock()
+        let bus = SimulatedI2CBus()
+        let ppg = SyntheticPPG(beatsPerMinute: 72, duration: 60, noise: 0.05)
+        let chip = SimulatedMAX3010x(clock: clock) { t in (ppg.value(at: t) * 0.8, ppg.value(at: t)) }
+        bus.attach(chip, at: 0x57)
+        let sensor = MAX3010x(bus: bus, clock: clock)
+        try sensor.configure()
+        let monitor = PPGHeartRateMonitor(sensor: sensor)
+        for _ in 0..<50 {
+            clock.advance(milliseconds: 200)
+            try monitor.poll()
+        }
+        #expect(abs((try monitor.reading().beatsPerMinute ?? 0) - 72) < 3)
+        return (clock, bus, chip, monitor)
+    }
+
+    @Test func fingerPresentWithoutBeatsIsNoSignal() throws {
+        let (clock, _, chip, monitor) = try makeMonitor()
+        chip.setWaveform { _ in (96_000, 120_000) }
+        for _ in 0..<25 {
+            clock.advance(milliseconds: 200)
+            try monitor.poll()
+        }
+        #expect(throws: SensorError.noSignal(sensor: "MAX30102", reason: "no heartbeat found for 3 s: keep the finger still and press lightly")) {
+            try monitor.reading()
+        }
+    }
+
+    @Test func emptyFIFOIsNoSignal() throws {
+        let (clock, bus, _, monitor) = try makeMonitor()
+        // SHDN: the chip stops sampling and the FIFO stays empty.
+        try bus.writeByteData(address: 0x57, command: MAX3010x.Register.modeConfig.rawValue, value: 0x80)
+        clock.advance(milliseconds: 600)
+        try monitor.poll()
+        #expect(try monitor.reading().beatsPerMinute != nil, "within a second of the last samples")
+        clock.advance(milliseconds: 600)
+        try monitor.poll()
+        #expect(throws: SensorError.noSignal(sensor: "MAX30102",
+                                             reason: "no samples from the sensor for 1 s: it stopped sampling (reset or shut down?); reconfigure it")) {
+            try monitor.reading()
+        }
+    }
+}
