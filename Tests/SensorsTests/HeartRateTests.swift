@@ -287,3 +287,33 @@ struct BeatAccuracy {
         }
     }
 }
+
+@Suite struct MAX3010xConfigurationTests {
+    /// 800...3200 samples/s with the fixed 411 µs pulse width is outside the datasheet's allowed settings.
+    @Test(arguments: [800, 1000, 1600, 3200])
+    func rejectsRatesTooFastForTheLongPulse(rate: Int) throws {
+        for mode in [MAX3010x.Mode.spO2, .heartRate] {
+            let clock = SimulatedSensorClock()
+            let bus = SimulatedI2CBus()
+            bus.attach(SimulatedMAX3010x(clock: clock) { _ in (100_000, 120_000) }, at: 0x57)
+            let sensor = MAX3010x(bus: bus, configuration: .init(mode: mode, sampleRate: rate), clock: clock)
+            #expect(throws: SensorError.unsupportedConfiguration(
+                sensor: "MAX30102", reason: "\(rate) samples/s is not allowed with 411 µs LED pulses (18-bit); use at most 400")) {
+                try sensor.configure()
+            }
+            #expect(bus.transactionCount == 0, "nothing is written before the check")
+        }
+    }
+
+    @Test(arguments: [50, 100, 200, 400])
+    func acceptsAllowedRates(rate: Int) throws {
+        let clock = SimulatedSensorClock()
+        let bus = SimulatedI2CBus()
+        bus.attach(SimulatedMAX3010x(clock: clock) { _ in (100_000, 120_000) }, at: 0x57)
+        try MAX3010x(bus: bus, configuration: .init(sampleRate: rate), clock: clock).configure()
+        let spO2Config = try bus.readByteData(address: 0x57, command: MAX3010x.Register.spO2Config.rawValue)
+        #expect(Int((spO2Config >> 2) & 0x07) == MAX3010x.sampleRates.firstIndex(of: rate))
+        #expect(spO2Config & 0x03 == 0x03, "411 µs pulse width")
+        #expect(throws: SensorError.self) { try MAX3010x(bus: bus, configuration: .init(sampleRate: 123), clock: clock).configure() }
+    }
+}
