@@ -27,7 +27,7 @@ public struct SensorReadCommand: ParsableCommand {
     @Option(help: "1-Wire device id for ds18b20, e.g. 28-0316a2795dff (default: the first one).")
     public var id: String?
 
-    @Option(help: "Seconds to collect pulses for heart-rate drivers.")
+    @Option(help: "Seconds to collect pulses for heart-rate drivers (0 < s <= 3600).")
     public var seconds: Double = 8
 
     @Flag(help: .hidden)
@@ -40,16 +40,51 @@ public struct SensorReadCommand: ParsableCommand {
             print(try execute())
         } catch {
             FileHandle.standardError.write(Data("error: \(error.description)\n".utf8))
-            throw ExitCode.failure
+            throw ExitCode(error.exitCode)
         }
     }
 
     /// Performs the read and returns the text to print; separated from `run` so tests can check it.
+    /// Arguments are checked before any hardware is touched.
     public func execute() throws(SensorCommandError) -> String {
+        let arguments = try validatedArguments()
         do {
-            return try read()
+            return try read(arguments)
         } catch {
             throw .sensor(error)
+        }
+    }
+
+    static let maximumSeconds = 3600.0
+
+    /// The arguments the chosen driver needs, checked.
+    struct ValidatedArguments {
+        var address: UInt8?
+        var line: String?
+    }
+
+    func validatedArguments() throws(SensorCommandError) -> ValidatedArguments {
+        // Checked here because a non-finite or huge value would trap in the integer conversions below.
+        guard seconds.isFinite, seconds > 0, seconds <= Self.maximumSeconds else {
+            throw .usage("--seconds must be a number of seconds with 0 < s <= \(Int(Self.maximumSeconds)), got \(seconds)")
+        }
+        switch driver {
+        case .gpioPulse:
+            guard !chip.isEmpty else { throw .usage("--chip must name a GPIO chip, e.g. gpiochip0 (list them with gpiodetect)") }
+            guard let line, !line.isEmpty else {
+                throw .usage("gpio-pulse needs --line: a line offset such as 17 or a name such as GPIO17 (list them with gpioinfo)")
+            }
+            return ValidatedArguments(line: line)
+        case .ds18b20:
+            // The id becomes a sysfs path component, so it must be a plain name.
+            if let id, id.isEmpty || id.contains("/") || id.hasPrefix(".") {
+                throw .usage("'\(id)' is not a 1-Wire device id: use the name from /sys/bus/w1/devices, e.g. 28-0316a2795dff")
+            }
+            return ValidatedArguments()
+        case .cpuTemp:
+            return ValidatedArguments()
+        default:
+            return ValidatedArguments(address: try parsedAddress())
         }
     }
 
@@ -66,7 +101,7 @@ public struct SensorReadCommand: ParsableCommand {
         return value
     }
 
-    private func read() throws(SensorError) -> String {
+    private func read(_ arguments: ValidatedArguments) throws(SensorError) -> String {
         let simulation = simulated ? SimulatedHardware() : nil
         let clock: any SensorClock = simulation?.clock ?? SystemSensorClock()
         switch driver {
@@ -110,7 +145,7 @@ public struct SensorReadCommand: ParsableCommand {
             tree = nil  // removes the simulated tree now that it has been read
             return "ds18b20 \(sensor.id): " + Self.format(celsius: reading.celsius)
         case .gpioPulse:
-            guard let lineSpec = line else { throw .invalidData(sensor: "gpio-pulse", reason: "--line is required (offset or name)") }
+            let lineSpec = arguments.line ?? ""
             let gpioLine: any GPIOLine
             if let simulation {
                 let simulatedChip = try simulation.gpioChip(chip)
@@ -129,9 +164,8 @@ public struct SensorReadCommand: ParsableCommand {
         default:
             break
         }
-        let address: UInt8
-        do { address = try parsedAddress() } catch {
-            throw .invalidData(sensor: driver.rawValue, reason: error.description)
+        guard let address = arguments.address else {
+            throw .unavailable(sensor: driver.rawValue, reason: "no I2C address given (use --address)")
         }
         let i2c: any I2CBus
         if let simulation {
@@ -163,7 +197,7 @@ public struct SensorReadCommand: ParsableCommand {
             try sensor.configure()
             let monitor = PPGHeartRateMonitor(sensor: sensor)
             // Drain the 32-sample FIFO every 200 ms (20 samples at 100 Hz): the chip buffers between reads.
-            let polls = max(1, Int(seconds / 0.2))
+            let polls = max(1, Int(saturating: seconds / 0.2))
             var intervals: [Double] = []
             for _ in 0..<polls {
                 clock.sleep(milliseconds: 200)
@@ -191,10 +225,18 @@ public struct SensorReadCommand: ParsableCommand {
     }
 }
 
-/// Why `sensor read` failed; printed as a plain message with exit code 1.
+/// Why `sensor read` failed; printed as a plain message. Sensor failures exit with 1, argument
+/// errors with 64 (EX_USAGE, as ArgumentParser's own validation errors do).
 public enum SensorCommandError: Error, Equatable, Sendable, CustomStringConvertible {
     case sensor(SensorError)
     case usage(String)
+
+    public var exitCode: Int32 {
+        switch self {
+        case .sensor: return ExitCode.failure.rawValue
+        case .usage: return ExitCode.validationFailure.rawValue
+        }
+    }
 
     public var description: String {
         switch self {

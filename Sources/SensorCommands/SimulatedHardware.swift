@@ -39,7 +39,7 @@ struct SimulatedHardware {
     /// Emits a 72 BPM pulse train on the line for `seconds` of simulated time.
     func drivePulses(on line: SimulatedGPIOLine, seconds: Double) {
         let origin = clock.nowNanoseconds()
-        let count = Int(seconds / (60.0 / 72))
+        let count = Int(saturating: seconds / (60.0 / 72))
         let train = PulseTrain(rrIntervalsMilliseconds: Array(repeating: 833, count: max(0, count - 1)), start: 0.2)
         line.emit(train.edges(originNanoseconds: origin))
     }

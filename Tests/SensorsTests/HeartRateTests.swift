@@ -220,3 +220,100 @@ struct BeatAccuracy {
         #expect(throws: GPIOError.chipNotFound("gpiochip97")) { try LinuxGPIOChip(name: "gpiochip97") }
     }
 }
+
+/// A rate must expire: with a finger present but no beats, or no samples at all, the last BPM was
+/// returned forever.
+@Suite struct StaleHeartRateTests {
+    @Test func detectorForgetsTheRateWithoutBeats() {
+        var detector = BeatDetector(sampleRate: 100)
+        let ppg = SyntheticPPG(beatsPerMinute: 70, duration: 20)
+        for index in 0..<2000 { _ = detector.process(ppg.value(at: Double(index) / 100)) }
+        #expect(abs((detector.beatsPerMinute ?? 0) - 70) < 3)
+        // Finger still on the sensor (DC unchanged) but no pulse.
+        for _ in 0..<200 { _ = detector.process(120_000) }
+        #expect(detector.fingerPresent)
+        #expect(detector.beatsPerMinute != nil, "2 s without a beat is still within the timeout")
+        for _ in 0..<150 { _ = detector.process(120_000) }
+        #expect(detector.fingerPresent)
+        #expect(detector.beatsPerMinute == nil)
+        #expect((detector.secondsSinceLastBeat ?? 0) > BeatDetector.beatTimeoutSeconds)
+        // Beats resume: the rate is learnt afresh, not averaged with the old rhythm.
+        let faster = SyntheticPPG(beatsPerMinute: 110, duration: 20)
+        for index in 0..<1500 { _ = detector.process(faster.value(at: Double(index) / 100)) }
+        #expect(abs((detector.beatsPerMinute ?? 0) - 110) < 4, "\(detector.beatsPerMinute ?? 0)")
+    }
+
+    func makeMonitor() throws -> (SimulatedSensorClock, SimulatedI2CBus, SimulatedMAX3010x, PPGHeartRateMonitor) {
+        let clock = SimulatedSensorClock()
+        let bus = SimulatedI2CBus()
+        let ppg = SyntheticPPG(beatsPerMinute: 72, duration: 60, noise: 0.05)
+        let chip = SimulatedMAX3010x(clock: clock) { t in (ppg.value(at: t) * 0.8, ppg.value(at: t)) }
+        bus.attach(chip, at: 0x57)
+        let sensor = MAX3010x(bus: bus, clock: clock)
+        try sensor.configure()
+        let monitor = PPGHeartRateMonitor(sensor: sensor)
+        for _ in 0..<50 {
+            clock.advance(milliseconds: 200)
+            try monitor.poll()
+        }
+        #expect(abs((try monitor.reading().beatsPerMinute ?? 0) - 72) < 3)
+        return (clock, bus, chip, monitor)
+    }
+
+    @Test func fingerPresentWithoutBeatsIsNoSignal() throws {
+        let (clock, _, chip, monitor) = try makeMonitor()
+        chip.setWaveform { _ in (96_000, 120_000) }
+        for _ in 0..<25 {
+            clock.advance(milliseconds: 200)
+            try monitor.poll()
+        }
+        #expect(throws: SensorError.noSignal(sensor: "MAX30102", reason: "no heartbeat found for 3 s: keep the finger still and press lightly")) {
+            try monitor.reading()
+        }
+    }
+
+    @Test func emptyFIFOIsNoSignal() throws {
+        let (clock, bus, _, monitor) = try makeMonitor()
+        // SHDN: the chip stops sampling and the FIFO stays empty.
+        try bus.writeByteData(address: 0x57, command: MAX3010x.Register.modeConfig.rawValue, value: 0x80)
+        clock.advance(milliseconds: 600)
+        try monitor.poll()
+        #expect(try monitor.reading().beatsPerMinute != nil, "within a second of the last samples")
+        clock.advance(milliseconds: 600)
+        try monitor.poll()
+        #expect(throws: SensorError.noSignal(sensor: "MAX30102",
+                                             reason: "no samples from the sensor for 1 s: it stopped sampling (reset or shut down?); reconfigure it")) {
+            try monitor.reading()
+        }
+    }
+}
+
+@Suite struct MAX3010xConfigurationTests {
+    /// 800...3200 samples/s with the fixed 411 µs pulse width is outside the datasheet's allowed settings.
+    @Test(arguments: [800, 1000, 1600, 3200])
+    func rejectsRatesTooFastForTheLongPulse(rate: Int) throws {
+        for mode in [MAX3010x.Mode.spO2, .heartRate] {
+            let clock = SimulatedSensorClock()
+            let bus = SimulatedI2CBus()
+            bus.attach(SimulatedMAX3010x(clock: clock) { _ in (100_000, 120_000) }, at: 0x57)
+            let sensor = MAX3010x(bus: bus, configuration: .init(mode: mode, sampleRate: rate), clock: clock)
+            #expect(throws: SensorError.unsupportedConfiguration(
+                sensor: "MAX30102", reason: "\(rate) samples/s is not allowed with 411 µs LED pulses (18-bit); use at most 400")) {
+                try sensor.configure()
+            }
+            #expect(bus.transactionCount == 0, "nothing is written before the check")
+        }
+    }
+
+    @Test(arguments: [50, 100, 200, 400])
+    func acceptsAllowedRates(rate: Int) throws {
+        let clock = SimulatedSensorClock()
+        let bus = SimulatedI2CBus()
+        bus.attach(SimulatedMAX3010x(clock: clock) { _ in (100_000, 120_000) }, at: 0x57)
+        try MAX3010x(bus: bus, configuration: .init(sampleRate: rate), clock: clock).configure()
+        let spO2Config = try bus.readByteData(address: 0x57, command: MAX3010x.Register.spO2Config.rawValue)
+        #expect(Int((spO2Config >> 2) & 0x07) == MAX3010x.sampleRates.firstIndex(of: rate))
+        #expect(spO2Config & 0x03 == 0x03, "411 µs pulse width")
+        #expect(throws: SensorError.self) { try MAX3010x(bus: bus, configuration: .init(sampleRate: 123), clock: clock).configure() }
+    }
+}

@@ -33,8 +33,44 @@ import Testing
         #expect(throws: SensorCommandError.sensor(.bus(.busMissing(bus: 7)))) {
             try run(["read", "tmp102", "--simulated", "--bus", "7"])
         }
-        #expect(throws: SensorCommandError.self) { try run(["read", "tmp102", "--simulated", "--address", "0x99"]) }
-        #expect(throws: SensorCommandError.self) { try run(["read", "gpio-pulse", "--simulated"]) }
+        #expect(throws: SensorCommandError.usage("'0x99' is not a 7-bit I2C address (0x03...0x77)")) {
+            try run(["read", "tmp102", "--simulated", "--address", "0x99"])
+        }
+        #expect(throws: SensorCommandError.usage("gpio-pulse needs --line: a line offset such as 17 or a name such as GPIO17 (list them with gpioinfo)")) {
+            try run(["read", "gpio-pulse", "--simulated"])
+        }
         #expect(throws: (any Error).self) { try SensorCommand.parseAsRoot(["read", "nosuchchip"]) }
+    }
+
+    /// Non-finite, huge, zero or negative --seconds trapped in Int(seconds / 0.2) or UInt64(ms * 1e6).
+    @Test(arguments: ["inf", "nan", "1e300", "-1", "0", "3601"])
+    func secondsOutOfRangeIsAUsageError(value: String) throws {
+        for driver in ["max30102", "gpio-pulse"] {
+            do {
+                _ = try run(["read", driver, "--simulated", "--line", "GPIO17", "--seconds=\(value)"])
+                Issue.record("\(driver) --seconds \(value) was accepted")
+            } catch let error as SensorCommandError {
+                guard case let .usage(message) = error else { Issue.record("expected usage error, got \(error)"); continue }
+                #expect(message.hasPrefix("--seconds must be"), "\(message)")
+                #expect(error.exitCode == 64)
+            }
+        }
+    }
+
+    @Test func argumentErrorsAreUsageErrorsWithExitCode64() throws {
+        for arguments in [["read", "tmp102", "--simulated", "--address", "zz"],
+                          ["read", "gpio-pulse", "--simulated", "--line", ""],
+                          ["read", "gpio-pulse", "--simulated", "--line", "17", "--chip", ""],
+                          ["read", "ds18b20", "--simulated", "--id", "../../etc"]] {
+            do {
+                _ = try run(arguments)
+                Issue.record("\(arguments) was accepted")
+            } catch let error as SensorCommandError {
+                guard case .usage = error else { Issue.record("\(arguments): expected usage error, got \(error)"); continue }
+                #expect(error.exitCode == 64)
+            }
+        }
+        #expect(SensorCommandError.sensor(.bus(.busMissing(bus: 3))).exitCode == 1)
+        #expect(try run(["read", "gpio-pulse", "--simulated", "--line", "GPIO17", "--seconds", "0.5"]).hasPrefix("gpio-pulse"))
     }
 }

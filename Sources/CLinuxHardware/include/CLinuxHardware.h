@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
 #include <linux/i2c.h>
 #include <linux/i2c-dev.h>
 #include <i2c/smbus.h>
@@ -95,12 +96,17 @@ static inline int clh_gpiod_line_request(struct gpiod_line *line, const char *co
 
 static inline int clh_errno(void) { return errno; }
 
-/// A close-on-exec pipe used to wake a poll()ing reader thread; returns a negative errno on failure.
-static inline int clh_wake_pipe(int fds[2]) {
-    if (pipe(fds) < 0) return -errno;
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    return 0;
+/// A close-on-exec, non-blocking eventfd used to wake a poll()ing reader thread. Unlike a pipe,
+/// writing to it can never raise SIGPIPE, whatever the reader has done. Returns the fd or -errno.
+static inline int clh_wake_eventfd(void) {
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    return fd < 0 ? -errno : fd;
+}
+
+/// Makes the eventfd readable (adds 1 to its counter); 0 or -errno.
+static inline int clh_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    return write(fd, &one, sizeof one) == (ssize_t)sizeof one ? 0 : -errno;
 }
 
 #endif

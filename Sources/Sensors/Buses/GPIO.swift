@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Internal resistor configuration for an input line.
 public enum GPIOBias: Sendable, Equatable {
     case asIs
@@ -57,12 +63,24 @@ public enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .lineBusy(chip, offset):
             return "GPIO line \(offset) on \(chip) is used by another consumer (see gpioinfo); stop it or pick another line"
         case let .requestFailed(chip, offset, code):
-            return "could not request GPIO line \(offset) on \(chip) (errno \(code)); the kernel may not support this bias setting"
+            switch code {
+            case EBUSY:
+                return "could not request GPIO line \(offset) on \(chip): it is in use by another process or a kernel driver (see gpioinfo \(chip))"
+            case EINVAL:
+                return "could not request GPIO line \(offset) on \(chip): the kernel or chip does not support the requested pull-up/pull-down bias: request the line without bias and fit an external resistor"
+            default:
+                return "could not request GPIO line \(offset) on \(chip): \(Self.errnoText(code)) (errno \(code))"
+            }
         case let .readFailed(chip, offset, code):
-            return "reading GPIO line \(offset) on \(chip) failed (errno \(code))"
+            return "reading GPIO line \(offset) on \(chip) failed: \(Self.errnoText(code)) (errno \(code))"
         case let .monitorFailed(chip, offset, code):
-            return "edge monitoring on GPIO line \(offset) of \(chip) failed (errno \(code)); the reader stopped"
+            return "edge monitoring on GPIO line \(offset) of \(chip) failed: \(Self.errnoText(code)) (errno \(code)); the reader stopped"
         }
+    }
+
+    static func errnoText(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "error \(code)" }
+        return String(cString: text)
     }
 }
 

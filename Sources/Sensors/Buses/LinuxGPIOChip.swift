@@ -85,7 +85,7 @@ final class LinuxGPIOLine: GPIOLine, @unchecked Sendable {
         if status < 0 { throw .requestFailed(chip: chip.name, offset: offset, errno: -status) }
     }
 
-    fileprivate func release() {
+    func release() {
         requestLock.withLock { requested in
             if requested { gpiod_line_release(handle) }
             requested = false
@@ -114,85 +114,53 @@ final class LinuxGPIOLine: GPIOLine, @unchecked Sendable {
         }
         try request(type: type, bias: bias, consumer: consumer)
         let eventFD = gpiod_line_event_get_fd(handle)
-        var pipeFDs: [Int32] = [-1, -1]
-        guard eventFD >= 0, clh_wake_pipe(&pipeFDs) == 0 else {
+        guard eventFD >= 0 else {
             let code = errno
             release()
             throw .monitorFailed(chip: chip.name, offset: offset, errno: code)
         }
-        return LinuxGPIOEdgeMonitor(line: self, eventFD: eventFD, wakeRead: pipeFDs[0], wakeWrite: pipeFDs[1], handler: handler)
+        do {
+            return try LinuxGPIOEdgeMonitor(line: self, eventFD: eventFD, handler: handler)
+        } catch {
+            release()
+            throw .monitorFailed(chip: chip.name, offset: offset, errno: error.errno)
+        }
     }
 }
 
-/// Reader thread: poll() on the line's event fd and a wake pipe, so stop() never waits on a timeout.
-final class LinuxGPIOEdgeMonitor: GPIOEdgeMonitor, @unchecked Sendable {
-    // @unchecked: fds are immutable after init; `stopped` is a Mutex; the thread is joined via `finished`.
-    private let line: LinuxGPIOLine
-    private let wakeWrite: Int32
-    private let stopped = Mutex(false)
-    private let finished = DispatchSemaphore(value: 0)
+/// Edge events read on a dedicated thread (`FDReaderThread`: poll() on the line's event fd and a
+/// wake eventfd), so stop() never waits on a timeout and can never write to a closed pipe.
+final class LinuxGPIOEdgeMonitor: GPIOEdgeMonitor {
+    private let reader: FDReaderThread
     private static let logger = Logger(label: "blesensor.sensors.gpio")
 
-    init(line: LinuxGPIOLine, eventFD: Int32, wakeRead: Int32, wakeWrite: Int32,
-         handler: @escaping @Sendable (GPIOMonitorEvent) -> Void) {
-        self.line = line
-        self.wakeWrite = wakeWrite
+    init(line: LinuxGPIOLine, eventFD: Int32,
+         handler: @escaping @Sendable (GPIOMonitorEvent) -> Void) throws(FDReaderError) {
         let chipName = line.chipName
         let offset = line.offset
-        let finished = self.finished
-        let thread = Thread {
-            defer {
-                close(wakeRead)
-                finished.signal()
-            }
-            var events = [gpiod_line_event](repeating: gpiod_line_event(), count: 16)
-            while true {
-                var fds = [pollfd(fd: eventFD, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-                let ready = poll(&fds, 2, -1)
-                if ready < 0 {
-                    if errno == EINTR { continue }
-                    handler(.failed(.monitorFailed(chip: chipName, offset: offset, errno: errno)))
-                    return
-                }
-                if fds[1].revents != 0 { return }
-                if fds[0].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
-                    handler(.failed(.monitorFailed(chip: chipName, offset: offset, errno: EIO)))
-                    return
-                }
-                guard fds[0].revents & Int16(POLLIN) != 0 else { continue }
+        reader = try FDReaderThread(
+            name: "gpio-edges-\(chipName)-\(offset)", fd: eventFD,
+            onReadable: { fd in
+                var events = [gpiod_line_event](repeating: gpiod_line_event(), count: 16)
                 let count = events.withUnsafeMutableBufferPointer { buffer in
-                    gpiod_line_event_read_fd_multiple(eventFD, buffer.baseAddress, UInt32(buffer.count))
+                    gpiod_line_event_read_fd_multiple(fd, buffer.baseAddress, UInt32(buffer.count))
                 }
                 guard count >= 0 else {
-                    if errno == EINTR || errno == EAGAIN { continue }
-                    handler(.failed(.monitorFailed(chip: chipName, offset: offset, errno: errno)))
-                    return
+                    let code = errno
+                    return code == EINTR || code == EAGAIN ? .continue : .failed(errno: code)
                 }
                 for event in events.prefix(Int(count)) {
                     let nanoseconds = UInt64(max(0, event.ts.tv_sec)) &* 1_000_000_000 &+ UInt64(max(0, event.ts.tv_nsec))
                     let edge: GPIOEdgeEvent.Edge = event.event_type == clh_gpiod_event_rising() ? .rising : .falling
                     handler(.edge(GPIOEdgeEvent(edge: edge, timestampNanoseconds: nanoseconds)))
                 }
-            }
-        }
-        thread.name = "gpio-edges-\(chipName)-\(offset)"
-        thread.start()
+                return .continue
+            },
+            onFailure: { code in handler(.failed(.monitorFailed(chip: chipName, offset: offset, errno: code))) },
+            // The line (and with it the event fd) is released only once the thread no longer polls it.
+            onFinish: { line.release() })
         Self.logger.debug("monitoring edges", metadata: ["chip": "\(chipName)", "line": "\(offset)"])
     }
 
-    func stop() {
-        let alreadyStopped = stopped.withLock { value -> Bool in
-            defer { value = true }
-            return value
-        }
-        guard !alreadyStopped else { return }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
-        finished.wait()
-        close(wakeWrite)
-        line.release()
-    }
-
-    deinit { stop() }
+    func stop() { reader.stop() }
 }

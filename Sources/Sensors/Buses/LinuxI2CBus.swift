@@ -43,17 +43,22 @@ public final class LinuxI2CBus: I2CBus {
         }
     }
 
+    /// Errors of the I2C_SLAVE ioctl: EBUSY there means a kernel driver owns the address.
+    static func selectError(_ code: Int32, bus: Int, address: UInt8) -> SensorBusError {
+        code == EBUSY ? .addressClaimed(bus: bus, address: address) : error(code, bus: bus, address: address)
+    }
+
     private func smbus(address: UInt8, _ body: (Int32) -> Int32) throws(SensorBusError) -> Int32 {
-        let result: Int32 = selectedAddress.withLock { current in
+        let result: Result<Int32, SensorBusError> = selectedAddress.withLock { current in
             if current != address {
                 let status = clh_i2c_set_address(fd, UInt16(address))
-                if status < 0 { return status }
+                if status < 0 { return .failure(Self.selectError(-status, bus: busNumber, address: address)) }
                 current = address
             }
-            return body(fd)
+            let value = body(fd)
+            return value < 0 ? .failure(Self.error(-value, bus: busNumber, address: address)) : .success(value)
         }
-        if result < 0 { throw Self.error(-result, bus: busNumber, address: address) }
-        return result
+        return try result.get()
     }
 
     public func readByte(address: UInt8) throws(SensorBusError) -> UInt8 {

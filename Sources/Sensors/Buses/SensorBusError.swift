@@ -2,8 +2,11 @@
 public enum SensorBusError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nobody acknowledged the address (ENXIO, or a NACK reported by the simulated bus).
     case noDevice(bus: Int, address: UInt8)
-    /// The device acknowledged its address but refused a data byte (EREMOTEIO).
+    /// A NACK reported as EREMOTEIO. The Raspberry Pi's i2c-bcm2835 returns it for any NACK,
+    /// including an absent device, so it does not prove the address was acknowledged.
     case remoteIO(bus: Int, address: UInt8)
+    /// I2C_SLAVE refused the address (EBUSY): a kernel driver has bound it.
+    case addressClaimed(bus: Int, address: UInt8)
     /// The adapter reported a generic I/O error (EIO), typically arbitration loss or a glitch.
     case ioError(bus: Int, address: UInt8)
     /// The transfer did not complete, usually SDA or SCL held low by a hung device (ETIMEDOUT).
@@ -22,7 +25,11 @@ public enum SensorBusError: Error, Equatable, Sendable, CustomStringConvertible 
         case let .noDevice(bus, address):
             return "no device answered at \(address.i2cHex) on i2c-\(bus): check wiring and address (i2cdetect -y \(bus))"
         case let .remoteIO(bus, address):
-            return "device at \(address.i2cHex) on i2c-\(bus) refused the transfer (NACK on data): it may be busy or not support this command"
+            return "no acknowledge from \(address.i2cHex) on i2c-\(bus): wrong address, device not powered, "
+                + "or the device rejected the transfer (check wiring and `i2cdetect -y \(bus)`)"
+        case let .addressClaimed(bus, address):
+            return "address \(address.i2cHex) on i2c-\(bus) is claimed by a kernel driver (a device-tree overlay?): "
+                + "unbind it or remove the overlay"
         case let .ioError(bus, address):
             return "I/O error talking to \(address.i2cHex) on i2c-\(bus): check pull-ups, cable length and power"
         case let .timeout(bus, address):

@@ -16,9 +16,10 @@ public protocol SensorClock: Sendable {
 }
 
 extension SensorClock {
+    /// Non-positive and NaN delays return at once; huge ones saturate instead of trapping.
     public func sleep(milliseconds: Double) {
         guard milliseconds > 0 else { return }
-        sleep(nanoseconds: UInt64(milliseconds * 1_000_000))
+        sleep(nanoseconds: UInt64(saturating: milliseconds * 1_000_000))
     }
 }
 
@@ -54,7 +55,12 @@ public final class SimulatedSensorClock: SensorClock {
 
     public func sleep(nanoseconds: UInt64) { advance(nanoseconds: nanoseconds) }
 
-    public func advance(nanoseconds: UInt64) { now.withLock { $0 &+= nanoseconds } }
+    /// Saturates at UInt64.max: a monotonic clock must never wrap back to the past.
+    public func advance(nanoseconds: UInt64) { now.withLock { $0 = $0.saturatingAdd(nanoseconds) } }
 
-    public func advance(milliseconds: Double) { advance(nanoseconds: UInt64(milliseconds * 1_000_000)) }
+    /// Negative and NaN durations do not move the clock; huge ones saturate.
+    public func advance(milliseconds: Double) {
+        guard milliseconds > 0 else { return }
+        advance(nanoseconds: UInt64(saturating: milliseconds * 1_000_000))
+    }
 }

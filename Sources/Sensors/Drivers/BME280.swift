@@ -107,6 +107,13 @@ public final class BME280: Sendable {
         guard adcT != 0x80000 else {
             throw .invalidData(sensor: "BME280", reason: "temperature channel reads its reset value: no conversion happened")
         }
+        // Enabled channels reading their reset value did not convert (e.g. ctrl_hum lost): a fault, not 0 %RH.
+        if pressureOversampling != .skipped, adcP == 0x80000 {
+            throw .invalidData(sensor: "BME280", reason: "pressure channel reads its reset value 0x80000: no conversion happened; check the configuration")
+        }
+        if humidityOversampling != .skipped, adcH == 0x8000 {
+            throw .invalidData(sensor: "BME280", reason: "humidity channel reads its reset value 0x8000: no conversion happened; check ctrl_hum")
+        }
         let (centi, tFine) = calibration.compensateTemperature(adc: adcT)
         let pressure = pressureOversampling == .skipped ? 0 : Double(calibration.compensatePressure(adc: adcP, tFine: tFine)) / 256
         let humidity = humidityOversampling == .skipped ? 0 : Double(calibration.compensateHumidity(adc: adcH, tFine: tFine)) / 1024

@@ -22,13 +22,15 @@ public final class GPIOPulseReceiver: Sendable {
     }
     private let state = Mutex(State())
 
+    /// `signalTimeoutSeconds` is clamped to 0.5...3600 s; NaN means the default 3 s.
     public init(line: any GPIOLine, clock: any SensorClock = SystemSensorClock(), edge: GPIOEdgeSelection = .rising,
                 bias: GPIOBias = .pullDown, signalTimeoutSeconds: Double = 3) {
         self.line = line
         self.clock = clock
         self.edge = edge
         self.bias = bias
-        self.signalTimeoutNanoseconds = UInt64(signalTimeoutSeconds * 1e9)
+        let seconds = signalTimeoutSeconds.isNaN ? 3 : min(3600, max(0.5, signalTimeoutSeconds))
+        self.signalTimeoutNanoseconds = UInt64(saturating: seconds * 1e9)
     }
 
     public func start() throws(SensorError) {

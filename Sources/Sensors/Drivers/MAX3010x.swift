@@ -39,6 +39,11 @@ public final class MAX3010x: Sendable {
 
     /// SPO2_SR[4:2] sample rates in Hz.
     public static let sampleRates: [Int] = [50, 100, 200, 400, 800, 1000, 1600, 3200]
+    /// The driver always uses 411 µs LED pulses (18-bit ADC). The datasheet's allowed-settings tables
+    /// stop at 400 samples/s for that pulse width in SpO2 mode; higher rates leave no time between
+    /// pulses and the chip silently misbehaves, so they are rejected (also in heart-rate mode, to stay
+    /// on the safe side of the tables).
+    public static let maximumSampleRate = 400
 
     public struct Configuration: Sendable, Equatable {
         public var mode: Mode
@@ -55,7 +60,7 @@ public final class MAX3010x: Sendable {
         }
 
         static func amplitudeCode(_ milliamps: Double) -> UInt8 {
-            UInt8(max(0, min(255, (milliamps / 0.2).rounded())))
+            UInt8(saturating: (milliamps / 0.2).rounded())
         }
     }
 
@@ -93,7 +98,13 @@ public final class MAX3010x: Sendable {
     /// Resets, then programs FIFO, mode, sample rate (18-bit, 411 µs pulses, 16384 nA range) and LED currents.
     public func configure() throws(SensorError) {
         guard let rateCode = Self.sampleRates.firstIndex(of: configuration.sampleRate) else {
-            throw .invalidData(sensor: variant.rawValue, reason: "sample rate \(configuration.sampleRate) Hz is not one of \(Self.sampleRates)")
+            throw .unsupportedConfiguration(sensor: variant.rawValue,
+                                            reason: "sample rate \(configuration.sampleRate) Hz is not one of \(Self.sampleRates)")
+        }
+        guard configuration.sampleRate <= Self.maximumSampleRate else {
+            throw .unsupportedConfiguration(
+                sensor: variant.rawValue,
+                reason: "\(configuration.sampleRate) samples/s is not allowed with 411 µs LED pulses (18-bit); use at most \(Self.maximumSampleRate)")
         }
         do {
             let part = try bus.readByteData(address: address, command: Register.partID.rawValue)

@@ -15,6 +15,9 @@ public final class MCP9808: Sendable {
     /// Upper byte of the device ID/revision register.
     public static let deviceID: UInt8 = 0x04
 
+    /// CONFIG bit 8 (SHDN): shutdown mode; the ambient register keeps its last conversion.
+    static let shutdownBit: UInt16 = 0x0100
+
     public let bus: any I2CBus
     public let address: UInt8
 
@@ -41,8 +44,16 @@ public final class MCP9808: Sendable {
         try verifyIdentity()
         let raw: UInt16
         do {
+            let configuration = try bus.readBigEndianWord(address: address, command: Register.configuration.rawValue)
+            guard configuration & Self.shutdownBit == 0 else { throw SensorError.shutDown(sensor: "MCP9808", bit: "SHDN") }
             raw = try bus.readBigEndianWord(address: address, command: Register.ambientTemperature.rawValue)
-        } catch { throw .bus(error) }
+        } catch let error as SensorError {
+            throw error
+        } catch let error as SensorBusError {
+            throw .bus(error)
+        } catch {
+            throw .invalidData(sensor: "MCP9808", reason: "\(error)")
+        }
         return TemperatureReading(celsius: Self.celsius(raw: raw))
     }
 
@@ -53,8 +64,9 @@ public final class MCP9808: Sendable {
         return Double(counts) / 16
     }
 
+    /// Out-of-range temperatures clamp to the 13-bit limits; NaN encodes 0 °C.
     public static func raw(celsius: Double) -> UInt16 {
-        let counts = max(-4096, min(4095, Int((celsius * 16).rounded())))
+        let counts = max(-4096, min(4095, Int(saturating: (celsius * 16).rounded())))
         return UInt16(truncatingIfNeeded: counts) & 0x1FFF
     }
 }

@@ -11,6 +11,10 @@ public enum SensorError: Error, Equatable, Sendable, CustomStringConvertible {
     case conversionTimeout(sensor: String, waitedMilliseconds: Double)
     /// The chip reset (brown-out or hot-plug) and lost its configuration.
     case deviceReset(sensor: String)
+    /// The requested settings are not allowed by the datasheet; nothing was written to the chip.
+    case unsupportedConfiguration(sensor: String, reason: String)
+    /// The chip is in its low-power shutdown mode, so its result register holds an old conversion.
+    case shutDown(sensor: String, bit: String)
     /// The chip reported a value that cannot be a measurement.
     case invalidData(sensor: String, reason: String)
     /// No usable signal: no finger on the sensor, no pulses on the line.
@@ -31,6 +35,11 @@ public enum SensorError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(sensor): still measuring after \(waited) ms: the chip may be hung; power-cycle it"
         case let .deviceReset(sensor):
             return "\(sensor): the chip reset and lost its configuration (power glitch?); it will be reconfigured"
+        case let .unsupportedConfiguration(sensor, reason):
+            return "\(sensor): unsupported configuration: \(reason)"
+        case let .shutDown(sensor, bit):
+            return "\(sensor): the chip is in shutdown mode (\(bit) bit set), so its temperature register holds an old conversion: "
+                + "clear the bit (or power-cycle the chip) and read again"
         case let .invalidData(sensor, reason):
             return "\(sensor): invalid data: \(reason)"
         case let .noSignal(sensor, reason):

@@ -46,7 +46,7 @@ public struct HeartRateReading: Sendable, Equatable {
 
     /// RR-intervals in 1/1024 s, the unit of the Heart Rate Measurement characteristic.
     public var rrIntervals1024: [UInt16] {
-        rrIntervalsMilliseconds.map { UInt16(clamping: Int(($0 * 1024 / 1000).rounded())) }
+        rrIntervalsMilliseconds.map { UInt16(saturating: ($0 * 1024 / 1000).rounded()) }
     }
 }
 

@@ -10,6 +10,8 @@ public final class TMP102: Sendable {
     /// Config word bits (MSB-first word): byte 1 = OS R1 R0 F1 F0 POL TM SD, byte 2 = CR1 CR0 AL EM 0 0 0 0.
     static let resolutionBits: UInt16 = 0x6000
     static let extendedModeBit: UInt16 = 0x0010
+    /// SD: shutdown mode; conversions stop and the temperature register keeps its last value.
+    static let shutdownBit: UInt16 = 0x0100
     /// Power-on default: 4 Hz conversions, comparator mode, 12-bit.
     static let defaultConfiguration: UInt16 = 0x60A0
     /// Datasheet: conversion time 26 ms typical, 35 ms maximum.
@@ -52,7 +54,8 @@ public final class TMP102: Sendable {
     }
 
     public func read() throws(SensorError) -> TemperatureReading {
-        _ = try readConfiguration()
+        let configuration = try readConfiguration()
+        guard configuration & Self.shutdownBit == 0 else { throw .shutDown(sensor: "TMP102", bit: "SD") }
         let raw: UInt16
         do {
             raw = try bus.readBigEndianWord(address: address, command: Register.temperature.rawValue)
@@ -68,8 +71,9 @@ public final class TMP102: Sendable {
     }
 
     /// Register word for a temperature, the inverse of `celsius(raw:)` (used by the simulated chip).
+    /// Out-of-range temperatures clamp to the format's limits; NaN encodes 0 °C.
     public static func raw(celsius: Double, extendedMode: Bool) -> UInt16 {
-        let counts = Int((celsius / 0.0625).rounded())
+        let counts = Int(saturating: (celsius / 0.0625).rounded())
         if extendedMode {
             let clamped = Int16(clamping: max(-4096, min(4095, counts)))
             return UInt16(bitPattern: clamped << 3) | 0x0001

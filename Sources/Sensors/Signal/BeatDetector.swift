@@ -13,7 +13,7 @@ public struct BeatDetector: Sendable {
 
         /// The RR-interval in 1/1024 s, the Heart Rate Measurement characteristic's unit.
         public var rr1024: UInt16? {
-            rrMilliseconds.map { UInt16(clamping: Int(($0 * 1.024).rounded())) }
+            rrMilliseconds.map { UInt16(saturating: ($0 * 1.024).rounded()) }
         }
     }
 
@@ -22,6 +22,9 @@ public struct BeatDetector: Sendable {
     public let fingerThreshold: Double
     public static let minimumRRMilliseconds = 60_000.0 / 220
     public static let maximumRRMilliseconds = 60_000.0 / 30
+    /// No beat for this long (with a finger present) means the rate is no longer known: a rate
+    /// computed from older intervals would be a stale number.
+    public static let beatTimeoutSeconds = 3.0
 
     private var dc: Double?
     private let dcAlpha: Double
@@ -41,6 +44,8 @@ public struct BeatDetector: Sendable {
     private var consecutiveRejections = 0
     private var pending: (time: Double, value: Double)?
     public private(set) var fingerPresent = false
+    /// Signal time when the finger was last placed, the reference before the first beat.
+    private var presentSince = 0.0
 
     public init(sampleRate: Double, fingerThreshold: Double = 30_000) {
         self.sampleRate = sampleRate
@@ -50,13 +55,23 @@ public struct BeatDetector: Sendable {
         highPass = Biquad.highPass(cutoff: 0.5, sampleRate: sampleRate)
         highPass2 = Biquad.highPass(cutoff: 0.5, sampleRate: sampleRate)
         lowPass = Biquad.lowPass(cutoff: 4, sampleRate: sampleRate)
-        settleSamples = Int(sampleRate * 1.5)
+        settleSamples = Int(saturating: sampleRate * 1.5)
     }
 
-    /// Beats per minute from the mean of the last RR-intervals (up to 8), nil before two beats.
+    /// Beats per minute from the mean of the last RR-intervals (up to 8); nil before two beats and
+    /// once no beat has been seen for `beatTimeoutSeconds`, so an old rate is never reported.
     public var beatsPerMinute: Double? {
-        guard fingerPresent, !recentRR.isEmpty else { return nil }
+        guard fingerPresent, !recentRR.isEmpty, let since = secondsSinceLastBeat,
+              since <= Self.beatTimeoutSeconds else { return nil }
         return 60_000 / (recentRR.reduce(0, +) / Double(recentRR.count))
+    }
+
+    /// Signal time since the last accepted beat (or since the finger was placed, before the first
+    /// beat); nil without a finger.
+    public var secondsSinceLastBeat: Double? {
+        guard fingerPresent else { return nil }
+        let now = Double(sampleIndex) / sampleRate
+        return max(0, now - (lastBeatTime ?? presentSince))
     }
 
     public var recentRRMilliseconds: [Double] { recentRR }
@@ -68,7 +83,7 @@ public struct BeatDetector: Sendable {
         trough = .infinity
         pending = nil
         history = (0, 0, 0)
-        settleSamples = Int(sampleRate * 1.5)
+        settleSamples = Int(saturating: sampleRate * 1.5)
         peakEstimate = 0
         lastPeakTime = nil
         lastBeatTime = nil
@@ -85,7 +100,10 @@ public struct BeatDetector: Sendable {
         if present != fingerPresent {
             fingerPresent = present
             restart()
-            if present { dc = raw }
+            if present {
+                dc = raw
+                presentSince = Double(sampleIndex) / sampleRate
+            }
         }
         guard present else { return nil }
         let ac = raw - (dc ?? raw)
@@ -94,7 +112,7 @@ public struct BeatDetector: Sendable {
         if settleSamples > 0 {
             settleSamples -= 1
             // Seed the amplitude estimate from the settled part of the start-up window.
-            if settleSamples < Int(sampleRate * 0.75) {
+            if settleSamples < Int(saturating: sampleRate * 0.75) {
                 trough = min(trough, filtered)
                 peakEstimate = max(peakEstimate, filtered)
             }
@@ -138,7 +156,11 @@ public struct BeatDetector: Sendable {
         trough = history.2
         lastPeakTime = peakTime
         var rr: Double? = nil
-        if let previous = lastBeatTime {
+        if let previous = lastBeatTime, peakTime - previous > Self.beatTimeoutSeconds {
+            // After a gap the old rhythm says nothing about the new one: start again.
+            recentRR.removeAll()
+            consecutiveRejections = 0
+        } else if let previous = lastBeatTime {
             let interval = (peakTime - previous) * 1000
             if interval >= Self.minimumRRMilliseconds, interval <= Self.maximumRRMilliseconds,
                recentRR.count < 3 || abs(interval - medianRR) <= 0.35 * medianRR {

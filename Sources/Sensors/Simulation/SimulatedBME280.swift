@@ -9,6 +9,8 @@ public final class SimulatedBME280: SimulatedI2CDevice {
         var measuringUntil: UInt64 = 0
         var adc: (t: Int32, p: Int32, h: Int32)
         var pending: (t: Int32, p: Int32, h: Int32)?
+        var skipPressure = false
+        var skipHumidity = false
     }
     private let state: Mutex<State>
     private let clock: any SensorClock
@@ -36,6 +38,12 @@ public final class SimulatedBME280: SimulatedI2CDevice {
     /// Sets the raw ADC outputs the next forced measurement produces.
     public func setADC(temperature: Int32, pressure: Int32, humidity: Int32) {
         state.withLock { $0.adc = (temperature, pressure, humidity) }
+    }
+
+    /// Fault injection: the next measurements leave these channels at their reset values
+    /// (0x80000 / 0x8000), as when their oversampling setting was lost.
+    public func skipConversions(pressure: Bool, humidity: Bool) {
+        state.withLock { $0.skipPressure = pressure; $0.skipHumidity = humidity }
     }
 
     /// Finds ADC values whose compensation gives the requested physical values (binary search on
@@ -106,8 +114,9 @@ public final class SimulatedBME280: SimulatedI2CDevice {
                         if osrsP > 0 { ms += 2 * osrsP + 0.5 }
                         if osrsH > 0 { ms += 2 * osrsH + 0.5 }
                         state.measuringUntil = now + UInt64(ms * 1e6)
-                        state.pending = (osrsT > 0 ? state.adc.t : 0x80000, osrsP > 0 ? state.adc.p : 0x80000,
-                                         osrsH > 0 ? state.adc.h : 0x8000)
+                        state.pending = (osrsT > 0 ? state.adc.t : 0x80000,
+                                         osrsP > 0 && !state.skipPressure ? state.adc.p : 0x80000,
+                                         osrsH > 0 && !state.skipHumidity ? state.adc.h : 0x8000)
                         state.registers[0xF3] = BME280.statusMeasuring
                     }
                 default:

@@ -13,9 +13,10 @@ public final class SimulatedMAX17048: SimulatedI2CDevice {
 
     public func set(cellVolts: Double, percent: Double, ratePercentPerHour: Double) {
         state.withLock { file in
-            file.registers[0x02] = UInt16(clamping: Int((cellVolts / 78.125e-6).rounded()))
-            file.registers[0x04] = UInt16(clamping: Int((percent * 256).rounded()))
-            file.registers[0x16] = UInt16(bitPattern: Int16(clamping: Int((ratePercentPerHour / 0.208).rounded())))
+            // Saturating: scripted values outside the registers' range (or NaN) must not trap.
+            file.registers[0x02] = UInt16(saturating: (cellVolts / 78.125e-6).rounded())
+            file.registers[0x04] = UInt16(saturating: (percent * 256).rounded())
+            file.registers[0x16] = UInt16(bitPattern: Int16(saturating: (ratePercentPerHour / 0.208).rounded()))
         }
     }
 

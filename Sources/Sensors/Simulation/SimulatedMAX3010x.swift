@@ -62,7 +62,7 @@ public final class SimulatedMAX3010x: SimulatedI2CDevice {
                 continue
             }
             let value = wave(t)
-            let clamp: (Double) -> UInt32 = { UInt32(max(0, min(262_143, $0.rounded()))) }
+            let clamp: (Double) -> UInt32 = { min(262_143, UInt32(saturating: $0.rounded())) }
             state.fifo.append((clamp(value.red), clamp(value.ir)))
             state.registers[0x04] = (state.registers[0x04] + 1) & 0x1F
         }

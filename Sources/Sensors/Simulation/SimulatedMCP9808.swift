@@ -19,12 +19,22 @@ public final class SimulatedMCP9808: SimulatedI2CDevice {
 
     public func setTemperature(_ celsius: Double) { state.withLock { $0.celsius = celsius } }
 
+    /// Fault injection: sets or clears CONFIG.SHDN as if another program had.
+    public func setShutdown(_ on: Bool) {
+        state.withLock { state in
+            let configuration = state.file.registers[0x01] ?? 0
+            state.file.registers[0x01] = on ? configuration | MCP9808.shutdownBit : configuration & ~MCP9808.shutdownBit
+        }
+    }
+
     public func receive(_ bytes: [UInt8]) throws(SimulatedI2CNack) {
         try state.withLock { state throws(SimulatedI2CNack) in _ = try state.file.receive(bytes) }
     }
 
     public func transmit(count: Int) throws(SimulatedI2CNack) -> [UInt8] {
         state.withLock { state in
+            // Shut down: no conversions, the ambient register keeps the last result.
+            if (state.file.registers[0x01] ?? 0) & MCP9808.shutdownBit != 0 { return state.file.transmit(count: count) }
             var raw = MCP9808.raw(celsius: state.celsius)
             // Tcrit/Tupper/Tlower flags sit above the temperature; the default limits are 0 °C.
             if state.celsius > 0 { raw |= 0xC000 }

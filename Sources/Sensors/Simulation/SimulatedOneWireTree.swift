@@ -13,7 +13,7 @@ public final class SimulatedOneWireTree: Sendable {
 
     /// Writes a w1_slave file for a 12-bit conversion of `celsius`; `crcOK: false` corrupts the CRC.
     public func setTemperature(id: String, celsius: Double, crcOK: Bool = true) throws {
-        let raw = UInt16(bitPattern: Int16((celsius * 16).rounded()))
+        let raw = UInt16(bitPattern: Int16(saturating: (celsius * 16).rounded()))
         let scratchpad: [UInt8] = [UInt8(truncatingIfNeeded: raw), UInt8(raw >> 8), 0x4B, 0x46, 0x7F, 0xFF, 0x0C, 0x10]
         var crc = CRC8.maxim(scratchpad)
         if !crcOK { crc ^= 0x5A }

@@ -46,8 +46,8 @@ public final class SimulatedSHT31: SimulatedI2CDevice {
             switch command {
             case SHT31.Command.singleShotHigh.rawValue:
                 state.readyAt = now + Self.typicalMeasurementNanoseconds
-                let t = UInt16(max(0, min(65535, ((state.celsius + 45) / 175 * 65535).rounded())))
-                let h = UInt16(max(0, min(65535, (state.humidity / 100 * 65535).rounded())))
+                let t = UInt16(saturating: ((state.celsius + 45) / 175 * 65535).rounded())
+                let h = UInt16(saturating: (state.humidity / 100 * 65535).rounded())
                 state.output = Self.frame([t, h], corrupt: state.corruptCRC)
             case SHT31.Command.readStatus.rawValue:
                 state.output = Self.frame([state.status], corrupt: state.corruptCRC)

@@ -36,8 +36,8 @@ public final class SimulatedSHT4x: SimulatedI2CDevice {
             switch bytes[0] {
             case SHT4x.Command.measureHighPrecision.rawValue:
                 state.readyAt = now + Self.typicalMeasurementNanoseconds
-                let t = UInt16(max(0, min(65535, ((state.celsius + 45) / 175 * 65535).rounded())))
-                let h = UInt16(max(0, min(65535, ((state.humidity + 6) / 125 * 65535).rounded())))
+                let t = UInt16(saturating: ((state.celsius + 45) / 175 * 65535).rounded())
+                let h = UInt16(saturating: ((state.humidity + 6) / 125 * 65535).rounded())
                 words = [t, h]
             case SHT4x.Command.readSerialNumber.rawValue:
                 words = [UInt16(serialNumber >> 16), UInt16(truncatingIfNeeded: serialNumber)]

@@ -22,6 +22,14 @@ public final class SimulatedTMP102: SimulatedI2CDevice {
 
     public var configuration: UInt16 { state.withLock { $0.file.registers[0x01] ?? 0 } }
 
+    /// Fault injection: sets or clears SD as if another program (or a brown-out glitch) had.
+    public func setShutdown(_ on: Bool) {
+        state.withLock { state in
+            let configuration = state.file.registers[0x01] ?? 0
+            state.file.registers[0x01] = on ? configuration | TMP102.shutdownBit : configuration & ~TMP102.shutdownBit
+        }
+    }
+
     public func receive(_ bytes: [UInt8]) throws(SimulatedI2CNack) {
         let now = clock.nowNanoseconds()
         try state.withLock { state throws(SimulatedI2CNack) in
@@ -36,7 +44,10 @@ public final class SimulatedTMP102: SimulatedI2CDevice {
     public func transmit(count: Int) throws(SimulatedI2CNack) -> [UInt8] {
         let now = clock.nowNanoseconds()
         return state.withLock { state in
-            let extended = (state.file.registers[0x01] ?? 0) & TMP102.extendedModeBit != 0
+            let configuration = state.file.registers[0x01] ?? 0
+            // Shut down: no conversions, the register keeps the last result (what the driver must not report).
+            if configuration & TMP102.shutdownBit != 0 { return state.file.transmit(count: count) }
+            let extended = configuration & TMP102.extendedModeBit != 0
             if now - state.formatChangedAt >= UInt64(TMP102.maxConversionMilliseconds * 1e6) {
                 state.extendedFormatShown = extended
             }

@@ -27,9 +27,9 @@ public struct PulseTrain: Sendable {
     /// Rising and falling edges (10 ms pulses) on the monotonic timeline starting at `originNanoseconds`.
     public func edges(originNanoseconds: UInt64) -> [GPIOEdgeEvent] {
         beatTimes.flatMap { time -> [GPIOEdgeEvent] in
-            let rise = originNanoseconds + UInt64(time * 1e9)
+            let rise = originNanoseconds.saturatingAdd(UInt64(saturating: time * 1e9))
             return [GPIOEdgeEvent(edge: .rising, timestampNanoseconds: rise),
-                    GPIOEdgeEvent(edge: .falling, timestampNanoseconds: rise + 10_000_000)]
+                    GPIOEdgeEvent(edge: .falling, timestampNanoseconds: rise.saturatingAdd(10_000_000))]
         }
     }
 }
@@ -50,8 +50,14 @@ public struct SyntheticPPG: Sendable {
     private let noiseRate = 1000.0
 
     /// `noise` and `wander` are relative to `amplitude` (0.2 = 20 % of the pulse height).
+    /// Out-of-range parameters are clamped rather than trapping or looping forever: the rate to
+    /// 10...300 BPM, the duration to 0...3600 s, `rrVariability` to 0...0.5 (NaN counts as 72 BPM,
+    /// 0 s and 0 respectively).
     public init(beatsPerMinute: Double, duration: Double, dc: Double = 120_000, amplitude: Double = 1_500,
                 noise: Double = 0, wander: Double = 0, rrVariability: Double = 0.02, seed: UInt64 = 1) {
+        let beatsPerMinute = beatsPerMinute.isNaN ? 72 : min(300, max(10, beatsPerMinute))
+        let duration = duration.isNaN ? 0 : min(3600, max(0, duration))
+        let rrVariability = rrVariability.isNaN ? 0 : min(0.5, max(0, rrVariability))
         self.beatsPerMinute = beatsPerMinute
         self.duration = duration
         self.dc = dc
@@ -67,7 +73,7 @@ public struct SyntheticPPG: Sendable {
             t += mean * (1 + Double.random(in: -rrVariability...rrVariability, using: &generator))
         }
         beatTimes = times
-        let count = Int((duration + 2) * noiseRate)
+        let count = Int(saturating: (duration + 2) * noiseRate)
         // Roughly Gaussian noise: the sum of four uniforms.
         noiseSamples = (0..<count).map { _ in
             (0..<4).reduce(0.0) { sum, _ in sum + Double.random(in: -1...1, using: &generator) } / 2
@@ -90,7 +96,7 @@ public struct SyntheticPPG: Sendable {
             let dicrotic = dt - 0.35 * min(rr, 0.9)
             pulse += 0.35 * exp(-dicrotic * dicrotic / (2 * sigma * sigma * 1.5))
         }
-        let index = max(0, min(noiseSamples.count - 1, Int(t * noiseRate)))
+        let index = max(0, min(noiseSamples.count - 1, Int(saturating: t * noiseRate)))
         let baseline = wander * amplitude * sin(2 * .pi * 0.25 * t)
         return dc - amplitude * pulse + baseline + noise * amplitude * noiseSamples[index]
     }
