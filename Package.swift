@@ -8,7 +8,7 @@ let package = Package(
     name: "blesensor",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "BLEHost", targets: ["BLECore", "HCI", "HCITransports", "GAP"]),
+        .library(name: "BLEHost", targets: ["BLECore", "HCI", "HCITransports", "L2CAP", "GAP"]),
         .library(name: "BLEVirtualController", targets: ["VirtualController"]),
         .library(name: "SIGProfiles", targets: ["SIGProfiles"]),
         .library(name: "Sensors", targets: ["Sensors"]),
@@ -34,6 +34,10 @@ let package = Package(
             "HCI",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "L2CAP", dependencies: [
+            "HCI",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "GAP", dependencies: [
             "HCI",
             .product(name: "Logging", package: "swift-log"),
@@ -54,7 +58,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "BLESensorDaemon", dependencies: [
-            "GAP", "HCITransports", "VirtualController",
+            "GAP", "L2CAP", "HCITransports", "VirtualController",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "blesensord", dependencies: [
@@ -70,6 +74,7 @@ let package = Package(
         .testTarget(name: "HCIHostTests", dependencies: ["HCI"]),
         .testTarget(name: "HCITransportsTests", dependencies: ["HCITransports"]),
         .testTarget(name: "VirtualControllerTests", dependencies: ["VirtualController"]),
+        .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(name: "GAPTests", dependencies: ["GAP", "VirtualController"]),
         .testTarget(name: "BLESensorDaemonTests", dependencies: ["BLESensorDaemon"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),

@@ -2,6 +2,7 @@ import BLECore
 import GAP
 import HCI
 import HCITransports
+import L2CAP
 import Logging
 
 /// `blesensord`: brings the controller up, advertises, reports connections, and shuts down cleanly.
@@ -68,6 +69,8 @@ public struct Daemon: Sendable {
             let gap = GAPPeripheral(host: host, configuration: .init(
                 addressPolicy: addressPolicy, maxConnections: configuration.maxConnections,
                 advertisingInterval: configuration.advertisingInterval), logger: logger)
+            let channels = L2CAPFixedChannels(acl: host.acl, logger: logger)
+            await gap.setDataHandler { connection, pdu in channels.receive(pdu, on: connection) }
             do {
                 try await gap.start()
                 try await gap.startAdvertising(AdvertisingContent(localName: configuration.localName, serviceUUIDs: configuration.serviceUUIDs))
@@ -83,7 +86,7 @@ public struct Daemon: Sendable {
                 let central = DemoCentral(radio: radio, peripheralName: configuration.localName, logger: logger)
                 demo = Task { await central.run() }
             }
-            let outcome = await waitForOutcome(gap: gap)
+            let outcome = await waitForOutcome(gap: gap, channels: channels)
             demo?.cancel()
             switch outcome {
             case .stopRequested:
@@ -123,9 +126,10 @@ public struct Daemon: Sendable {
     }
 
     /// Logs peripheral events until the controller goes away or the task is cancelled by a signal.
-    private func waitForOutcome(gap: GAPPeripheral) async -> Outcome {
+    private func waitForOutcome(gap: GAPPeripheral, channels: L2CAPFixedChannels) async -> Outcome {
         for await event in gap.events {
             switch event {
+            case let .disconnected(connection, _): channels.connectionClosed(connection.handle)
             case let .transportClosed(error): return .linkLost(error)
             case let .controllerFailed(error): return .controllerFailed(error)
             case let .controllerResetting(reason): logger.warning("controller is being reset: \(reason)")
