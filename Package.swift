@@ -43,6 +43,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SIGProfiles", dependencies: ["BLECore"]),
+        .target(name: "ATT", dependencies: ["BLECore"]),
         .target(name: "ProfileCommands", dependencies: [
             "SIGProfiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -77,6 +78,7 @@ let package = Package(
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(name: "GAPTests", dependencies: ["GAP", "VirtualController"]),
         .testTarget(name: "BLESensorDaemonTests", dependencies: ["BLESensorDaemon"]),
+        .testTarget(name: "ATTTests", dependencies: ["ATT"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]
