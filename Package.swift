@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
     ],
     targets: [
         .target(name: "BLECore"),
@@ -39,6 +40,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SIGProfiles", dependencies: ["BLECore"]),
+        // GATT server database; AES-CMAC for the Database Hash lives in CryptoExtras, not Crypto.
+        .target(name: "GATT", dependencies: [
+            "BLECore",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+        ]),
         .target(name: "ProfileCommands", dependencies: [
             "SIGProfiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -73,6 +80,7 @@ let package = Package(
         .testTarget(name: "GAPTests", dependencies: ["GAP", "VirtualController"]),
         .testTarget(name: "BLESensorDaemonTests", dependencies: ["BLESensorDaemon"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
+        .testTarget(name: "GATTTests", dependencies: ["GATT"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]
 )
