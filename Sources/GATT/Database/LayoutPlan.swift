@@ -31,7 +31,11 @@ struct LayoutPlan {
         }
     }
 
-    private var nextHandle: UInt16 { UInt16(attributes.count + 1) }
+    /// The handle the next appended attribute gets. The builder caps the table at 0xFFFF attributes,
+    /// so this is only read when another attribute is about to be appended.
+    private var nextHandle: UInt16 { UInt16(clamping: attributes.count + 1) }
+    /// The handle of the attribute appended last.
+    private var lastHandle: UInt16 { UInt16(clamping: attributes.count) }
 
     private mutating func append(_ type: BluetoothUUID, _ permissions: AttributePermissions, _ value: AttributeValue) {
         attributes.append(Attribute(handle: nextHandle, type: type, permissions: permissions, value: value))
@@ -55,7 +59,7 @@ struct LayoutPlan {
         for characteristic in service.characteristics {
             lay(characteristic, serviceUUID: service.uuid)
         }
-        groups.append(ServiceGroup(uuid: service.uuid, kind: kind, handles: start...(nextHandle - 1)))
+        groups.append(ServiceGroup(uuid: service.uuid, kind: kind, handles: start...lastHandle))
     }
 
     private mutating func lay(_ characteristic: GATTCharacteristic, serviceUUID: BluetoothUUID) {
@@ -105,7 +109,7 @@ struct LayoutPlan {
             id: id, uuid: characteristic.uuid, serviceUUID: serviceUUID, properties: properties,
             permissions: characteristic.permissions, extendedProperties: characteristic.extendedProperties,
             value: characteristic.value, declarationHandle: declarationHandle, valueHandle: valueHandle,
-            cccdHandle: cccdHandle, sccdHandle: sccdHandle, endHandle: nextHandle - 1))
+            cccdHandle: cccdHandle, sccdHandle: sccdHandle, endHandle: lastHandle))
     }
 
     /// Replaces the value of the characteristic `id` with fixed bytes (used for the Database Hash).
