@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
     ],
     targets: [
         .target(name: "BLECore"),
@@ -44,6 +45,12 @@ let package = Package(
         ]),
         .target(name: "SIGProfiles", dependencies: ["BLECore"]),
         .target(name: "ATT", dependencies: ["BLECore"]),
+        // GATT server database; AES-CMAC for the Database Hash lives in CryptoExtras, not Crypto.
+        .target(name: "GATT", dependencies: [
+            "BLECore",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+        ]),
         .target(name: "ProfileCommands", dependencies: [
             "SIGProfiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -80,6 +87,7 @@ let package = Package(
         .testTarget(name: "BLESensorDaemonTests", dependencies: ["BLESensorDaemon"]),
         .testTarget(name: "ATTTests", dependencies: ["ATT"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
+        .testTarget(name: "GATTTests", dependencies: ["GATT"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]
 )
