@@ -68,7 +68,7 @@ public final class ACLFlowController: Sendable {
 
     private let state = Mutex(State())
     private let send: @Sendable (HCIPacket) -> Void
-    private let onQueueDrained: @Sendable (UInt16) -> Void
+    private let drainedHandler: Mutex<@Sendable (UInt16) -> Void>
     public let maxQueuedPDUsPerConnection: Int
 
     /// - Parameters:
@@ -79,7 +79,18 @@ public final class ACLFlowController: Sendable {
                 onQueueDrained: @escaping @Sendable (UInt16) -> Void = { _ in }) {
         self.maxQueuedPDUsPerConnection = maxQueuedPDUsPerConnection
         self.send = send
-        self.onQueueDrained = onQueueDrained
+        self.drainedHandler = Mutex(onQueueDrained)
+    }
+
+    /// Replaces the drained callback; the layer that owns queued values (the notification engine)
+    /// installs it after the host created the flow controller.
+    public func setQueueDrainedHandler(_ handler: @escaping @Sendable (UInt16) -> Void) {
+        drainedHandler.withLock { $0 = handler }
+    }
+
+    private func onQueueDrained(_ handle: UInt16) {
+        let handler = drainedHandler.withLock { $0 }
+        handler(handle)
     }
 
     /// Sets the controller's buffer geometry and forgets every connection (a controller reset).
