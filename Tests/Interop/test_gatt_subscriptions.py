@@ -7,12 +7,9 @@ from __future__ import annotations
 import asyncio
 import struct
 
-from bumble.core import UUID
-
-from harness.gatt import COUNTER, HRM, connect, is_subsequence, logged_values, start_example, uuid_text
+from harness.gatt import CCCD, COUNTER, HRM, connect, is_subsequence, logged_values, start_example, uuid_text
 
 RATE = '20'  # 2A37 updates per second: 5 values in a quarter of a second
-CCCD = UUID.from_16_bits(0x2902)
 QUIET = 0.6  # seconds without values that show a subscription really ended
 
 

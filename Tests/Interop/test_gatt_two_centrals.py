@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from harness.gatt import COUNTER, ECHO, HRM, connect, start_example, uuid_text
+from harness.gatt import CCCD, COUNTER, ECHO, HRM, connect, start_example, uuid_text
 
 
 async def test_two_centrals_own_subscriptions_shared_echo(harness, central, second_central, spawn_example):
@@ -30,11 +30,10 @@ async def test_two_centrals_own_subscriptions_shared_echo(harness, central, seco
     assert b.tap.notifications[hrm_b.handle] == [], 'B got 2A37 notifications it never subscribed to'
     assert a.tap.indications[counter_a.handle] == [], 'A got Counter indications it never subscribed to'
     # Each CCCD reads back its own connection's state.
-    cccd_type = hrm_a.descriptors[0].type
-    assert await a.read(hrm_a.get_descriptor(cccd_type)) == b'\x01\x00'
-    assert await b.read(hrm_b.get_descriptor(cccd_type)) == b'\x00\x00'
-    assert await a.read(counter_a.get_descriptor(cccd_type)) == b'\x00\x00'
-    assert await b.read(counter_b.get_descriptor(cccd_type)) == b'\x02\x00'
+    assert await a.read(hrm_a.get_descriptor(CCCD)) == b'\x01\x00'
+    assert await b.read(hrm_b.get_descriptor(CCCD)) == b'\x00\x00'
+    assert await a.read(counter_a.get_descriptor(CCCD)) == b'\x00\x00'
+    assert await b.read(counter_b.get_descriptor(CCCD)) == b'\x02\x00'
 
     # Echo written by one central is read by the other, both ways.
     await a.write(a.characteristic(ECHO), b'from A')

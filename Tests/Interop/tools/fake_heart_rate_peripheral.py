@@ -203,10 +203,14 @@ class HeartRatePeripheral:
             (AdvertisingData.COMPLETE_LIST_OF_16_BIT_SERVICE_CLASS_UUIDS, bytes(HEART_RATE_SERVICE.to_bytes())),
             (AdvertisingData.COMPLETE_LOCAL_NAME, self.args.name.encode()),
         ]))
-        await self.device.start_advertising(
-            own_address_type=hci.OwnAddressType.RANDOM, advertising_data=data,
-            scan_response_data=b'', advertising_interval_min=100, advertising_interval_max=100,
-        )
+        try:
+            await self.device.start_advertising(
+                own_address_type=hci.OwnAddressType.RANDOM, advertising_data=data,
+                scan_response_data=b'', advertising_interval_min=100, advertising_interval_max=100,
+            )
+        except Exception as failure:
+            log(f'advertising failed: {failure!r}')
+            return
         log('advertising enabled')
 
     def on_connection(self, connection) -> None:
