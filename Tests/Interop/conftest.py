@@ -28,6 +28,18 @@ def blesensord() -> str:
 
 
 @pytest.fixture
+def heart_rate_peripheral() -> str:
+    path = os.environ.get('HEART_RATE_PERIPHERAL')
+    if not path:
+        pytest.skip('HEART_RATE_PERIPHERAL is not set (path of the heart-rate-peripheral example '
+                    'binary, or tools/fake_heart_rate_peripheral.py)')
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        pytest.fail(f'HEART_RATE_PERIPHERAL={path} is not an executable file; build it with '
+                    '`swift build --product heart-rate-peripheral`', pytrace=False)
+    return path
+
+
+@pytest.fixture
 async def harness():
     server = HarnessServer()
     await server.start()
@@ -38,6 +50,17 @@ async def harness():
 @pytest.fixture
 async def central(harness):
     c = Central(harness.link)
+    await c.power_on()
+    return c
+
+
+@pytest.fixture
+async def second_central(harness, central):
+    """Another central on the same link, with its own controller and addresses."""
+    c = Central(
+        harness.link, address='C0:00:00:00:00:C2', public_address='00:1B:DC:F0:00:C2',
+        name='second-central-controller',
+    )
     await c.power_on()
     return c
 
@@ -60,3 +83,24 @@ async def spawn_daemon(blesensord, request):
         await daemon.kill()
         print(f'--- daemon {" ".join(daemon.argv)} (exit {daemon.process.returncode})')
         print(daemon.log)
+
+
+@pytest.fixture
+async def spawn_example(heart_rate_peripheral, request):
+    """Factory: spawn_example(port, name, *extra) -> Daemon running the
+    heart-rate-peripheral example. All are killed at teardown; their logs are
+    printed (shown when the test failed)."""
+    examples: list[Daemon] = []
+
+    async def spawn(port: int, name: str = 'hr-test', *extra: str) -> Daemon:
+        argv = [heart_rate_peripheral, '--transport', f'tcp:127.0.0.1:{port}', '--name', name,
+                '--log-level', 'debug', *extra]
+        example = await spawn_process(argv)
+        examples.append(example)
+        return example
+
+    yield spawn
+    for example in examples:
+        await example.kill()
+        print(f'--- example {" ".join(example.argv)} (exit {example.process.returncode})')
+        print(example.log)

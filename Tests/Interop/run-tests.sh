@@ -2,6 +2,8 @@
 # Runs the blesensord interop tests against Bumble's virtual controller.
 # Usage: BLESENSORD=/path/to/blesensord Tests/Interop/run-tests.sh [pytest args]
 # (typically BLESENSORD="$(swift build --show-bin-path)/blesensord").
+# Optional: HEART_RATE_PERIPHERAL=/path/to/heart-rate-peripheral runs the GATT
+# interop tests (test_gatt_*.py) against the example; they are skipped without it.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -18,6 +20,16 @@ if [[ ! -x "$BLESENSORD" ]]; then
 fi
 BLESENSORD="$(cd "$(dirname "$BLESENSORD")" && pwd)/$(basename "$BLESENSORD")"
 export BLESENSORD
+
+if [[ -n "${HEART_RATE_PERIPHERAL:-}" ]]; then
+    if [[ ! -x "$HEART_RATE_PERIPHERAL" ]]; then
+        echo "run-tests.sh: HEART_RATE_PERIPHERAL=$HEART_RATE_PERIPHERAL is not an executable file;" \
+             "build it first with 'swift build --product heart-rate-peripheral'" >&2
+        exit 2
+    fi
+    HEART_RATE_PERIPHERAL="$(cd "$(dirname "$HEART_RATE_PERIPHERAL")" && pwd)/$(basename "$HEART_RATE_PERIPHERAL")"
+    export HEART_RATE_PERIPHERAL
+fi
 
 venv="$here/.venv"
 python="${PYTHON:-python3}"

@@ -29,10 +29,16 @@ class AdvertiserRecord:
 
 
 class Central:
-    def __init__(self, link: HarnessLink, address: str = 'C0:00:00:00:00:C1') -> None:
-        self.controller = HarnessController(
-            'central-controller', link=link, public_address='00:1B:DC:F0:00:C1'
-        )
+    def __init__(
+        self,
+        link: HarnessLink,
+        address: str = 'C0:00:00:00:00:C1',
+        public_address: str = '00:1B:DC:F0:00:C1',
+        name: str = 'central-controller',
+    ) -> None:
+        # The address the peripheral sees (the central connects with it).
+        self.address = address
+        self.controller = HarnessController(name, link=link, public_address=public_address)
         host = Host(controller_source=self.controller, controller_sink=self.controller)
         self.device = Device(name='harness-central', address=hci.Address(address), host=host)
         self.records: dict[str, AdvertiserRecord] = {}
