@@ -39,6 +39,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SIGProfiles", dependencies: ["BLECore"]),
+        .target(name: "GATTNotify", dependencies: ["BLECore", "HCI"]),
         .target(name: "ProfileCommands", dependencies: [
             "SIGProfiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -65,6 +66,10 @@ let package = Package(
             "GAP", "ProfileCommands", "SensorCommands",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Release-build benchmark of the notification hot path; MallocCounter counts heap allocations
+        // by defining malloc & co. in this executable only.
+        .target(name: "MallocCounter", path: "Benchmarks/MallocCounter"),
+        .executableTarget(name: "notify-bench", dependencies: ["GATTNotify", "MallocCounter"], path: "Benchmarks/notify-bench"),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "HCIHostTests", dependencies: ["HCI"]),
@@ -72,6 +77,7 @@ let package = Package(
         .testTarget(name: "VirtualControllerTests", dependencies: ["VirtualController"]),
         .testTarget(name: "GAPTests", dependencies: ["GAP", "VirtualController"]),
         .testTarget(name: "BLESensorDaemonTests", dependencies: ["BLESensorDaemon"]),
+        .testTarget(name: "GATTNotifyTests", dependencies: ["GATTNotify", "HCI"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]
