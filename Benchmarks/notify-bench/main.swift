@@ -94,11 +94,18 @@ func formatted(_ value: Double, decimals: Int) -> String {
     return String(text[..<dot]) + "." + fraction + String(repeating: "0", count: max(0, decimals - fraction.count))
 }
 
-// Sanity check of the counter itself: one array of fresh storage is one allocation.
-let probeBefore = malloc_counter_allocations()
-let probe = [UInt8](repeating: 0, count: Int.random(in: 64...128))
-let probeAllocations = malloc_counter_allocations() - probeBefore
-print("malloc counter self-check: \(probeAllocations) allocation(s) for one \(probe.count)-byte array (expect 1)")
+// Sanity check of the counter itself: one array of fresh storage is one allocation. The size is
+// computed first (and the check run twice) so one-time runtime set-up is not counted.
+func probeAllocations(size: Int) -> (allocations: UInt64, bytes: Int) {
+    let before = malloc_counter_allocations()
+    let probe = [UInt8](repeating: 0, count: size)
+    let allocations = malloc_counter_allocations() - before
+    return (allocations, probe.count)
+}
+let probeSize = Int.random(in: 64...128)
+_ = probeAllocations(size: probeSize)
+let probe = probeAllocations(size: probeSize)
+print("malloc counter self-check: \(probe.allocations) allocation(s) for one \(probe.bytes)-byte array (expect 1)")
 print("notification engine: update → sink, per notification per central (median of 7 rounds of ~1e6)")
 print("value bytes  centrals    ns/notification  allocations/notification")
 var failed = false

@@ -17,6 +17,7 @@ struct Transmission {
 
 /// Per characteristic, per connection.
 struct CharacteristicQueueState {
+    let characteristic: UInt16
     /// Sequence (notification ring) of the newest value that a later update may replace or merge into.
     var coalescible: Int?
     var queued = 0
@@ -50,7 +51,10 @@ struct ConnectionQueue {
     /// An update was refused for lack of room here and no ready event has been sent yet.
     var waitingForRoom = false
     var counters = NotificationStatistics.Counters()
-    var characteristics: [UInt16: CharacteristicQueueState] = [:]
+    /// Per-characteristic state lives in an array reached through a read-only index lookup: the
+    /// Dictionary `modify` accessor heap-allocates its coroutine frame, the array's does not.
+    private var characteristicSlots: [UInt16: Int] = [:]
+    private(set) var characteristicStates: [CharacteristicQueueState] = []
 
     init(handle: UInt16, id: UInt64, mtu: Int, limits: QueueLimits) {
         self.handle = handle
@@ -62,6 +66,14 @@ struct ConnectionQueue {
     }
 
     var entries: Int { notifications.count + indications.count }
+
+    /// Index of the characteristic's state, created on first use.
+    private mutating func slot(of characteristic: UInt16) -> Int {
+        if let index = characteristicSlots[characteristic] { return index }
+        characteristicSlots[characteristic] = characteristicStates.count
+        characteristicStates.append(CharacteristicQueueState(characteristic: characteristic))
+        return characteristicStates.count - 1
+    }
     var maximumValueLength: Int { mtu - 3 }
 
     /// Room to tell the application to resume: half the queue free, so ready/refused does not
@@ -76,7 +88,7 @@ struct ConnectionQueue {
 
     /// Queued value of this characteristic that may still be replaced (not with the sink).
     private func replaceableSequence(of characteristic: UInt16) -> Int? {
-        guard let sequence = characteristics[characteristic]?.coalescible, notifications.contains(sequence) else { return nil }
+        guard let index = characteristicSlots[characteristic], let sequence = characteristicStates[index].coalescible, notifications.contains(sequence) else { return nil }
         if transmitting, !transmittingIndication, sequence == notifications.head { return nil }
         return sequence
     }
@@ -118,7 +130,7 @@ struct ConnectionQueue {
             counters.enqueued += 1
             if merged { counters.merged += 1 } else { counters.coalesced += 1 }
             if length < newValue.count { counters.truncated += 1 }
-            characteristics[characteristic, default: CharacteristicQueueState()].recordReplace(merged: merged, truncated: length < newValue.count)
+            characteristicStates[slot(of: characteristic)].recordReplace(merged: merged, truncated: length < newValue.count)
         case let .append(length, indication):
             let entry = QueuedValue(characteristic: characteristic, value: value, length: length)
             let sequence = indication ? indications.append(entry) : notifications.append(entry)
@@ -126,7 +138,7 @@ struct ConnectionQueue {
             counters.enqueued += 1
             if length < value.count { counters.truncated += 1 }
             counters.maximumDepth = max(counters.maximumDepth, entries)
-            characteristics[characteristic, default: CharacteristicQueueState()]
+            characteristicStates[slot(of: characteristic)]
                 .recordAppend(sequence: indication ? nil : sequence, truncated: length < value.count)
         }
         return true
@@ -134,7 +146,7 @@ struct ConnectionQueue {
 
     mutating func recordRejection(characteristic: UInt16) {
         counters.rejected += 1
-        characteristics[characteristic, default: CharacteristicQueueState()].counters.rejected += 1
+        characteristicStates[slot(of: characteristic)].counters.rejected += 1
     }
 
     /// Takes the next value for the sink: an indication first when none is outstanding (they are
@@ -171,13 +183,17 @@ struct ConnectionQueue {
         } else {
             let sequence = notifications.head
             entry = notifications.removeFirst()
-            if characteristics[entry.characteristic]?.coalescible == sequence {
-                characteristics[entry.characteristic]?.coalescible = nil
-            }
+            let index = slot(of: entry.characteristic)
+            if characteristicStates[index].coalescible == sequence { characteristicStates[index].coalescible = nil }
         }
         queuedBytes -= entry.length
         counters.sent += 1
-        characteristics[entry.characteristic, default: CharacteristicQueueState()].recordSent()
+        characteristicStates[slot(of: entry.characteristic)].recordSent()
+    }
+
+    mutating func recordConfirmation(of characteristic: UInt16) {
+        counters.confirmed += 1
+        characteristicStates[slot(of: characteristic)].counters.confirmed += 1
     }
 
     /// Empties the queues for a disconnection and returns the indications that will never be confirmed.
@@ -186,17 +202,17 @@ struct ConnectionQueue {
         if let sent = outstanding {
             abandoned.append(AbandonedIndication(characteristic: sent.characteristic, value: Array(sent.value.prefix(sent.length)), wasSent: true))
             counters.unconfirmed += 1
-            characteristics[sent.characteristic, default: CharacteristicQueueState()].counters.unconfirmed += 1
+            characteristicStates[slot(of: sent.characteristic)].counters.unconfirmed += 1
             outstanding = nil
         }
         for entry in indications.removeAll() {
             abandoned.append(AbandonedIndication(characteristic: entry.characteristic, value: Array(entry.value.prefix(entry.length)), wasSent: false))
             counters.abandoned += 1
-            characteristics[entry.characteristic, default: CharacteristicQueueState()].dequeued(\.abandoned)
+            characteristicStates[slot(of: entry.characteristic)].dequeued(\.abandoned)
         }
         for entry in notifications.removeAll() {
             counters.dropped += 1
-            characteristics[entry.characteristic, default: CharacteristicQueueState()].dequeued(\.dropped)
+            characteristicStates[slot(of: entry.characteristic)].dequeued(\.dropped)
         }
         queuedBytes = 0
         return abandoned

@@ -21,7 +21,7 @@ struct EngineState {
     /// All-or-nothing: queues the value on every listed connection (unknown handles are skipped,
     /// a central may have just disconnected) or, when any of them lacks room, on none.
     mutating func admit(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy,
-                        to targets: some Collection<UInt16>) -> Bool {
+                        to targets: UnsafeBufferPointer<UInt16>) -> Bool {
         var refused = false
         for handle in targets {
             guard let index = indexByHandle[handle] else { continue }
@@ -99,8 +99,8 @@ struct EngineState {
         if connections[index].waitingForRoom { stopWaiting(at: index) }
         let abandoned = connections[index].close()
         retiredTotals.absorb(connections[index].counters)
-        for (characteristic, state) in connections[index].characteristics {
-            retiredCharacteristics[characteristic, default: NotificationStatistics.Counters()].absorb(state.counters)
+        for state in connections[index].characteristicStates {
+            retiredCharacteristics[state.characteristic, default: NotificationStatistics.Counters()].absorb(state.counters)
         }
         let last = connections.count - 1
         if index != last {

@@ -92,26 +92,35 @@ public final class NotificationEngine: Sendable {
     /// registered (a central that just disconnected) are skipped; list each connection once.
     @discardableResult
     public func update(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy = .latestValue,
-                       to connections: some Collection<UInt16>) -> Bool {
-        let (admitted, first) = state.withLock { state in
-            state.admit(value, characteristic: characteristic, policy: policy, to: connections)
-                ? (true, state.startPump()) : (false, nil)
-        }
-        if let first { run(from: first) }
-        return admitted
+                       to connections: [UInt16]) -> Bool {
+        // Not generic over Collection on purpose: unspecialised iteration across the module
+        // boundary allocates coroutine frames on every call.
+        connections.withUnsafeBufferPointer { update(value, characteristic: characteristic, policy: policy, targets: $0) }
     }
 
     /// `update` for one connection.
     @discardableResult
     public func update(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy = .latestValue,
                        to connection: UInt16) -> Bool {
-        update(value, characteristic: characteristic, policy: policy, to: CollectionOfOne(connection))
+        withUnsafePointer(to: connection) {
+            update(value, characteristic: characteristic, policy: policy, targets: UnsafeBufferPointer(start: $0, count: 1))
+        }
+    }
+
+    private func update(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy,
+                        targets: UnsafeBufferPointer<UInt16>) -> Bool {
+        let (admitted, first) = state.withLock { state in
+            state.admit(value, characteristic: characteristic, policy: policy, to: targets)
+                ? (true, state.startPump()) : (false, nil)
+        }
+        if let first { run(from: first) }
+        return admitted
     }
 
     /// `update` that, instead of returning `false`, waits for room and retries until the value is
     /// queued. Throws `CancellationError` (nothing queued) if the task is cancelled while waiting.
     public func updateWaitingForRoom(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy = .latestValue,
-                                     to connections: some Collection<UInt16> & Sendable) async throws(CancellationError) {
+                                     to connections: [UInt16]) async throws(CancellationError) {
         while true {
             if Task.isCancelled { throw CancellationError() }
             let waiterID = state.withLock { state in
@@ -121,7 +130,10 @@ public final class NotificationEngine: Sendable {
             let admitted = await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                     let outcome: (admitted: Bool, first: Transmission?)? = state.withLock { state in
-                        if state.admit(value, characteristic: characteristic, policy: policy, to: connections) {
+                        let admitted = connections.withUnsafeBufferPointer {
+                            state.admit(value, characteristic: characteristic, policy: policy, to: $0)
+                        }
+                        if admitted {
                             return (true, state.startPump())
                         }
                         // Registered under the same lock as the refusal, so a ready signal cannot slip between.
@@ -164,9 +176,7 @@ public final class NotificationEngine: Sendable {
             guard let index = state.indexByHandle[connection],
                   let outstanding = state.connections[index].outstanding else { return (nil, nil) }
             state.connections[index].outstanding = nil
-            state.connections[index].counters.confirmed += 1
-            state.connections[index].characteristics[outstanding.characteristic, default: CharacteristicQueueState()]
-                .counters.confirmed += 1
+            state.connections[index].recordConfirmation(of: outstanding.characteristic)
             return (outstanding.characteristic, state.startPump())
         }
         guard let confirmed else { return false }
@@ -184,9 +194,9 @@ public final class NotificationEngine: Sendable {
             snapshot.totals = state.retiredTotals
             for connection in state.connections {
                 var perCharacteristic: [UInt16: NotificationStatistics.Counters] = [:]
-                for (characteristic, queueState) in connection.characteristics {
-                    perCharacteristic[characteristic] = queueState.counters
-                    snapshot.characteristics[characteristic, default: NotificationStatistics.Counters()].absorb(queueState.counters)
+                for queueState in connection.characteristicStates {
+                    perCharacteristic[queueState.characteristic] = queueState.counters
+                    snapshot.characteristics[queueState.characteristic, default: NotificationStatistics.Counters()].absorb(queueState.counters)
                 }
                 snapshot.totals.absorb(connection.counters)
                 snapshot.connections[connection.handle] = NotificationStatistics.Connection(
