@@ -177,18 +177,20 @@ struct ConnectionQueue {
             return
         }
         let entry: QueuedValue
+        let sequence = transmission.isIndication ? indications.head : notifications.head
         if transmission.isIndication {
             entry = indications.removeFirst()
             outstanding = entry
         } else {
-            let sequence = notifications.head
             entry = notifications.removeFirst()
-            let index = slot(of: entry.characteristic)
-            if characteristicStates[index].coalescible == sequence { characteristicStates[index].coalescible = nil }
+        }
+        let index = slot(of: entry.characteristic)
+        if !transmission.isIndication, characteristicStates[index].coalescible == sequence {
+            characteristicStates[index].coalescible = nil
         }
         queuedBytes -= entry.length
         counters.sent += 1
-        characteristicStates[slot(of: entry.characteristic)].recordSent()
+        characteristicStates[index].recordSent()
     }
 
     mutating func recordConfirmation(of characteristic: UInt16) {
