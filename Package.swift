@@ -51,6 +51,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
+        .target(name: "GATTNotify", dependencies: ["BLECore", "HCI"]),
         .target(name: "ProfileCommands", dependencies: [
             "SIGProfiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -77,6 +78,10 @@ let package = Package(
             "GAP", "ProfileCommands", "SensorCommands",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Release-build benchmark of the notification hot path; MallocCounter counts heap allocations
+        // by defining malloc & co. in this executable only.
+        .target(name: "MallocCounter", path: "Benchmarks/MallocCounter"),
+        .executableTarget(name: "notify-bench", dependencies: ["GATTNotify", "MallocCounter"], path: "Benchmarks/notify-bench"),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "HCIHostTests", dependencies: ["HCI"]),
@@ -86,6 +91,7 @@ let package = Package(
         .testTarget(name: "GAPTests", dependencies: ["GAP", "VirtualController"]),
         .testTarget(name: "BLESensorDaemonTests", dependencies: ["BLESensorDaemon"]),
         .testTarget(name: "ATTTests", dependencies: ["ATT"]),
+        .testTarget(name: "GATTNotifyTests", dependencies: ["GATTNotify", "HCI"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "GATTTests", dependencies: ["GATT"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),

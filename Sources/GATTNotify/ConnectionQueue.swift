@@ -1,0 +1,249 @@
+/// A value the pump is handing to the sink (taken under the lock, sent without it).
+struct Transmission {
+    var handle: UInt16
+    var connectionID: UInt64
+    var isIndication: Bool
+    var characteristic: UInt16
+    var value: [UInt8]
+    var length: Int
+    /// Sink generation when the value was taken: a refusal only sticks until the sink signals again.
+    var generation: UInt64
+
+    var pdu: [UInt8] {
+        ATTValuePDU.frame(opcode: isIndication ? ATTValuePDU.indicationOpcode : ATTValuePDU.notificationOpcode,
+                          handle: characteristic, value: value, length: length)
+    }
+}
+
+/// Per characteristic, per connection.
+struct CharacteristicQueueState {
+    let characteristic: UInt16
+    /// Sequence (notification ring) of the newest value that a later update may replace or merge into.
+    var coalescible: Int?
+    var queued = 0
+    var counters = NotificationStatistics.Counters()
+}
+
+/// How one update lands in one connection's queue.
+enum Admission {
+    /// Coalesce (`merged == false`) or merge into the queued value at `sequence`.
+    case replace(sequence: Int, value: [UInt8], length: Int, merged: Bool)
+    case append(length: Int, indication: Bool)
+    case noRoom
+}
+
+/// One connection's queues and counters. Only touched with the engine's lock held.
+struct ConnectionQueue {
+    let handle: UInt16
+    let id: UInt64
+    var mtu: Int
+    let limits: QueueLimits
+    var notifications: ValueRing
+    var indications: ValueRing
+    var queuedBytes = 0
+    /// Sent indication awaiting its confirmation.
+    var outstanding: QueuedValue?
+    /// The head of `indications` (or of `notifications`) is with the sink right now.
+    var transmitting = false
+    var transmittingIndication = false
+    /// The sink refused at this generation; retried only after it signals (pump) again.
+    var refusedAt: UInt64?
+    /// An update was refused for lack of room here and no ready event has been sent yet.
+    var waitingForRoom = false
+    var counters = NotificationStatistics.Counters()
+    /// Per-characteristic state lives in an array reached through a read-only index lookup: the
+    /// Dictionary `modify` accessor heap-allocates its coroutine frame, the array's does not.
+    private var characteristicSlots: [UInt16: Int] = [:]
+    private(set) var characteristicStates: [CharacteristicQueueState] = []
+
+    init(handle: UInt16, id: UInt64, mtu: Int, limits: QueueLimits) {
+        self.handle = handle
+        self.id = id
+        self.mtu = mtu
+        self.limits = limits
+        notifications = ValueRing(capacity: limits.maximumEntries)
+        indications = ValueRing(capacity: limits.maximumEntries)
+    }
+
+    var entries: Int { notifications.count + indications.count }
+
+    /// Index of the characteristic's state, created on first use.
+    private mutating func slot(of characteristic: UInt16) -> Int {
+        if let index = characteristicSlots[characteristic] { return index }
+        characteristicSlots[characteristic] = characteristicStates.count
+        characteristicStates.append(CharacteristicQueueState(characteristic: characteristic))
+        return characteristicStates.count - 1
+    }
+    var maximumValueLength: Int { mtu - 3 }
+
+    /// Room to tell the application to resume: half the queue free, so ready/refused does not
+    /// alternate on every single freed slot.
+    var hasReadyRoom: Bool {
+        entries * 2 <= limits.maximumEntries && queuedBytes * 2 <= limits.maximumBytes
+    }
+
+    private func fits(entries newEntries: Int, bytes newBytes: Int) -> Bool {
+        newEntries <= limits.maximumEntries && (newBytes <= limits.maximumBytes || newEntries == 1)
+    }
+
+    /// Queued value of this characteristic that may still be replaced (not with the sink).
+    private func replaceableSequence(of characteristic: UInt16) -> Int? {
+        guard let index = characteristicSlots[characteristic], let sequence = characteristicStates[index].coalescible, notifications.contains(sequence) else { return nil }
+        if transmitting, !transmittingIndication, sequence == notifications.head { return nil }
+        return sequence
+    }
+
+    func admission(of value: [UInt8], characteristic: UInt16, policy: UpdatePolicy) -> Admission {
+        let length = min(value.count, maximumValueLength)
+        switch policy {
+        case .indication:
+            return fits(entries: entries + 1, bytes: queuedBytes + length) ? .append(length: length, indication: true) : .noRoom
+        case .latestValue:
+            if let sequence = replaceableSequence(of: characteristic) {
+                let bytes = queuedBytes - notifications[sequence].length + length
+                return fits(entries: entries, bytes: bytes)
+                    ? .replace(sequence: sequence, value: value, length: length, merged: false) : .noRoom
+            }
+        case let .merge(hook):
+            if let sequence = replaceableSequence(of: characteristic) {
+                let queued = notifications[sequence]
+                let queuedValue = queued.length == queued.value.count ? queued.value : Array(queued.value.prefix(queued.length))
+                if let merged = hook(queuedValue, value, maximumValueLength) {
+                    let mergedLength = min(merged.count, maximumValueLength)
+                    let bytes = queuedBytes - queued.length + mergedLength
+                    return fits(entries: entries, bytes: bytes)
+                        ? .replace(sequence: sequence, value: merged, length: mergedLength, merged: true) : .noRoom
+                }
+            }
+        }
+        return fits(entries: entries + 1, bytes: queuedBytes + length) ? .append(length: length, indication: false) : .noRoom
+    }
+
+    /// Applies an admission computed against the current state. Returns `false` for `.noRoom`.
+    mutating func apply(_ admission: Admission, value: [UInt8], characteristic: UInt16) -> Bool {
+        switch admission {
+        case .noRoom:
+            return false
+        case let .replace(sequence, newValue, length, merged):
+            queuedBytes += length - notifications[sequence].length
+            notifications.replace(at: sequence, value: newValue, length: length)
+            counters.enqueued += 1
+            if merged { counters.merged += 1 } else { counters.coalesced += 1 }
+            if length < newValue.count { counters.truncated += 1 }
+            characteristicStates[slot(of: characteristic)].recordReplace(merged: merged, truncated: length < newValue.count)
+        case let .append(length, indication):
+            let entry = QueuedValue(characteristic: characteristic, value: value, length: length)
+            let sequence = indication ? indications.append(entry) : notifications.append(entry)
+            queuedBytes += length
+            counters.enqueued += 1
+            if length < value.count { counters.truncated += 1 }
+            counters.maximumDepth = max(counters.maximumDepth, entries)
+            characteristicStates[slot(of: characteristic)]
+                .recordAppend(sequence: indication ? nil : sequence, truncated: length < value.count)
+        }
+        return true
+    }
+
+    mutating func recordRejection(characteristic: UInt16) {
+        counters.rejected += 1
+        characteristicStates[slot(of: characteristic)].counters.rejected += 1
+    }
+
+    /// Takes the next value for the sink: an indication first when none is outstanding (they are
+    /// rarer and hold a transaction), otherwise the oldest notification.
+    mutating func takeTransmission(generation: UInt64) -> Transmission? {
+        guard !transmitting, refusedAt != generation else { return nil }
+        let isIndication: Bool
+        let entry: QueuedValue
+        if outstanding == nil, !indications.isEmpty {
+            isIndication = true
+            entry = indications[indications.head]
+        } else if !notifications.isEmpty {
+            isIndication = false
+            entry = notifications[notifications.head]
+        } else {
+            return nil
+        }
+        transmitting = true
+        transmittingIndication = isIndication
+        return Transmission(handle: handle, connectionID: id, isIndication: isIndication, characteristic: entry.characteristic,
+                            value: entry.value, length: entry.length, generation: generation)
+    }
+
+    mutating func finish(_ transmission: Transmission, accepted: Bool) {
+        transmitting = false
+        guard accepted else {
+            refusedAt = transmission.generation
+            return
+        }
+        let entry: QueuedValue
+        let sequence = transmission.isIndication ? indications.head : notifications.head
+        if transmission.isIndication {
+            entry = indications.removeFirst()
+            outstanding = entry
+        } else {
+            entry = notifications.removeFirst()
+        }
+        let index = slot(of: entry.characteristic)
+        if !transmission.isIndication, characteristicStates[index].coalescible == sequence {
+            characteristicStates[index].coalescible = nil
+        }
+        queuedBytes -= entry.length
+        counters.sent += 1
+        characteristicStates[index].recordSent()
+    }
+
+    mutating func recordConfirmation(of characteristic: UInt16) {
+        counters.confirmed += 1
+        characteristicStates[slot(of: characteristic)].counters.confirmed += 1
+    }
+
+    /// Empties the queues for a disconnection and returns the indications that will never be confirmed.
+    mutating func close() -> [AbandonedIndication] {
+        var abandoned: [AbandonedIndication] = []
+        if let sent = outstanding {
+            abandoned.append(AbandonedIndication(characteristic: sent.characteristic, value: Array(sent.value.prefix(sent.length)), wasSent: true))
+            counters.unconfirmed += 1
+            characteristicStates[slot(of: sent.characteristic)].counters.unconfirmed += 1
+            outstanding = nil
+        }
+        for entry in indications.removeAll() {
+            abandoned.append(AbandonedIndication(characteristic: entry.characteristic, value: Array(entry.value.prefix(entry.length)), wasSent: false))
+            counters.abandoned += 1
+            characteristicStates[slot(of: entry.characteristic)].dequeued(\.abandoned)
+        }
+        for entry in notifications.removeAll() {
+            counters.dropped += 1
+            characteristicStates[slot(of: entry.characteristic)].dequeued(\.dropped)
+        }
+        queuedBytes = 0
+        return abandoned
+    }
+}
+
+extension CharacteristicQueueState {
+    mutating func recordReplace(merged: Bool, truncated: Bool) {
+        counters.enqueued += 1
+        if merged { counters.merged += 1 } else { counters.coalesced += 1 }
+        if truncated { counters.truncated += 1 }
+    }
+
+    mutating func recordAppend(sequence: Int?, truncated: Bool) {
+        counters.enqueued += 1
+        if truncated { counters.truncated += 1 }
+        if let sequence { coalescible = sequence }
+        queued += 1
+        counters.maximumDepth = max(counters.maximumDepth, queued)
+    }
+
+    mutating func recordSent() {
+        counters.sent += 1
+        queued -= 1
+    }
+
+    mutating func dequeued(_ counter: WritableKeyPath<NotificationStatistics.Counters, Int>) {
+        counters[keyPath: counter] += 1
+        queued -= 1
+        coalescible = nil
+    }
+}

@@ -1,0 +1,19 @@
+/// Where the notification engine hands finished L2CAP PDUs (basic header, ATT channel).
+///
+/// Calling context: `trySend` is called by whichever thread is running the engine's pump, never with
+/// the engine's lock held, so an implementation may synchronously call back into the engine (for
+/// example `pump()` from a "queue drained" callback). It must not block.
+public protocol NotificationSink: Sendable {
+    /// Accepts the PDU for transmission on `connection`, or returns `false` without keeping it when
+    /// the connection's transmit queue has no room. After refusing, the sink must make the owner call
+    /// `NotificationEngine.pump()` once it can accept again (for ACL: when the connection's queue drains).
+    func trySend(_ l2capPDU: [UInt8], on connection: UInt16) -> Bool
+
+    /// Packets of this connection the controller holds but has not completed (credits in flight),
+    /// shown in statistics. Sinks without that knowledge report 0.
+    func packetsInFlight(on connection: UInt16) -> Int
+}
+
+extension NotificationSink {
+    public func packetsInFlight(on connection: UInt16) -> Int { 0 }
+}

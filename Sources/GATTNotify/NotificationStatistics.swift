@@ -1,0 +1,65 @@
+/// A snapshot of the engine's counters, for the daemon's status output.
+///
+/// For every connection and characteristic:
+/// `enqueued == sent + coalesced + merged + dropped + abandoned + (entries still queued)`.
+public struct NotificationStatistics: Sendable, Equatable {
+    public struct Counters: Sendable, Equatable {
+        /// Values accepted into a queue (one per update per connection).
+        public var enqueued = 0
+        /// PDUs the sink accepted.
+        public var sent = 0
+        /// Queued values replaced by a newer one before being sent (`.latestValue`).
+        public var coalesced = 0
+        /// Incoming values folded into a queued one by a merge hook.
+        public var merged = 0
+        /// Updates refused because this queue had no room (nothing was queued).
+        public var rejected = 0
+        /// Queued notifications discarded when the connection was removed.
+        public var dropped = 0
+        /// Queued, never sent indications discarded when the connection was removed.
+        public var abandoned = 0
+        /// Indications sent but not confirmed when the connection was removed.
+        public var unconfirmed = 0
+        /// Indications confirmed by the central.
+        public var confirmed = 0
+        /// Values longer than MTU − 3, sent truncated.
+        public var truncated = 0
+        /// Largest number of entries queued at once.
+        public var maximumDepth = 0
+
+        public init() {}
+
+        mutating func absorb(_ other: Counters) {
+            enqueued += other.enqueued
+            sent += other.sent
+            coalesced += other.coalesced
+            merged += other.merged
+            rejected += other.rejected
+            dropped += other.dropped
+            abandoned += other.abandoned
+            unconfirmed += other.unconfirmed
+            confirmed += other.confirmed
+            truncated += other.truncated
+            maximumDepth = max(maximumDepth, other.maximumDepth)
+        }
+    }
+
+    public struct Connection: Sendable, Equatable {
+        public var handle: UInt16
+        public var mtu: Int
+        public var counters: Counters
+        /// Counters of each characteristic on this connection.
+        public var characteristics: [UInt16: Counters]
+        public var queuedEntries: Int
+        public var queuedBytes: Int
+        public var indicationOutstanding: Bool
+        /// Credits this connection holds in the controller, as the sink reports them.
+        public var packetsInFlight: Int
+    }
+
+    public var connections: [UInt16: Connection] = [:]
+    /// Per characteristic across all connections, including removed ones.
+    public var characteristics: [UInt16: Counters] = [:]
+    /// Everything, including removed connections.
+    public var totals = Counters()
+}

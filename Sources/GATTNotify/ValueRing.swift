@@ -1,0 +1,61 @@
+/// One value waiting to be sent.
+struct QueuedValue {
+    var characteristic: UInt16
+    var value: [UInt8]
+    /// Bytes that will be sent: `value.count` truncated to MTU − 3 when the value was queued.
+    var length: Int
+}
+
+/// Fixed-capacity FIFO addressed by absolute sequence numbers, so a characteristic can remember
+/// where its queued value sits and replace it in place. Storage is allocated once, when the
+/// connection is added, so queueing never allocates.
+struct ValueRing {
+    private var storage: [QueuedValue]
+    /// Sequence number of the oldest entry.
+    private(set) var head = 0
+    /// Sequence number the next appended entry gets.
+    private(set) var tail = 0
+
+    init(capacity: Int) {
+        storage = Array(repeating: QueuedValue(characteristic: 0, value: [], length: 0), count: max(1, capacity))
+    }
+
+    var count: Int { tail - head }
+    var isEmpty: Bool { head == tail }
+    var isFull: Bool { count == storage.count }
+
+    func contains(_ sequence: Int) -> Bool { sequence >= head && sequence < tail }
+
+    subscript(sequence: Int) -> QueuedValue {
+        storage[sequence % storage.count]
+    }
+
+    mutating func replace(at sequence: Int, value: [UInt8], length: Int) {
+        let slot = sequence % storage.count
+        storage[slot].value = value
+        storage[slot].length = length
+    }
+
+    /// Appends and returns the entry's sequence number; the caller has checked `isFull`.
+    mutating func append(_ entry: QueuedValue) -> Int {
+        storage[tail % storage.count] = entry
+        tail += 1
+        return tail - 1
+    }
+
+    /// Removes the oldest entry, releasing its value.
+    mutating func removeFirst() -> QueuedValue {
+        let slot = head % storage.count
+        let entry = storage[slot]
+        storage[slot].value = []
+        head += 1
+        return entry
+    }
+
+    mutating func removeAll() -> [QueuedValue] {
+        var entries: [QueuedValue] = []
+        entries.reserveCapacity(count)
+        while !isEmpty { entries.append(removeFirst()) }
+        return entries
+    }
+}
