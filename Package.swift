@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Sensors", targets: ["Sensors"]),
         .executable(name: "blesensord", targets: ["blesensord"]),
         .executable(name: "blesensor", targets: ["blesensor"]),
+        .executable(name: "heart-rate-peripheral", targets: ["heart-rate-peripheral"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -66,12 +67,21 @@ let package = Package(
             "Sensors",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // The CoreBluetooth-shaped peripheral facade over GAP, L2CAP, the GATT server and the notification engine.
+        .target(name: "Peripheral", dependencies: [
+            "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTNotify",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "BLESensorDaemon", dependencies: [
             "GAP", "L2CAP", "HCITransports", "VirtualController",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "blesensord", dependencies: [
             "BLESensorDaemon",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "heart-rate-peripheral", dependencies: [
+            "Peripheral", "HCITransports", "VirtualController",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "blesensor", dependencies: [
@@ -94,6 +104,7 @@ let package = Package(
         .testTarget(name: "GATTNotifyTests", dependencies: ["GATTNotify", "HCI"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "GATTTests", dependencies: ["GATT"]),
+        .testTarget(name: "PeripheralTests", dependencies: ["Peripheral", "VirtualController", "L2CAP"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]
 )

@@ -1,0 +1,94 @@
+import ATT
+import BLECore
+import L2CAP
+import Synchronization
+import VirtualController
+
+/// A raw ATT client on a scripted central: sends requests and separates responses from
+/// notifications and indications (which it confirms, like a real client).
+final class ATTTestClient: Sendable {
+    let link: VirtualLink
+    struct Inbox {
+        var items: [ATTPDU] = []
+        var waiter: (id: Int, continuation: CheckedContinuation<ATTPDU?, Never>)? = nil
+        var nextWaiter = 0
+    }
+    private let inbox = Mutex(Inbox())
+    let notifications = Mutex<[(handle: UInt16, value: [UInt8])]>([])
+    let indications = Mutex<[(handle: UInt16, value: [UInt8])]>([])
+    let confirmIndications: Mutex<Bool>
+    private let reader: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    init(link: VirtualLink, confirmIndications: Bool = true) {
+        self.link = link
+        self.confirmIndications = Mutex(confirmIndications)
+        let task = Task { [link, notifications, indications, weak self] in
+            for await pdu in link.received {
+                guard let frame = try? L2CAPBasicFrame(pdu: pdu), frame.channelID == L2CAPChannelID.attribute,
+                      let att = try? ATTPDU.decode(frame.payload) else { continue }
+                switch att {
+                case let .handleValueNotification(handle, value):
+                    notifications.withLock { $0.append((handle, value)) }
+                case let .handleValueIndication(handle, value):
+                    indications.withLock { $0.append((handle, value)) }
+                    if self?.confirmIndications.withLock({ $0 }) == true { self?.send(.handleValueConfirmation) }
+                default:
+                    self?.deliver(att)
+                }
+            }
+        }
+        reader.withLock { $0 = task }
+    }
+
+    deinit { reader.withLock { $0?.cancel() } }
+
+    func send(_ pdu: ATTPDU) {
+        try? link.send(l2capPDU: L2CAPBasicFrame.pdu(channelID: L2CAPChannelID.attribute, payload: pdu.encode()))
+    }
+
+    func sendRaw(_ payload: [UInt8]) {
+        try? link.send(l2capPDU: L2CAPBasicFrame.pdu(channelID: L2CAPChannelID.attribute, payload: payload))
+    }
+
+    private func deliver(_ pdu: ATTPDU) {
+        let waiter = inbox.withLock { inbox -> CheckedContinuation<ATTPDU?, Never>? in
+            if let waiter = inbox.waiter {
+                inbox.waiter = nil
+                return waiter.continuation
+            }
+            inbox.items.append(pdu)
+            return nil
+        }
+        waiter?.resume(returning: pdu)
+    }
+
+    /// The next response, or `nil` after `timeout`.
+    func nextResponse(timeout: Duration = .seconds(3)) async -> ATTPDU? {
+        await withCheckedContinuation { continuation in
+            let id: Int? = inbox.withLock { inbox in
+                if !inbox.items.isEmpty {
+                    continuation.resume(returning: inbox.items.removeFirst())
+                    return nil
+                }
+                inbox.nextWaiter += 1
+                inbox.waiter = (inbox.nextWaiter, continuation)
+                return inbox.nextWaiter
+            }
+            guard let id else { return }
+            Task { [inbox] in
+                try? await Task.sleep(for: timeout)
+                let expired = inbox.withLock { inbox -> CheckedContinuation<ATTPDU?, Never>? in
+                    guard let waiter = inbox.waiter, waiter.id == id else { return nil }
+                    inbox.waiter = nil
+                    return waiter.continuation
+                }
+                expired?.resume(returning: nil)
+            }
+        }
+    }
+
+    func request(_ pdu: ATTPDU, timeout: Duration = .seconds(3)) async -> ATTPDU? {
+        send(pdu)
+        return await nextResponse(timeout: timeout)
+    }
+}
