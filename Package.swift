@@ -51,6 +51,10 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
+        .target(name: "GATTServer", dependencies: [
+            "BLECore", "ATT", "GATT",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "ProfileCommands", dependencies: [
             "SIGProfiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -88,6 +92,7 @@ let package = Package(
         .testTarget(name: "ATTTests", dependencies: ["ATT"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "GATTTests", dependencies: ["GATT"]),
+        .testTarget(name: "GATTServerTests", dependencies: ["GATTServer"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]
 )
