@@ -53,6 +53,10 @@ let package = Package(
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "GATTNotify", dependencies: ["BLECore", "HCI"]),
+        .target(name: "GATTServer", dependencies: [
+            "BLECore", "ATT", "GATT",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "ProfileCommands", dependencies: [
             "SIGProfiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -105,6 +109,7 @@ let package = Package(
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "GATTTests", dependencies: ["GATT"]),
         .testTarget(name: "PeripheralTests", dependencies: ["Peripheral", "VirtualController", "L2CAP"]),
+        .testTarget(name: "GATTServerTests", dependencies: ["GATTServer"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]
 )

@@ -1,0 +1,115 @@
+import ATT
+import BLECore
+import GATT
+import Logging
+
+// Decoding one inbound PDU and routing it (Core v5.4 Vol 3 Part F 3.3, 3.4.9).
+extension GATTServer {
+    func process(_ bytes: [UInt8], context: ConnectionContext) async {
+        let pdu: ATTPDU
+        do {
+            pdu = try ATTPDU.decode(bytes)
+        } catch {
+            logger.debug("ATT: undecodable PDU: \(error)",
+                         metadata: ["connection": "\(context.connection)", "pdu": "\(bytes.hexString)"])
+            if let response = error.errorResponse { reply(response, context: context) }
+            return
+        }
+
+        switch pdu {
+        case let .exchangeMTURequest(clientRxMTU):
+            exchangeMTU(clientRxMTU: clientRxMTU, context: context)
+        case .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest, .readByGroupTypeRequest,
+             .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest,
+             .writeRequest, .prepareWriteRequest, .executeWriteRequest:
+            let response: ATTPDU
+            do {
+                response = try await answer(pdu, context: context)
+            } catch {
+                logger.debug("ATT: \(pdu.opcode) failed: \(error.code)",
+                             metadata: ["connection": "\(context.connection)", "handle": "\(error.handle)"])
+                response = .errorResponse(for: pdu.opcode, handle: error.handle, error: error.code)
+            }
+            reply(response, context: context)
+        case let .writeCommand(handle, value):
+            await writeCommand(handle: handle, value: value, context: context)
+        case let .signedWriteCommand(handle, _, _):
+            // No signing key exists until bonding is implemented; a command whose signature cannot be
+            // verified is not processed (Core Vol 3 Part F 3.4.5.4) and has no response.
+            logger.info("ATT: Signed Write Command dropped: no signature key (CSRK) is known for this client",
+                        metadata: ["connection": "\(context.connection)", "handle": "\(handle)"])
+        case .handleValueConfirmation:
+            delegate.indicationConfirmed(connection: context.connection)
+        case let .unknown(opcode, _):
+            if pdu.isRequest {
+                reply(.errorResponse(for: opcode, handle: 0x0000, error: .requestNotSupported), context: context)
+            } else {
+                logger.debug("ATT: unsupported command \(opcode) ignored",
+                             metadata: ["connection": "\(context.connection)"])
+            }
+        case .errorResponse, .exchangeMTUResponse, .findInformationResponse, .findByTypeValueResponse,
+             .readByTypeResponse, .readResponse, .readBlobResponse, .readMultipleResponse,
+             .readByGroupTypeResponse, .readMultipleVariableResponse, .writeResponse, .prepareWriteResponse,
+             .executeWriteResponse, .handleValueNotification, .handleValueIndication,
+             .multipleHandleValueNotification:
+            // We never act as a client, so responses and server-initiated PDUs have nothing to match.
+            logger.info("ATT: \(pdu.opcode) from the client ignored; this server sends no requests",
+                        metadata: ["connection": "\(context.connection)"])
+        }
+    }
+
+    /// The response to a request that may fail with an Error Response.
+    private func answer(_ pdu: ATTPDU, context: ConnectionContext) async throws(RequestError) -> ATTPDU {
+        switch pdu {
+        case let .findInformationRequest(start, end):
+            return try findInformation(start: start, end: end, context: context)
+        case let .findByTypeValueRequest(start, end, type, value):
+            return try findByTypeValue(start: start, end: end, type: type, value: value, context: context)
+        case let .readByTypeRequest(start, end, type):
+            return try await readByType(start: start, end: end, type: type, context: context)
+        case let .readByGroupTypeRequest(start, end, type):
+            return try readByGroupType(start: start, end: end, type: type, context: context)
+        case let .readRequest(handle):
+            return try await read(handle: handle, context: context)
+        case let .readBlobRequest(handle, offset):
+            return try await readBlob(handle: handle, offset: offset, context: context)
+        case let .readMultipleRequest(handles):
+            return try await readMultiple(handles: handles, variable: false, context: context)
+        case let .readMultipleVariableRequest(handles):
+            return try await readMultiple(handles: handles, variable: true, context: context)
+        case let .writeRequest(handle, value):
+            try await writeRequest(handle: handle, value: value, context: context)
+            return .writeResponse
+        case let .prepareWriteRequest(handle, offset, part):
+            return try prepareWrite(handle: handle, offset: offset, part: part, context: context)
+        case let .executeWriteRequest(flags):
+            try await executeWrite(flags, context: context)
+            return .executeWriteResponse
+        default:
+            return .errorResponse(for: pdu.opcode, handle: 0x0000, error: .requestNotSupported)
+        }
+    }
+
+    /// Exchange MTU (3.4.2). A client sends it at most once per connection (3.4.2.1); a repeated one
+    /// is still answered with our Rx MTU so the client is not left waiting, but the MTU negotiated
+    /// first stays in force, because changing it mid-connection would desynchronise the two sides.
+    private func exchangeMTU(clientRxMTU: UInt16, context: ConnectionContext) {
+        let negotiated = ATTConstants.negotiatedMTU(clientRxMTU: clientRxMTU, serverRxMTU: serverRxMTU)
+        let change = withConnection(context) { entry -> Int? in
+            guard !entry.mtuExchanged else { return nil }
+            entry.mtuExchanged = true
+            let previous = entry.mtu
+            entry.mtu = negotiated
+            return previous == negotiated ? nil : negotiated
+        }
+        if change == nil, withConnection(context, { $0.mtu }) != negotiated {
+            logger.info("ATT: repeated Exchange MTU answered; the first negotiated MTU stays",
+                        metadata: ["connection": "\(context.connection)", "clientRxMTU": "\(clientRxMTU)"])
+        }
+        // The response goes out before the new MTU is used for anything (3.4.2.2).
+        reply(.exchangeMTUResponse(serverRxMTU: serverRxMTU), context: context)
+        if let mtu = change ?? nil {
+            delegate.mtuChanged(connection: context.connection, mtu: mtu)
+        }
+    }
+}
