@@ -109,7 +109,6 @@ let package = Package(
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "GATTTests", dependencies: ["GATT"]),
         .testTarget(name: "PeripheralTests", dependencies: ["Peripheral", "VirtualController", "L2CAP"]),
-        .testTarget(name: "GATTServerTests", dependencies: ["GATTServer"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]
 )

@@ -22,7 +22,9 @@ swift_summary=$(grep -E "Test run with [0-9]+ tests? .*passed" "$build_log.tests
 swift_count=$(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$swift_summary")
 
 echo "== interop tests against Bumble"
-BLESENSORD="$(swift build --show-bin-path)/blesensord" Tests/Interop/run-tests.sh 2>&1 | tee "$build_log.interop"
+bin="$(swift build --show-bin-path)"
+BLESENSORD="$bin/blesensord" HEART_RATE_PERIPHERAL="$bin/heart-rate-peripheral" \
+    Tests/Interop/run-tests.sh 2>&1 | tee "$build_log.interop"
 interop_count=$(grep -oE "^[0-9]+ passed" "$build_log.interop" | tail -1 | grep -oE "^[0-9]+")
 
 echo "swift tests: ${swift_count:-0}, interop tests: ${interop_count:-0}"

@@ -98,9 +98,9 @@ extension GATTServer {
         let change = withConnection(context) { entry -> Int? in
             guard !entry.mtuExchanged else { return nil }
             entry.mtuExchanged = true
-            let previous = entry.mtu
             entry.mtu = negotiated
-            return previous == negotiated ? nil : negotiated
+            // Reported even when it stays 23: the exchange itself is news to the application.
+            return negotiated
         }
         if change == nil, withConnection(context, { $0.mtu }) != negotiated {
             logger.info("ATT: repeated Exchange MTU answered; the first negotiated MTU stays",

@@ -50,7 +50,7 @@ final class RequestBroker: GATTServerDelegate, Sendable {
     func centralConnected(_ central: Central) {
         state.withLock {
             $0.centrals[central.handle] = central
-            $0.security[central.handle] = .none
+            $0.security[central.handle] = LinkSecurity.none
         }
     }
 
@@ -187,7 +187,7 @@ final class RequestBroker: GATTServerDelegate, Sendable {
     }
 
     func security(of connection: UInt16) -> LinkSecurity {
-        state.withLock { $0.security[connection] ?? .none }
+        state.withLock { $0.security[connection] ?? LinkSecurity.none }
     }
 
     func indicationConfirmed(connection: UInt16) {

@@ -22,15 +22,15 @@ final class ATTTestClient: Sendable {
     init(link: VirtualLink, confirmIndications: Bool = true) {
         self.link = link
         self.confirmIndications = Mutex(confirmIndications)
-        let task = Task { [link, notifications, indications, weak self] in
+        let task = Task { [link, weak self] in
             for await pdu in link.received {
                 guard let frame = try? L2CAPBasicFrame(pdu: pdu), frame.channelID == L2CAPChannelID.attribute,
                       let att = try? ATTPDU.decode(frame.payload) else { continue }
                 switch att {
                 case let .handleValueNotification(handle, value):
-                    notifications.withLock { $0.append((handle, value)) }
+                    self?.notifications.withLock { $0.append((handle, value)) }
                 case let .handleValueIndication(handle, value):
-                    indications.withLock { $0.append((handle, value)) }
+                    self?.indications.withLock { $0.append((handle, value)) }
                     if self?.confirmIndications.withLock({ $0 }) == true { self?.send(.handleValueConfirmation) }
                 default:
                     self?.deliver(att)
@@ -75,9 +75,9 @@ final class ATTTestClient: Sendable {
                 return inbox.nextWaiter
             }
             guard let id else { return }
-            Task { [inbox] in
+            Task { [weak self] in
                 try? await Task.sleep(for: timeout)
-                let expired = inbox.withLock { inbox -> CheckedContinuation<ATTPDU?, Never>? in
+                let expired = self?.inbox.withLock { inbox -> CheckedContinuation<ATTPDU?, Never>? in
                     guard let waiter = inbox.waiter, waiter.id == id else { return nil }
                     inbox.waiter = nil
                     return waiter.continuation

@@ -15,13 +15,17 @@ enum TestIDs {
     static let service = BluetoothUUID("0000FEE0-1234-5678-9ABC-DEF012345678")!
 }
 
+final class EventRecorder: Sendable {
+    let events = Mutex<[PeripheralEvent]>([])
+}
+
 /// A published peripheral on a virtual radio, with an application that answers echo requests.
 struct PeripheralFixture {
     let radio = VirtualRadio(label: "peripheral-tests")
     let controller: VirtualController
     let manager: PeripheralManager
     let address = BluetoothAddress("C5:00:00:00:00:01")!
-    let events = Mutex<[PeripheralEvent]>([])
+    let recorder = EventRecorder()
     let answerRequests: Bool
 
     init(completion: VirtualController.CompletionPolicy = .immediate, bufferCount: UInt8 = 8, requestTimeout: Duration = .seconds(10),
@@ -44,11 +48,11 @@ struct PeripheralFixture {
         ]))
         try await manager.publish()
         try await manager.startAdvertising(localName: "test", serviceUUIDs: [TestIDs.service])
-        let manager = manager, events = events, answer = answerRequests
+        let manager = manager, recorder = recorder, answer = answerRequests
         Task {
             let echo = Mutex<[UInt8]>([0x01])
             for await event in manager.events {
-                events.withLock { $0.append(event) }
+                recorder.events.withLock { $0.append(event) }
                 guard answer else { continue }
                 switch event {
                 case let .readRequest(request): try? manager.respond(to: request, with: .success(echo.withLock { $0 }))
@@ -75,7 +79,7 @@ struct PeripheralFixture {
         #expect(response == .writeResponse)
     }
 
-    func count(where predicate: (PeripheralEvent) -> Bool) -> Int { events.withLock { $0.filter(predicate).count } }
+    func count(where predicate: (PeripheralEvent) -> Bool) -> Int { recorder.events.withLock { $0.filter(predicate).count } }
 }
 
 @Suite struct PeripheralManagerTests {
@@ -106,7 +110,7 @@ struct PeripheralFixture {
         let client = try await fixture.connect(1)
         let echo = try #require(await fixture.database.valueHandle(for: TestIDs.echo))
         #expect(await client.request(.readRequest(handle: echo)) == .errorResponse(requestOpcode: .readRequest, handle: echo, error: .unlikelyError))
-        let request = try #require(fixture.events.withLock { events in
+        let request = try #require(fixture.recorder.events.withLock { events in
             events.compactMap { if case let .readRequest(request) = $0 { return request } else { return nil } }.first
         })
         #expect(throws: RespondError.expired(request.id)) { try fixture.manager.respond(to: request, with: .success([1])) }
@@ -122,7 +126,7 @@ struct PeripheralFixture {
         for index in 0..<10_000 {
             #expect(fixture.manager.updateValue([UInt8(truncatingIfNeeded: index), UInt8(truncatingIfNeeded: index >> 8)], for: TestIDs.notifying))
         }
-        let depth = try #require(fixture.manager.statistics()?.connections.first?.queuedEntries)
+        let depth = try #require(fixture.manager.statistics()?.connections.values.first?.queuedEntries)
         #expect(depth <= 4)
         // Indications queue FIFO until the queue is full: then updateValue says false.
         var accepted: [UInt8] = []
