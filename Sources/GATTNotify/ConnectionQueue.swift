@@ -8,10 +8,16 @@ struct Transmission {
     var length: Int
     /// Sink generation when the value was taken: a refusal only sticks until the sink signals again.
     var generation: UInt64
+    /// Set when this transmission is a Multiple Handle Value Notification carrying the first
+    /// `combinedCount` notifications of the queue (`characteristic`, `value`, `length` then describe
+    /// the first of them). Built under the lock because the values sit in the ring; still one allocation.
+    var combinedFrame: [UInt8]? = nil
+    var combinedCount = 0
 
     var pdu: [UInt8] {
-        ATTValuePDU.frame(opcode: isIndication ? ATTValuePDU.indicationOpcode : ATTValuePDU.notificationOpcode,
-                          handle: characteristic, value: value, length: length)
+        if let combinedFrame { return combinedFrame }
+        return ATTValuePDU.frame(opcode: isIndication ? ATTValuePDU.indicationOpcode : ATTValuePDU.notificationOpcode,
+                                 handle: characteristic, value: value, length: length)
     }
 }
 
@@ -43,9 +49,13 @@ struct ConnectionQueue {
     var queuedBytes = 0
     /// Sent indication awaiting its confirmation.
     var outstanding: QueuedValue?
-    /// The head of `indications` (or of `notifications`) is with the sink right now.
+    /// The head of `indications` (or the first `transmittingNotifications` of `notifications`) is
+    /// with the sink right now.
     var transmitting = false
     var transmittingIndication = false
+    var transmittingNotifications = 0
+    /// The client declared support for Multiple Handle Value Notifications (Client Supported Features bit 2).
+    var multipleNotifications = false
     /// The sink refused at this generation; retried only after it signals (pump) again.
     var refusedAt: UInt64?
     /// An update was refused for lack of room here and no ready event has been sent yet.
@@ -89,7 +99,7 @@ struct ConnectionQueue {
     /// Queued value of this characteristic that may still be replaced (not with the sink).
     private func replaceableSequence(of characteristic: UInt16) -> Int? {
         guard let index = characteristicSlots[characteristic], let sequence = characteristicStates[index].coalescible, notifications.contains(sequence) else { return nil }
-        if transmitting, !transmittingIndication, sequence == notifications.head { return nil }
+        if transmitting, !transmittingIndication, sequence < notifications.head + transmittingNotifications { return nil }
         return sequence
     }
 
@@ -150,7 +160,8 @@ struct ConnectionQueue {
     }
 
     /// Takes the next value for the sink: an indication first when none is outstanding (they are
-    /// rarer and hold a transaction), otherwise the oldest notification.
+    /// rarer and hold a transaction), otherwise the oldest notification — or, when the client supports
+    /// them and more than one fits, the oldest notifications as one Multiple Handle Value Notification.
     mutating func takeTransmission(generation: UInt64) -> Transmission? {
         guard !transmitting, refusedAt != generation else { return nil }
         let isIndication: Bool
@@ -161,19 +172,61 @@ struct ConnectionQueue {
         } else if !notifications.isEmpty {
             isIndication = false
             entry = notifications[notifications.head]
+            if multipleNotifications, notifications.count > 1, let combined = takeCombined(generation: generation) {
+                return combined
+            }
         } else {
             return nil
         }
         transmitting = true
         transmittingIndication = isIndication
+        transmittingNotifications = isIndication ? 0 : 1
         return Transmission(handle: handle, connectionID: id, isIndication: isIndication, characteristic: entry.characteristic,
                             value: entry.value, length: entry.length, generation: generation)
     }
 
+    /// The leading run of queued notifications that fits whole in MTU − 1 as Multiple Handle Value
+    /// Notification tuples, each characteristic at most once; nil when fewer than two do (the head
+    /// then goes as a plain notification). A leading run, not a pick from the whole queue, so values
+    /// reach the central in exactly the order the single-value path would send them.
+    private mutating func takeCombined(generation: UInt64) -> Transmission? {
+        var room = mtu - 1
+        var count = 0
+        var tuplesLength = 0
+        let head = notifications.head
+        scan: while head + count < notifications.tail {
+            let candidate = notifications[head + count]
+            let size = ATTValuePDU.tupleOverhead + candidate.length
+            guard size <= room else { break }
+            // Runs are short (bounded by the queue's entries and the MTU), so a linear check is cheaper than a set.
+            for earlier in head..<(head + count) where notifications[earlier].characteristic == candidate.characteristic {
+                break scan
+            }
+            room -= size
+            tuplesLength += size
+            count += 1
+        }
+        guard count >= 2 else { return nil }
+        let ring = notifications
+        let frame = ATTValuePDU.multipleNotificationFrame(count: count, tuplesLength: tuplesLength) { ring[head + $0] }
+        let first = notifications[head]
+        transmitting = true
+        transmittingIndication = false
+        transmittingNotifications = count
+        return Transmission(handle: handle, connectionID: id, isIndication: false, characteristic: first.characteristic,
+                            value: first.value, length: first.length, generation: generation,
+                            combinedFrame: frame, combinedCount: count)
+    }
+
     mutating func finish(_ transmission: Transmission, accepted: Bool) {
         transmitting = false
+        transmittingNotifications = 0
         guard accepted else {
             refusedAt = transmission.generation
+            return
+        }
+        if transmission.combinedCount > 0 {
+            finishCombined(count: transmission.combinedCount)
             return
         }
         let entry: QueuedValue
@@ -191,6 +244,25 @@ struct ConnectionQueue {
         queuedBytes -= entry.length
         counters.sent += 1
         characteristicStates[index].recordSent()
+    }
+
+    /// The sink took a Multiple Handle Value Notification: its values leave the queue, each counted as sent.
+    private mutating func finishCombined(count: Int) {
+        for _ in 0..<count {
+            let sequence = notifications.head
+            let entry = notifications.removeFirst()
+            let index = slot(of: entry.characteristic)
+            if characteristicStates[index].coalescible == sequence {
+                characteristicStates[index].coalescible = nil
+            }
+            queuedBytes -= entry.length
+            counters.sent += 1
+            counters.multipleNotificationValues += 1
+            characteristicStates[index].recordSent()
+            characteristicStates[index].counters.multipleNotificationValues += 1
+            characteristicStates[index].counters.multipleNotificationPDUs += 1
+        }
+        counters.multipleNotificationPDUs += 1
     }
 
     mutating func recordConfirmation(of characteristic: UInt16) {

@@ -66,6 +66,21 @@ public final class NotificationEngine: Sendable {
         }
     }
 
+    /// Whether queued notifications on `connection` may leave combined in ATT Multiple Handle Value
+    /// Notifications (opcode 0x23): set it when the client has declared support (Client Supported
+    /// Features bit 2). When a notification is about to go and other characteristics' notifications
+    /// queued right behind it fit in MTU − 1 with it, they leave as one PDU; a lone notification
+    /// still goes as a plain Handle Value Notification. Indications are never combined.
+    ///
+    /// Cheap to call on every update (a lock and a compare); unknown handles are ignored, as a
+    /// central may have just disconnected.
+    public func setMultipleHandleValueNotifications(_ enabled: Bool, on connection: UInt16) {
+        state.withLock { state in
+            guard let index = state.indexByHandle[connection], state.connections[index].multipleNotifications != enabled else { return }
+            state.connections[index].multipleNotifications = enabled
+        }
+    }
+
     /// Forgets a disconnected connection: queued notifications are dropped (counted), indications
     /// queued or awaiting confirmation are returned and reported in `.indicationsAbandoned`. Unknown
     /// handles are ignored (returns an empty list).
@@ -203,7 +218,7 @@ public final class NotificationEngine: Sendable {
                     handle: connection.handle, mtu: connection.mtu, counters: connection.counters,
                     characteristics: perCharacteristic, queuedEntries: connection.entries,
                     queuedBytes: connection.queuedBytes, indicationOutstanding: connection.outstanding != nil,
-                    packetsInFlight: 0)
+                    packetsInFlight: 0, multipleNotificationsEnabled: connection.multipleNotifications)
             }
             return snapshot
         }

@@ -6,7 +6,8 @@ public struct NotificationStatistics: Sendable, Equatable {
     public struct Counters: Sendable, Equatable {
         /// Values accepted into a queue (one per update per connection).
         public var enqueued = 0
-        /// PDUs the sink accepted.
+        /// Values the sink accepted: one per Handle Value Notification or Indication, and one per
+        /// value carried in a Multiple Handle Value Notification.
         public var sent = 0
         /// Queued values replaced by a newer one before being sent (`.latestValue`).
         public var coalesced = 0
@@ -26,6 +27,11 @@ public struct NotificationStatistics: Sendable, Equatable {
         public var truncated = 0
         /// Largest number of entries queued at once.
         public var maximumDepth = 0
+        /// Multiple Handle Value Notification PDUs the sink accepted (per characteristic: those that
+        /// carried one of its values, so it equals `multipleNotificationValues` there).
+        public var multipleNotificationPDUs = 0
+        /// Values sent inside Multiple Handle Value Notifications (also counted in `sent`).
+        public var multipleNotificationValues = 0
 
         public init() {}
 
@@ -41,6 +47,8 @@ public struct NotificationStatistics: Sendable, Equatable {
             confirmed += other.confirmed
             truncated += other.truncated
             maximumDepth = max(maximumDepth, other.maximumDepth)
+            multipleNotificationPDUs += other.multipleNotificationPDUs
+            multipleNotificationValues += other.multipleNotificationValues
         }
     }
 
@@ -55,6 +63,8 @@ public struct NotificationStatistics: Sendable, Equatable {
         public var indicationOutstanding: Bool
         /// Credits this connection holds in the controller, as the sink reports them.
         public var packetsInFlight: Int
+        /// Queued notifications may leave combined in Multiple Handle Value Notifications.
+        public var multipleNotificationsEnabled: Bool
     }
 
     public var connections: [UInt16: Connection] = [:]
