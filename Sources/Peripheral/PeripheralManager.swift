@@ -216,6 +216,7 @@ public actor PeripheralManager {
         }
         if admitted, !notify.isEmpty {
             let policy = policies.withLock { $0[characteristic] } ?? .latestValue
+            syncMultipleNotificationSupport(of: notify, in: published)
             admitted = published.engine.update(value, characteristic: valueHandle, policy: policy, to: notify)
         }
         return admitted
@@ -231,6 +232,7 @@ public actor PeripheralManager {
         }
         if !notify.isEmpty {
             let policy = policies.withLock { $0[characteristic] } ?? .latestValue
+            syncMultipleNotificationSupport(of: notify, in: published)
             try await published.engine.updateWaitingForRoom(value, characteristic: valueHandle, policy: policy, to: notify)
         }
     }
@@ -238,6 +240,16 @@ public actor PeripheralManager {
     /// Queue counters per connection and characteristic.
     public nonisolated func statistics() -> NotificationStatistics? {
         published.withLock { $0 }?.engine.statistics()
+    }
+
+    /// Lets the engine combine queued notifications for centrals that wrote Client Supported Features
+    /// bit 2. Done here, before each notify update, because the server has no hook for that write;
+    /// the engine keeps the flag, so an unchanged answer costs a lock and a compare per central.
+    private nonisolated func syncMultipleNotificationSupport(of connections: [UInt16], in published: Published) {
+        for connection in connections {
+            published.engine.setMultipleHandleValueNotifications(
+                published.server.supportsMultipleHandleValueNotifications(connection), on: connection)
+        }
     }
 
     /// Subscribed connections split by how they asked to be told; indications win when both are on.

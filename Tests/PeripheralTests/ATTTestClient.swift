@@ -16,6 +16,8 @@ final class ATTTestClient: Sendable {
     private let inbox = Mutex(Inbox())
     let notifications = Mutex<[(handle: UInt16, value: [UInt8])]>([])
     let indications = Mutex<[(handle: UInt16, value: [UInt8])]>([])
+    /// The tuples of each Multiple Handle Value Notification, in arrival order.
+    let multipleNotifications = Mutex<[[ATTHandleValue]]>([])
     let confirmIndications: Mutex<Bool>
     private let reader: Mutex<Task<Void, Never>?> = Mutex(nil)
 
@@ -29,6 +31,8 @@ final class ATTTestClient: Sendable {
                 switch att {
                 case let .handleValueNotification(handle, value):
                     self?.notifications.withLock { $0.append((handle, value)) }
+                case let .multipleHandleValueNotification(tuples):
+                    self?.multipleNotifications.withLock { $0.append(tuples) }
                 case let .handleValueIndication(handle, value):
                     self?.indications.withLock { $0.append((handle, value)) }
                     if self?.confirmIndications.withLock({ $0 }) == true { self?.send(.handleValueConfirmation) }

@@ -12,6 +12,7 @@ enum TestIDs {
     static let notifying = CharacteristicID("test.notifying")
     static let indicating = CharacteristicID("test.indicating")
     static let echo = CharacteristicID("test.echo")
+    static let notifyingToo = CharacteristicID("test.notifying-too")
     static let service = BluetoothUUID("0000FEE0-1234-5678-9ABC-DEF012345678")!
 }
 
@@ -45,6 +46,7 @@ struct PeripheralFixture {
             GATTCharacteristic(id: TestIDs.indicating, uuid: BluetoothUUID("0000FEE2-1234-5678-9ABC-DEF012345678")!, properties: [.indicate], permissions: []),
             GATTCharacteristic(id: TestIDs.echo, uuid: BluetoothUUID("0000FEE3-1234-5678-9ABC-DEF012345678")!, properties: [.read, .write],
                                permissions: [.readable, .writeable]),
+            GATTCharacteristic(id: TestIDs.notifyingToo, uuid: BluetoothUUID("0000FEE4-1234-5678-9ABC-DEF012345678")!, properties: [.notify], permissions: []),
         ]))
         try await manager.publish()
         try await manager.startAdvertising(localName: "test", serviceUUIDs: [TestIDs.service])
@@ -186,6 +188,59 @@ struct PeripheralFixture {
         #expect(toStalled <= 3)
         #expect(toHealthy >= 100)
         #expect(healthy.notifications.withLock { $0.last?.value } == [199])
+        await fixture.manager.shutdown()
+    }
+
+    @Test func multipleHandleValueNotificationCarriesTheLatestValuesOfBothCharacteristics() async throws {
+        let fixture = try await PeripheralFixture(completion: .manual, bufferCount: 8)
+        let client = try await fixture.connect(1)
+        let database = await fixture.database
+        let features = try #require(database.characteristics(withUUID: GATTUUID.clientSupportedFeatures).first?.valueHandle)
+        // Client Supported Features bit 2: Multiple Handle Value Notifications (Core Vol 3 Part G 7.2).
+        #expect(await client.request(.writeRequest(handle: features, value: [0x04])) == .writeResponse)
+        try await fixture.subscribe(client, to: TestIDs.notifying, value: 0x0001)
+        try await fixture.subscribe(client, to: TestIDs.notifyingToo, value: 0x0001)
+        let first = try #require(database.valueHandle(for: TestIDs.notifying))
+        let second = try #require(database.valueHandle(for: TestIDs.notifyingToo))
+        let connection = client.link.peripheralHandle
+        let queued = { fixture.manager.statistics()?.connections[connection]?.queuedEntries ?? 0 }
+
+        // Credits are withheld: fill the controller's buffers and the ACL queue until the engine holds a value.
+        var fillers: UInt8 = 0
+        while queued() == 0, fillers < 50 {
+            #expect(fixture.manager.updateValue([fillers], for: TestIDs.notifying))
+            fillers += 1
+        }
+        #expect(queued() == 1)
+        #expect(fixture.manager.updateValue([0xA1, 0xA2], for: TestIDs.notifying))
+        #expect(fixture.manager.updateValue([0xB1], for: TestIDs.notifyingToo))
+        #expect(queued() == 2)
+
+        let controller = fixture.controller
+        let releaser = Task {
+            while !Task.isCancelled {
+                controller.completeAllPackets()
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        defer { releaser.cancel() }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while client.multipleNotifications.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        // One 0x23 PDU with both latest values; the fillers sent while only one value was ready went
+        // as plain notifications, and the one the engine held was replaced by the newer value.
+        #expect(client.multipleNotifications.withLock { $0 } == [[
+            ATTHandleValue(handle: first, value: [0xA1, 0xA2]),
+            ATTHandleValue(handle: second, value: [0xB1]),
+        ]])
+        #expect(client.notifications.withLock { $0.map(\.value) } == (0..<(fillers - 1)).map { [$0] })
+        #expect(client.notifications.withLock { $0.allSatisfy { $0.handle == first } })
+        let counters = try #require(fixture.manager.statistics()?.connections[connection]?.counters)
+        #expect(counters.multipleNotificationPDUs == 1 && counters.multipleNotificationValues == 2)
+        #expect(counters.sent == Int(fillers) - 1 + 2)
+        #expect(fixture.controller.creditViolations == 0)
         await fixture.manager.shutdown()
     }
 }
