@@ -3,19 +3,18 @@ struct Transmission {
     var handle: UInt16
     var connectionID: UInt64
     var isIndication: Bool
+    /// Non-zero for a Multiple Handle Value Notification carrying the first `combinedCount`
+    /// notifications of the queue; `value` is then the finished frame (built under the lock, where the
+    /// values are, still one allocation). Sits in padding, so the single-value path copies no more.
+    var combinedCount: UInt16 = 0
     var characteristic: UInt16
     var value: [UInt8]
     var length: Int
     /// Sink generation when the value was taken: a refusal only sticks until the sink signals again.
     var generation: UInt64
-    /// Set when this transmission is a Multiple Handle Value Notification carrying the first
-    /// `combinedCount` notifications of the queue (`characteristic`, `value`, `length` then describe
-    /// the first of them). Built under the lock because the values sit in the ring; still one allocation.
-    var combinedFrame: [UInt8]? = nil
-    var combinedCount = 0
 
     var pdu: [UInt8] {
-        if let combinedFrame { return combinedFrame }
+        if combinedCount > 0 { return value }
         return ATTValuePDU.frame(opcode: isIndication ? ATTValuePDU.indicationOpcode : ATTValuePDU.notificationOpcode,
                                  handle: characteristic, value: value, length: length)
     }
@@ -189,6 +188,7 @@ struct ConnectionQueue {
     /// Notification tuples, each characteristic at most once; nil when fewer than two do (the head
     /// then goes as a plain notification). A leading run, not a pick from the whole queue, so values
     /// reach the central in exactly the order the single-value path would send them.
+    @inline(never) // Keeps the single-value path (which inlines its caller) small.
     private mutating func takeCombined(generation: UInt64) -> Transmission? {
         var room = mtu - 1
         var count = 0
@@ -209,13 +209,12 @@ struct ConnectionQueue {
         guard count >= 2 else { return nil }
         let ring = notifications
         let frame = ATTValuePDU.multipleNotificationFrame(count: count, tuplesLength: tuplesLength) { ring[head + $0] }
-        let first = notifications[head]
         transmitting = true
         transmittingIndication = false
         transmittingNotifications = count
-        return Transmission(handle: handle, connectionID: id, isIndication: false, characteristic: first.characteristic,
-                            value: first.value, length: first.length, generation: generation,
-                            combinedFrame: frame, combinedCount: count)
+        return Transmission(handle: handle, connectionID: id, isIndication: false, combinedCount: UInt16(clamping: count),
+                            characteristic: notifications[head].characteristic, value: frame, length: frame.count,
+                            generation: generation)
     }
 
     mutating func finish(_ transmission: Transmission, accepted: Bool) {
@@ -226,7 +225,7 @@ struct ConnectionQueue {
             return
         }
         if transmission.combinedCount > 0 {
-            finishCombined(count: transmission.combinedCount)
+            finishCombined(count: Int(transmission.combinedCount))
             return
         }
         let entry: QueuedValue
@@ -247,6 +246,7 @@ struct ConnectionQueue {
     }
 
     /// The sink took a Multiple Handle Value Notification: its values leave the queue, each counted as sent.
+    @inline(never)
     private mutating func finishCombined(count: Int) {
         for _ in 0..<count {
             let sequence = notifications.head
