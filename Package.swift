@@ -96,6 +96,7 @@ let package = Package(
         // by defining malloc & co. in this executable only.
         .target(name: "MallocCounter", path: "Benchmarks/MallocCounter"),
         .executableTarget(name: "notify-bench", dependencies: ["GATTNotify", "MallocCounter"], path: "Benchmarks/notify-bench"),
+        .executableTarget(name: "peripheral-bench", dependencies: ["Peripheral", "MallocCounter"], path: "Benchmarks/peripheral-bench"),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "HCIHostTests", dependencies: ["HCI"]),
@@ -108,6 +109,7 @@ let package = Package(
         .testTarget(name: "GATTNotifyTests", dependencies: ["GATTNotify", "HCI"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "GATTTests", dependencies: ["GATT"]),
+        .testTarget(name: "GATTServerTests", dependencies: ["GATTServer"]),
         .testTarget(name: "PeripheralTests", dependencies: ["Peripheral", "VirtualController", "L2CAP"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]

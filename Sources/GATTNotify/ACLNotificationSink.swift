@@ -17,10 +17,14 @@ public struct ACLNotificationSink: NotificationSink {
         self.maximumQueuedPDUs = max(1, maximumQueuedPDUs)
     }
 
-    public func trySend(_ l2capPDU: [UInt8], on connection: UInt16) -> Bool {
+    /// Room for the H4 indicator and the ACL header: a PDU that fits one ACL packet goes to the
+    /// transport in the buffer the engine built.
+    public var headroom: Int { ACLFlowController.frameHeadroom }
+
+    public func trySend(_ l2capPDU: consuming [UInt8], on connection: UInt16) -> Bool {
         guard flowController.queuedPDUs(on: connection) < maximumQueuedPDUs else { return false }
         do {
-            try flowController.enqueue(l2capPDU, on: connection)
+            try flowController.enqueue(consume l2capPDU, on: connection, headroom: headroom)
             return true
         } catch {
             // queueFull, unknownConnection or notConfigured: keep the value in the engine; a drained

@@ -10,22 +10,24 @@ enum ATTValuePDU {
 
     /// `[len LE16, CID 0x0004 LE16, opcode, handle LE16, value[0..<length]]`, one heap allocation.
     /// `length` must be ≤ `value.count` (the engine passes the MTU-truncated length).
-    static func frame(opcode: UInt8, handle: UInt16, value: [UInt8], length: Int) -> [UInt8] {
+    static func frame(opcode: UInt8, handle: UInt16, value: [UInt8], length: Int, headroom: Int = 0) -> [UInt8] {
         let count = min(length, value.count)
-        return [UInt8](unsafeUninitializedCapacity: overhead + count) { buffer, initialized in
+        let front = max(0, headroom)
+        return [UInt8](unsafeUninitializedCapacity: front + overhead + count) { buffer, initialized in
+            for index in 0..<front { buffer[index] = 0 }
             let payloadLength = 3 + count
-            buffer[0] = UInt8(truncatingIfNeeded: payloadLength)
-            buffer[1] = UInt8(truncatingIfNeeded: payloadLength >> 8)
-            buffer[2] = UInt8(truncatingIfNeeded: attChannel)
-            buffer[3] = UInt8(truncatingIfNeeded: attChannel >> 8)
-            buffer[4] = opcode
-            buffer[5] = UInt8(truncatingIfNeeded: handle)
-            buffer[6] = UInt8(truncatingIfNeeded: handle >> 8)
+            buffer[front] = UInt8(truncatingIfNeeded: payloadLength)
+            buffer[front + 1] = UInt8(truncatingIfNeeded: payloadLength >> 8)
+            buffer[front + 2] = UInt8(truncatingIfNeeded: attChannel)
+            buffer[front + 3] = UInt8(truncatingIfNeeded: attChannel >> 8)
+            buffer[front + 4] = opcode
+            buffer[front + 5] = UInt8(truncatingIfNeeded: handle)
+            buffer[front + 6] = UInt8(truncatingIfNeeded: handle >> 8)
             value.withUnsafeBufferPointer { source in
                 guard count > 0, let from = source.baseAddress, let to = buffer.baseAddress else { return }
-                (to + overhead).initialize(from: from, count: count)
+                (to + front + overhead).initialize(from: from, count: count)
             }
-            initialized = overhead + count
+            initialized = front + overhead + count
         }
     }
 

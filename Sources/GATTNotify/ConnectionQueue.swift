@@ -13,10 +13,14 @@ struct Transmission {
     /// Sink generation when the value was taken: a refusal only sticks until the sink signals again.
     var generation: UInt64
 
-    var pdu: [UInt8] {
-        if combinedCount > 0 { return value }
+    /// The L2CAP PDU with `headroom` free bytes in front (see `NotificationSink.headroom`).
+    func pdu(headroom: Int) -> [UInt8] {
+        if combinedCount > 0 {
+            // Combined frames are rare; a copy to add the headroom is acceptable there.
+            return headroom == 0 ? value : [UInt8](repeating: 0, count: headroom) + value
+        }
         return ATTValuePDU.frame(opcode: isIndication ? ATTValuePDU.indicationOpcode : ATTValuePDU.notificationOpcode,
-                                 handle: characteristic, value: value, length: length)
+                                 handle: characteristic, value: value, length: length, headroom: headroom)
     }
 }
 

@@ -18,6 +18,8 @@ import Synchronization
 public final class NotificationEngine: Sendable {
     private let state = Mutex(EngineState())
     private let sink: any NotificationSink
+    /// Read once: the sink's headroom does not change.
+    private let headroom: Int
     private let defaultLimits: QueueLimits
     private let onEvent: @Sendable (NotificationEvent) -> Void
     private let eventContinuation: AsyncStream<NotificationEvent>.Continuation
@@ -33,6 +35,7 @@ public final class NotificationEngine: Sendable {
     public init(sink: any NotificationSink, defaultLimits: QueueLimits = .standard,
                 onEvent: @escaping @Sendable (NotificationEvent) -> Void = { _ in }) {
         self.sink = sink
+        self.headroom = sink.headroom
         self.defaultLimits = defaultLimits
         self.onEvent = onEvent
         (events, eventContinuation) = AsyncStream.makeStream(of: NotificationEvent.self, bufferingPolicy: .bufferingNewest(256))
@@ -236,7 +239,7 @@ public final class NotificationEngine: Sendable {
         var next: Transmission? = first
         var ready: (due: Bool, waiters: [CheckedContinuation<Bool, Never>]) = (false, [])
         while let transmission = next {
-            let accepted = sink.trySend(transmission.pdu, on: transmission.handle)
+            let accepted = sink.trySend(transmission.pdu(headroom: headroom), on: transmission.handle)
             next = state.withLock { state in
                 state.finish(transmission, accepted: accepted)
                 let following = state.nextTransmission()

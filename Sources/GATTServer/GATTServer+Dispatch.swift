@@ -95,20 +95,21 @@ extension GATTServer {
     /// first stays in force, because changing it mid-connection would desynchronise the two sides.
     private func exchangeMTU(clientRxMTU: UInt16, context: ConnectionContext) {
         let negotiated = ATTConstants.negotiatedMTU(clientRxMTU: clientRxMTU, serverRxMTU: serverRxMTU)
-        let change = withConnection(context) { entry -> Int? in
-            guard !entry.mtuExchanged else { return nil }
+        // nil when the connection is gone; `changedTo` nil for a repeated exchange.
+        let outcome = withConnection(context) { entry -> (repeated: Bool, changedTo: Int?) in
+            guard !entry.mtuExchanged else { return (true, nil) }
             entry.mtuExchanged = true
             entry.mtu = negotiated
             // Reported even when it stays 23: the exchange itself is news to the application.
-            return negotiated
+            return (false, negotiated)
         }
-        if change == nil, withConnection(context, { $0.mtu }) != negotiated {
-            logger.info("ATT: repeated Exchange MTU answered; the first negotiated MTU stays",
+        if outcome?.repeated == true {
+            logger.info("ATT: repeated Exchange MTU answered; the MTU negotiated first stays in force",
                         metadata: ["connection": "\(context.connection)", "clientRxMTU": "\(clientRxMTU)"])
         }
         // The response goes out before the new MTU is used for anything (3.4.2.2).
         reply(.exchangeMTUResponse(serverRxMTU: serverRxMTU), context: context)
-        if let mtu = change ?? nil {
+        if let mtu = outcome?.changedTo {
             delegate.mtuChanged(connection: context.connection, mtu: mtu)
         }
     }

@@ -35,10 +35,17 @@ public actor PeripheralManager {
     }
 
     /// What exists once services are published; read without the actor on the hot path.
-    struct Published: Sendable {
+    /// A class, so taking it out of the mutex is one retain rather than one per database field.
+    final class Published: Sendable {
         let database: AttributeDatabase
         let server: GATTServer
         let engine: NotificationEngine
+
+        init(database: AttributeDatabase, server: GATTServer, engine: NotificationEngine) {
+            self.database = database
+            self.server = server
+            self.engine = engine
+        }
     }
 
     public nonisolated let events: AsyncStream<PeripheralEvent>
@@ -48,9 +55,8 @@ public actor PeripheralManager {
     nonisolated let channels: L2CAPFixedChannels
     nonisolated let broker: RequestBroker
     nonisolated let published = Mutex<Published?>(nil)
-    nonisolated let policies = Mutex<[CharacteristicID: UpdatePolicy]>([:])
-    private let eventSink: AsyncStream<PeripheralEvent>.Continuation
-    private let logger: Logger
+    private nonisolated let eventSink: AsyncStream<PeripheralEvent>.Continuation
+    private nonisolated let logger: Logger
     private var services: [GATTService] = []
     private var builder: AttributeDatabaseBuilder?
     private var state = PeripheralState.unknown
@@ -96,6 +102,7 @@ public actor PeripheralManager {
         }
         let channels = channels
         await gap.setDataHandler { connection, pdu in channels.receive(pdu, on: connection) }
+        await gap.setConnectionObserver { [weak self] change in self?.linkChanged(change) }
         do { try await gap.start() } catch { throw .advertising(error) }
         gapTask = Task { [weak self, gap] in
             for await event in gap.events {
@@ -153,8 +160,9 @@ public actor PeripheralManager {
             if case .readyToUpdateSubscribers = event { sink.yield(.readyToUpdateSubscribers) }
         }
         acl.setQueueDrainedHandler { [weak engine] _ in engine?.pump() }
-        broker.attach(engine)
+        broker.attach(engine) { server.supportsMultipleHandleValueNotifications($0) }
         channels.setHandler(for: L2CAPChannelID.attribute) { connection, payload in server.receive(payload, on: connection) }
+        broker.subscribers.publish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }))
         published.withLock { $0 = Published(database: database, server: server, engine: engine) }
         logger.info("published \(services.count) service(s), \(database.lastHandle) attributes")
     }
@@ -197,7 +205,7 @@ public actor PeripheralManager {
 
     /// How queued values of a notifying characteristic combine (default: only the latest matters).
     public nonisolated func setUpdatePolicy(_ policy: UpdatePolicy, for characteristic: CharacteristicID) {
-        policies.withLock { $0[characteristic] = policy }
+        broker.subscribers.setPolicy(policy, for: characteristic)
     }
 
     /// Sends `value` to the subscribed centrals (all of them, or those listed). Returns `false` when
@@ -205,35 +213,27 @@ public actor PeripheralManager {
     /// longer than MTU−3 are truncated in the notification, as CoreBluetooth does.
     @discardableResult
     public nonisolated func updateValue(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [Central]? = nil) -> Bool {
-        guard let published = published.withLock({ $0 }), let valueHandle = published.database.valueHandle(for: characteristic) else {
-            return false
-        }
-        let (notify, indicate) = targets(of: characteristic, in: published.server, among: centrals)
+        guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: centrals) else { return false }
         var admitted = true
-        if !indicate.isEmpty {
-            admitted = published.engine.update(value, characteristic: valueHandle, policy: .indication, to: indicate)
-            if admitted { indicate.forEach(broker.indicationWatchdog.queued(on:)) }
+        if !route.indicate.isEmpty {
+            admitted = published.engine.update(value, characteristic: route.valueHandle, policy: .indication, to: route.indicate)
+            if admitted { route.indicate.forEach(broker.indicationWatchdog.queued(on:)) }
         }
-        if admitted, !notify.isEmpty {
-            let policy = policies.withLock { $0[characteristic] } ?? .latestValue
-            syncMultipleNotificationSupport(of: notify, in: published)
-            admitted = published.engine.update(value, characteristic: valueHandle, policy: policy, to: notify)
+        if admitted, !route.notify.isEmpty {
+            admitted = published.engine.update(value, characteristic: route.valueHandle, policy: route.policy, to: route.notify)
         }
         return admitted
     }
 
     /// `updateValue` that waits for room instead of returning `false`.
     public nonisolated func updateValueWaitingForRoom(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [Central]? = nil) async throws(CancellationError) {
-        guard let published = published.withLock({ $0 }), let valueHandle = published.database.valueHandle(for: characteristic) else { return }
-        let (notify, indicate) = targets(of: characteristic, in: published.server, among: centrals)
-        if !indicate.isEmpty {
-            try await published.engine.updateWaitingForRoom(value, characteristic: valueHandle, policy: .indication, to: indicate)
-            indicate.forEach(broker.indicationWatchdog.queued(on:))
+        guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: centrals) else { return }
+        if !route.indicate.isEmpty {
+            try await published.engine.updateWaitingForRoom(value, characteristic: route.valueHandle, policy: .indication, to: route.indicate)
+            route.indicate.forEach(broker.indicationWatchdog.queued(on:))
         }
-        if !notify.isEmpty {
-            let policy = policies.withLock { $0[characteristic] } ?? .latestValue
-            syncMultipleNotificationSupport(of: notify, in: published)
-            try await published.engine.updateWaitingForRoom(value, characteristic: valueHandle, policy: policy, to: notify)
+        if !route.notify.isEmpty {
+            try await published.engine.updateWaitingForRoom(value, characteristic: route.valueHandle, policy: route.policy, to: route.notify)
         }
     }
 
@@ -242,47 +242,21 @@ public actor PeripheralManager {
         published.withLock { $0 }?.engine.statistics()
     }
 
-    /// Lets the engine combine queued notifications for centrals that wrote Client Supported Features
-    /// bit 2. Done here, before each notify update, because the server has no hook for that write;
-    /// the engine keeps the flag, so an unchanged answer costs a lock and a compare per central.
-    private nonisolated func syncMultipleNotificationSupport(of connections: [UInt16], in published: Published) {
-        for connection in connections {
-            published.engine.setMultipleHandleValueNotifications(
-                published.server.supportsMultipleHandleValueNotifications(connection), on: connection)
+    /// The characteristic's route, narrowed to `centrals` when given; `nil` for an unknown characteristic.
+    private nonisolated func route(of characteristic: CharacteristicID, among centrals: [Central]?) -> SubscriberTable.Targets? {
+        guard var route = broker.subscribers.targets(of: characteristic), route.valueHandle != 0 else { return nil }
+        if let centrals {
+            let chosen = Set(centrals.map(\.handle))
+            route.notify = route.notify.filter(chosen.contains)
+            route.indicate = route.indicate.filter(chosen.contains)
         }
-    }
-
-    /// Subscribed connections split by how they asked to be told; indications win when both are on.
-    private nonisolated func targets(of characteristic: CharacteristicID, in server: GATTServer, among centrals: [Central]?) -> ([UInt16], [UInt16]) {
-        var notify: [UInt16] = [], indicate: [UInt16] = []
-        for (connection, configuration) in server.subscribers(of: characteristic) {
-            if let centrals, !centrals.contains(where: { $0.handle == connection }) { continue }
-            if configuration.contains(.indications) { indicate.append(connection) } else { notify.append(connection) }
-        }
-        return (notify, indicate)
+        return route
     }
 
     // MARK: Link events
 
     private func handle(_ event: GAPEvent) {
-        let current = published.withLock { $0 }
         switch event {
-        case let .connected(connection):
-            let central = Central(handle: connection.handle, address: connection.peer)
-            broker.centralConnected(central)
-            current?.server.connectionOpened(connection.handle)
-            do { try current?.engine.addConnection(connection.handle, mtu: 23) } catch {
-                logger.error("notification queue for 0x\(String(connection.handle, radix: 16)): \(error)")
-            }
-            eventSink.yield(.centralConnected(central))
-        case let .disconnected(connection, reason):
-            let central = broker.central(connection.handle) ?? Central(handle: connection.handle, address: connection.peer)
-            current?.server.connectionClosed(connection.handle)
-            current?.engine.removeConnection(connection.handle)
-            channels.connectionClosed(connection.handle)
-            broker.indicationWatchdog.connectionClosed(connection.handle)
-            broker.centralDisconnected(connection.handle)
-            eventSink.yield(.centralDisconnected(central, reason: reason))
         case let .encryptionChanged(connection, status) where status.isSuccess:
             broker.setSecurity(LinkSecurity(encrypted: connection.encrypted, authenticated: false,
                                             keySize: Int(connection.encryptionKeySize ?? (connection.encrypted ? 16 : 0))),
@@ -294,8 +268,33 @@ public actor PeripheralManager {
         case .controllerFailed, .transportClosed:
             setState(.poweredOff)
             eventSink.finish()
-        case .advertisingStarted, .advertisingStopped, .connectionUpdated, .dataLengthChanged, .remoteVersion, .encryptionChanged:
+        case .connected, .disconnected, .advertisingStarted, .advertisingStopped, .connectionUpdated, .dataLengthChanged,
+             .remoteVersion, .encryptionChanged:
             break
+        }
+    }
+
+    /// Per-connection set-up and tear-down, run synchronously in GAP's event order so the first ATT
+    /// PDU of a new link always finds the server ready for it.
+    private nonisolated func linkChanged(_ change: ConnectionChange) {
+        let current = published.withLock { $0 }
+        switch change {
+        case let .opened(connection):
+            let central = Central(handle: connection.handle, address: connection.peer)
+            broker.centralConnected(central)
+            current?.server.connectionOpened(connection.handle)
+            do { try current?.engine.addConnection(connection.handle, mtu: 23) } catch {
+                logger.error("notification queue for 0x\(String(connection.handle, radix: 16)): \(error)")
+            }
+            eventSink.yield(.centralConnected(central))
+        case let .closed(connection, reason):
+            let central = broker.central(connection.handle) ?? Central(handle: connection.handle, address: connection.peer)
+            current?.server.connectionClosed(connection.handle)
+            current?.engine.removeConnection(connection.handle)
+            channels.connectionClosed(connection.handle)
+            broker.indicationWatchdog.connectionClosed(connection.handle)
+            broker.centralDisconnected(connection.handle)
+            eventSink.yield(.centralDisconnected(central, reason: reason))
         }
     }
 }

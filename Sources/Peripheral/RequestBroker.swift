@@ -29,6 +29,7 @@ final class RequestBroker: GATTServerDelegate, Sendable {
         var centrals: [UInt16: Central] = [:]
         var security: [UInt16: LinkSecurity] = [:]
         var engine: NotificationEngine? = nil
+        var multipleNotificationSupport: (@Sendable (UInt16) -> Bool)? = nil
     }
 
     private let state = Mutex(State())
@@ -36,6 +37,7 @@ final class RequestBroker: GATTServerDelegate, Sendable {
     private let requestTimeout: Duration
     private let logger: Logger
     let indicationWatchdog: IndicationWatchdog
+    let subscribers = SubscriberTable()
 
     init(requestTimeout: Duration, logger: Logger, indicationWatchdog: IndicationWatchdog,
          emit: @escaping @Sendable (PeripheralEvent) -> Void) {
@@ -45,7 +47,12 @@ final class RequestBroker: GATTServerDelegate, Sendable {
         self.emit = emit
     }
 
-    func attach(_ engine: NotificationEngine) { state.withLock { $0.engine = engine } }
+    func attach(_ engine: NotificationEngine, multipleNotificationSupport: @escaping @Sendable (UInt16) -> Bool) {
+        state.withLock {
+            $0.engine = engine
+            $0.multipleNotificationSupport = multipleNotificationSupport
+        }
+    }
 
     func centralConnected(_ central: Central) {
         state.withLock {
@@ -62,6 +69,7 @@ final class RequestBroker: GATTServerDelegate, Sendable {
 
     /// Fails the central's outstanding requests; the GATT server has dropped the connection anyway.
     func centralDisconnected(_ handle: UInt16) {
+        subscribers.remove(handle)
         let abandoned: [Pending] = state.withLock { state in
             state.centrals.removeValue(forKey: handle)
             state.security.removeValue(forKey: handle)
@@ -182,6 +190,14 @@ final class RequestBroker: GATTServerDelegate, Sendable {
     }
 
     func subscriptionChanged(connection: UInt16, characteristic: CharacteristicID, configuration: ClientConfiguration) {
+        subscribers.update(connection, characteristic: characteristic, configuration: configuration)
+        // Clients declare Client Supported Features before subscribing (robust caching does it first
+        // thing), so the flag is taken here rather than on every update; a client that declares it
+        // later gets single notifications until its next CCCD write, which is always valid.
+        let (engine, supports) = state.withLock { ($0.engine, $0.multipleNotificationSupport) }
+        if let engine, let supports {
+            engine.setMultipleHandleValueNotifications(supports(connection), on: connection)
+        }
         guard let central = central(connection) else { return }
         emit(configuration.isEmpty ? .unsubscribed(central, characteristic) : .subscribed(central, characteristic))
     }

@@ -44,6 +44,7 @@ public actor GAPPeripheral {
     private var connections: [UInt16: LEConnection] = [:]
     private var eventTask: Task<Void, Never>? = nil
     private var dataHandler: (@Sendable (UInt16, [UInt8]) -> Void)? = nil
+    private var connectionObserver: (@Sendable (ConnectionChange) -> Void)? = nil
     private var longTermKeyProvider: LongTermKeyProvider? = nil
 
     public init(host: HCIHost, configuration: Configuration, logger: Logger = Logger(label: "blesensor.gap")) {
@@ -69,6 +70,13 @@ public actor GAPPeripheral {
 
     public func setDataHandler(_ handler: @escaping @Sendable (UInt16, [UInt8]) -> Void) {
         dataHandler = handler
+    }
+
+    /// Called synchronously, in event order, when a link opens or closes: before any L2CAP data of
+    /// a new link reaches the data handler, and after the last data of a closed one. Upper layers
+    /// set up per-connection state here so no early PDU is lost.
+    public func setConnectionObserver(_ observer: @escaping @Sendable (ConnectionChange) -> Void) {
+        connectionObserver = observer
     }
 
     public func setLongTermKeyProvider(_ provider: @escaping LongTermKeyProvider) {
@@ -212,6 +220,7 @@ public actor GAPPeripheral {
             }
         case let .controllerResetting(reason):
             for connection in activeConnections {
+                connectionObserver?(.closed(connection, reason: .hardwareFailure))
                 eventSink.yield(.disconnected(connection, reason: .hardwareFailure))
             }
             connections.removeAll()
@@ -249,12 +258,14 @@ public actor GAPPeripheral {
             // Legacy advertising stops when a connection is created from it.
             if complete.role == .peripheral { advertisingEnabled = false }
             logger.info("central connected: \(connection)")
+            connectionObserver?(.opened(connection))
             eventSink.yield(.connected(connection))
             startConnectionProcedures(connection.handle)
             resumeAdvertising()
         case let .disconnectionComplete(complete):
             guard complete.status.isSuccess, let connection = connections.removeValue(forKey: complete.handle) else { return }
             logger.info("central disconnected: \(connection.peer) reason \(complete.reason)")
+            connectionObserver?(.closed(connection, reason: complete.reason))
             eventSink.yield(.disconnected(connection, reason: complete.reason))
             resumeAdvertising()
         case let .le(.connectionUpdateComplete(update)):

@@ -37,7 +37,7 @@ public final class ACLFlowController: Sendable {
     }
 
     struct Connection {
-        var queue: [[UInt8]] = []
+        var queue: [QueuedPDU] = []
         var queueHead = 0
         /// Bytes of the head PDU already fragmented out.
         var headOffset = 0
@@ -45,6 +45,13 @@ public final class ACLFlowController: Sendable {
 
         var hasPending: Bool { queueHead < queue.count }
         var pendingPDUs: Int { queue.count - queueHead }
+    }
+
+    /// A PDU waiting for credits; `start` skips the headroom its producer left in front.
+    struct QueuedPDU {
+        var bytes: [UInt8]
+        var start: Int
+        var length: Int { bytes.count - start }
     }
 
     struct State {
@@ -68,7 +75,9 @@ public final class ACLFlowController: Sendable {
 
     private let state = Mutex(State())
     private let send: @Sendable (HCIPacket) -> Void
-    private let drainedHandler: Mutex<@Sendable (UInt16) -> Void>
+    /// Boxed: a bare function type stored in a Mutex recursed through reabstraction thunks in -O builds.
+    struct DrainedHandler: Sendable { let call: @Sendable (UInt16) -> Void }
+    private let drainedHandler: Mutex<DrainedHandler>
     public let maxQueuedPDUsPerConnection: Int
 
     /// - Parameters:
@@ -79,18 +88,18 @@ public final class ACLFlowController: Sendable {
                 onQueueDrained: @escaping @Sendable (UInt16) -> Void = { _ in }) {
         self.maxQueuedPDUsPerConnection = maxQueuedPDUsPerConnection
         self.send = send
-        self.drainedHandler = Mutex(onQueueDrained)
+        self.drainedHandler = Mutex(DrainedHandler(call: onQueueDrained))
     }
 
     /// Replaces the drained callback; the layer that owns queued values (the notification engine)
     /// installs it after the host created the flow controller.
     public func setQueueDrainedHandler(_ handler: @escaping @Sendable (UInt16) -> Void) {
-        drainedHandler.withLock { $0 = handler }
+        drainedHandler.withLock { $0 = DrainedHandler(call: handler) }
     }
 
-    private func onQueueDrained(_ handle: UInt16) {
+    private func reportDrained(_ handle: UInt16) {
         let handler = drainedHandler.withLock { $0 }
-        handler(handle)
+        handler.call(handle)
     }
 
     /// Sets the controller's buffer geometry and forgets every connection (a controller reset).
@@ -121,8 +130,8 @@ public final class ACLFlowController: Sendable {
     /// Drops the connection's queue and reclaims the credits its packets held in the controller.
     @discardableResult
     public func removeConnection(_ handle: UInt16) -> Int {
-        let (reclaimed, drained): (Int, [UInt16]) = state.withLock { state in
-            guard let connection = state.connections.removeValue(forKey: handle) else { return (0, []) }
+        let (reclaimed, drained): (Int, DrainedHandles) = state.withLock { state in
+            guard let connection = state.connections.removeValue(forKey: handle) else { return (0, DrainedHandles()) }
             state.inFlight -= connection.inFlight
             state.statistics.creditsReclaimed += connection.inFlight
             if let index = state.order.firstIndex(of: handle) {
@@ -132,32 +141,69 @@ public final class ACLFlowController: Sendable {
             }
             return (connection.inFlight, pump(&state))
         }
-        drained.forEach(onQueueDrained)
+        drained.forEach { reportDrained($0) }
         return reclaimed
     }
 
+    /// Bytes in front of a PDU that let a single-packet PDU be framed in place: the H4 indicator and
+    /// the 4-byte ACL header.
+    public static let frameHeadroom = 1 + HCIACLPacket.headerLength
+
     /// Queues a complete L2CAP PDU (basic header included) for a connection and sends what credits allow.
-    public func enqueue(_ pdu: [UInt8], on handle: UInt16) throws(ACLSendError) {
-        guard pdu.count <= ACLReassembler.maximumPDULength else { throw .pduTooLong(pdu.count) }
-        let result: Result<[UInt16], ACLSendError> = state.withLock { state in
+    /// `headroom` bytes at the front of `pdu` are not part of the PDU: with `frameHeadroom` of them,
+    /// a PDU that fits one ACL packet and finds a free credit goes to the transport in this very
+    /// buffer, with no copy and no allocation.
+    public func enqueue(_ pdu: consuming [UInt8], on handle: UInt16, headroom: Int = 0) throws(ACLSendError) {
+        let start = min(max(0, headroom), pdu.count)
+        guard pdu.count - start <= ACLReassembler.maximumPDULength else { throw .pduTooLong(pdu.count - start) }
+        // Sizes are checked before the buffer is moved out, so a refused fast path still queues it.
+        let length = pdu.count - start
+        var pending: [UInt8]? = consume pdu
+        let result: Result<DrainedHandles, ACLSendError> = state.withLock { state in
             guard state.bufferCount > 0 else { return .failure(.notConfigured) }
-            guard state.connections[handle] != nil else { return .failure(.unknownConnection(handle)) }
-            guard state.connections[handle]!.pendingPDUs < maxQueuedPDUsPerConnection else {
+            guard let connection = state.connections[handle] else { return .failure(.unknownConnection(handle)) }
+            guard connection.pendingPDUs < maxQueuedPDUsPerConnection else {
                 return .failure(.queueFull(handle: handle, limit: maxQueuedPDUsPerConnection))
             }
-            state.connections[handle]!.queue.append(pdu)
+            if start >= Self.frameHeadroom, length <= state.bufferSize, !connection.hasPending,
+               connection.inFlight < state.perConnectionLimit, state.inFlight < state.bufferCount, var bytes = pending.take() {
+                sendInPlace(&bytes, start: start, handle: handle, state: &state)
+                var drained = DrainedHandles()
+                drained.append(handle)
+                return .success(drained)
+            }
+            state.connections[handle]!.queue.append(QueuedPDU(bytes: pending.take() ?? [], start: start))
             return .success(pump(&state))
         }
         switch result {
-        case let .success(drained): drained.forEach(onQueueDrained)
+        case let .success(drained): drained.forEach { reportDrained($0) }
         case let .failure(error): throw error
         }
+    }
+
+    /// Writes the H4 indicator and ACL header into the headroom and hands the buffer over as is.
+    private func sendInPlace(_ bytes: inout [UInt8], start: Int, handle: UInt16, state: inout State) {
+        let length = bytes.count - start
+        let header = handle & 0x0FFF | UInt16(ACLPacketBoundary.firstNonFlushable.rawValue) << 12
+        let front = start - Self.frameHeadroom
+        bytes[front] = HCIPacketType.acl.rawValue
+        bytes[front + 1] = UInt8(truncatingIfNeeded: header)
+        bytes[front + 2] = UInt8(truncatingIfNeeded: header >> 8)
+        bytes[front + 3] = UInt8(truncatingIfNeeded: length)
+        bytes[front + 4] = UInt8(truncatingIfNeeded: length >> 8)
+        let frame = front == 0 ? bytes : Array(bytes[front...])
+        if let packet = HCIPacket(h4Bytes: frame) { send(packet) }
+        state.connections[handle]!.inFlight += 1
+        state.inFlight += 1
+        state.statistics.packetsSent += 1
+        state.statistics.pdusSent += 1
+        state.statistics.maxInFlight = max(state.statistics.maxInFlight, state.inFlight)
     }
 
     /// Applies Number Of Completed Packets. Counts for unknown handles are ignored (the connection
     /// is gone and its credits were already reclaimed); counts above what is in flight are clamped.
     public func completePackets(_ entries: [HCINumberOfCompletedPacketsEvent.Entry]) {
-        let drained: [UInt16] = state.withLock { state in
+        let drained: DrainedHandles = state.withLock { state in
             for entry in entries {
                 guard var connection = state.connections[entry.handle] else { continue }
                 let returned = min(Int(entry.completed), connection.inFlight)
@@ -168,7 +214,7 @@ public final class ACLFlowController: Sendable {
             }
             return pump(&state)
         }
-        drained.forEach(onQueueDrained)
+        drained.forEach { reportDrained($0) }
     }
 
     public var availableCredits: Int { state.withLock { $0.bufferCount - $0.inFlight } }
@@ -179,8 +225,8 @@ public final class ACLFlowController: Sendable {
 
     /// Sends fragments while credits last, one per connection per turn. Returns connections whose
     /// queue just became empty.
-    private func pump(_ state: inout State) -> [UInt16] {
-        var drained: [UInt16] = []
+    private func pump(_ state: inout State) -> DrainedHandles {
+        var drained = DrainedHandles()
         while state.inFlight < state.bufferCount, !state.order.isEmpty {
             var progressed = false
             for _ in 0..<state.order.count {
@@ -201,16 +247,17 @@ public final class ACLFlowController: Sendable {
     }
 
     private func sendFragment(of connection: inout Connection, handle: UInt16, state: inout State) {
-        let pdu = connection.queue[connection.queueHead]
-        let start = connection.headOffset
-        let end = min(pdu.count, start + state.bufferSize)
-        let boundary: ACLPacketBoundary = start == 0 ? .firstNonFlushable : .continuing
+        let queued = connection.queue[connection.queueHead]
+        let pdu = queued.bytes[queued.start...]
+        let start = pdu.startIndex + connection.headOffset
+        let end = min(pdu.endIndex, start + state.bufferSize)
+        let boundary: ACLPacketBoundary = connection.headOffset == 0 ? .firstNonFlushable : .continuing
         send(HCIACLPacket.frame(handle: handle, boundary: boundary, fragment: pdu[start..<end]))
         connection.inFlight += 1
         state.inFlight += 1
         state.statistics.packetsSent += 1
         state.statistics.maxInFlight = max(state.statistics.maxInFlight, state.inFlight)
-        if end >= pdu.count {
+        if end >= pdu.endIndex {
             connection.queueHead += 1
             connection.headOffset = 0
             state.statistics.pdusSent += 1
@@ -220,7 +267,7 @@ public final class ACLFlowController: Sendable {
                 connection.queueHead = 0
             }
         } else {
-            connection.headOffset = end
+            connection.headOffset = end - pdu.startIndex
         }
     }
 }

@@ -1,0 +1,57 @@
+import GATT
+import Synchronization
+
+import GATTNotify
+
+/// Everything `updateValue` needs about a characteristic, found with one lookup: its value handle,
+/// its update policy and who is subscribed, kept up to date from CCCD writes and disconnections so
+/// the hot path reads ready-made target lists (no allocation, one hash of the identifier).
+final class SubscriberTable: Sendable {
+    struct Targets: Sendable {
+        var valueHandle: UInt16 = 0
+        var policy: UpdatePolicy = .latestValue
+        var notify: [UInt16] = []
+        var indicate: [UInt16] = []
+    }
+
+    private let table = Mutex<[CharacteristicID: Targets]>([:])
+
+    func targets(of characteristic: CharacteristicID) -> Targets? {
+        table.withLock { $0[characteristic] }
+    }
+
+    /// Registers every characteristic of a published database with its value handle.
+    func publish(_ valueHandles: [CharacteristicID: UInt16]) {
+        table.withLock { table in
+            for (id, handle) in valueHandles { table[id, default: Targets()].valueHandle = handle }
+        }
+    }
+
+    func setPolicy(_ policy: UpdatePolicy, for characteristic: CharacteristicID) {
+        table.withLock { $0[characteristic, default: Targets()].policy = policy }
+    }
+
+    /// Indications win when a client enabled both, as a central asking for both wants confirmation.
+    func update(_ connection: UInt16, characteristic: CharacteristicID, configuration: ClientConfiguration) {
+        table.withLock { table in
+            var targets = table[characteristic] ?? Targets()
+            targets.notify.removeAll { $0 == connection }
+            targets.indicate.removeAll { $0 == connection }
+            if configuration.contains(.indications) {
+                targets.indicate.append(connection)
+            } else if configuration.contains(.notifications) {
+                targets.notify.append(connection)
+            }
+            table[characteristic] = targets
+        }
+    }
+
+    func remove(_ connection: UInt16) {
+        table.withLock { table in
+            for key in Array(table.keys) {
+                table[key]?.notify.removeAll { $0 == connection }
+                table[key]?.indicate.removeAll { $0 == connection }
+            }
+        }
+    }
+}
