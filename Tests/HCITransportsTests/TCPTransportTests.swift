@@ -68,9 +68,11 @@ import Testing
         let start = clock.now
         transport.close()
         transport.close()
-        let closed = await recorder.waitForClosed(timeout: .seconds(5))
+        let closed = await recorder.waitForClosed(timeout: .seconds(20))
         #expect(closed == .some(nil))
-        #expect(clock.now - start < .seconds(2))
+        // A liveness bound, not a speed target: close must not wait for data or a timeout, but a
+        // loaded 2-core CI machine can delay thread wake-ups by seconds.
+        #expect(clock.now - start < .seconds(15))
         transport.close()
         // Give a wrongly duplicated event the chance to show up.
         _ = await recorder.wait(timeout: .milliseconds(200)) { $0.count > 1 }
