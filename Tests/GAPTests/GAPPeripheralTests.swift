@@ -35,7 +35,7 @@ struct PeripheralFixture {
     }
 
     /// Waits until the peripheral reaches the given advertising state and connection count.
-    func eventually(_ what: String, advertising: Bool? = nil, connections: Int, timeout: Duration = .seconds(3)) async -> Bool {
+    func eventually(_ what: String, advertising: Bool? = nil, connections: Int, timeout: Duration = .seconds(10)) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let isAdvertising = await gap.isAdvertising
