@@ -12,7 +12,7 @@ enum AccessKind {
 extension GATTServer {
     /// nil when `attribute` may be accessed this way now; otherwise the error, checked in the order:
     /// read/write permitted (with the characteristic's properties), authentication, encryption, key size.
-    func accessError(_ kind: AccessKind, _ attribute: Attribute, connection: UInt16) -> ATTErrorCode? {
+    func accessError(_ kind: AccessKind, _ attribute: Attribute, context: ConnectionContext) -> ATTErrorCode? {
         let permissions = attribute.permissions
         let authentication: AttributePermissions
         let encryption: AttributePermissions
@@ -22,7 +22,7 @@ extension GATTServer {
             (authentication, encryption) = (.readAuthenticationRequired, .readEncryptionRequired)
         case let .write(writeKind):
             guard permissions.contains(.writeable) else { return .writeNotPermitted }
-            if let characteristic = database.characteristic(forValueHandle: attribute.handle),
+            if let characteristic = context.database.characteristic(forValueHandle: attribute.handle),
                !characteristic.properties.contains(Self.requiredProperty(writeKind)) {
                 return .writeNotPermitted
             }
@@ -30,7 +30,7 @@ extension GATTServer {
         }
         let needsAuthentication = permissions.contains(authentication)
         guard needsAuthentication || permissions.contains(encryption) else { return nil }
-        let security = delegate.security(of: connection)
+        let security = delegate.security(of: context.connection)
         if needsAuthentication, !security.authenticated { return .insufficientAuthentication }
         if !security.encrypted { return .insufficientEncryption }
         if security.keySize < LinkSecurity.requiredKeySize { return .encryptionKeySizeTooShort }
@@ -101,8 +101,8 @@ extension GATTServer {
 
     /// The attribute at `handle` after the read checks, or the error naming `handle`.
     func readableAttribute(_ handle: UInt16, context: ConnectionContext) throws(RequestError) -> Attribute {
-        guard let attribute = database.attribute(at: handle) else { throw RequestError(handle, .invalidHandle) }
-        if let error = accessError(.read, attribute, connection: context.connection) {
+        guard let attribute = context.database.attribute(at: handle) else { throw RequestError(handle, .invalidHandle) }
+        if let error = accessError(.read, attribute, context: context) {
             throw RequestError(handle, error)
         }
         return attribute

@@ -6,7 +6,7 @@ import GATT
 extension GATTServer {
     func findInformation(start: UInt16, end: UInt16, context: ConnectionContext) throws(RequestError) -> ATTPDU {
         try checkRange(start: start, end: end)
-        let entries = database.attributes(in: start...end).map { ATTHandleUUID(handle: $0.handle, uuid: $0.type) }
+        let entries = context.database.attributes(in: start...end).map { ATTHandleUUID(handle: $0.handle, uuid: $0.type) }
         guard let response = ATTPDU.findInformationResponse(fitting: entries, mtu: currentMTU(context)) else {
             throw RequestError(start, .attributeNotFound)
         }
@@ -22,12 +22,12 @@ extension GATTServer {
         let attributeType = BluetoothUUID(type)
         let isGrouping = attributeType == GATTUUID.primaryService || attributeType == GATTUUID.secondaryService
         var entries: [ATTHandlesInformation] = []
-        for attribute in database.attributes(in: start...end) where attribute.type == attributeType {
+        for attribute in context.database.attributes(in: start...end) where attribute.type == attributeType {
             guard let known = attribute.value.knownBytes,
-                  accessError(.read, attribute, connection: context.connection) == nil,
+                  accessError(.read, attribute, context: context) == nil,
                   Self.matches(known, value, asUUID: isGrouping) else { continue }
             let groupEnd = isGrouping
-                ? database.serviceGroup(containing: attribute.handle)?.endGroupHandle ?? attribute.handle
+                ? context.database.serviceGroup(containing: attribute.handle)?.endGroupHandle ?? attribute.handle
                 : attribute.handle
             entries.append(ATTHandlesInformation(foundHandle: attribute.handle, groupEndHandle: groupEnd))
         }
@@ -55,8 +55,8 @@ extension GATTServer {
         try checkRange(start: start, end: end)
         let mtu = currentMTU(context)
         var entries: [ATTHandleValue] = []
-        for attribute in database.attributes(in: start...end) where attribute.type == type {
-            if let error = accessError(.read, attribute, connection: context.connection) {
+        for attribute in context.database.attributes(in: start...end) where attribute.type == type {
+            if let error = accessError(.read, attribute, context: context) {
                 if entries.isEmpty { throw RequestError(attribute.handle, error) }
                 break
             }
@@ -84,7 +84,7 @@ extension GATTServer {
         case GATTUUID.secondaryService: kind = .secondary
         default: throw RequestError(start, .unsupportedGroupType)
         }
-        let entries = database.serviceGroups(type: kind)
+        let entries = context.database.serviceGroups(type: kind)
             .filter { (start...end).contains($0.startHandle) }
             .map { ATTGroupData(handle: $0.startHandle, endGroupHandle: $0.endGroupHandle, value: $0.uuid.shortestLittleEndian) }
         guard let response = ATTPDU.readByGroupTypeResponse(fitting: entries, mtu: currentMTU(context)) else {

@@ -9,29 +9,43 @@ extension GATTServer {
     func prepareWrite(handle: UInt16, offset: UInt16, part: [UInt8], context: ConnectionContext) throws(RequestError) -> ATTPDU {
         _ = try writableAttribute(handle, kind: .preparedExecution, context: context)
         let limits = (entries: configuration.maxPreparedWrites, bytes: configuration.maxPreparedBytes)
-        let queued = withConnection(context) { entry -> Bool in
+        let queued = state.withLock { state -> Bool in
+            guard var entry = state.connections[context.connection], entry.generation == context.generation else {
+                return true // The link is gone; the response is dropped anyway.
+            }
+            defer { state.connections[context.connection] = entry }
+            guard state.databaseGeneration == context.databaseGeneration else {
+                // Checked against a database replaced since: as if queued and then emptied by the
+                // replacement, so the next Execute Write fails.
+                if entry.discardedPreparedWrite == nil { entry.discardedPreparedWrite = handle }
+                return true
+            }
             guard entry.prepareQueue.count < limits.entries, entry.preparedBytes + part.count <= limits.bytes else {
                 return false
             }
             entry.prepareQueue.append(PreparedWrite(handle: handle, offset: offset, part: part))
             entry.preparedBytes += part.count
             return true
-        } ?? false
+        }
         guard queued else { throw RequestError(handle, .prepareQueueFull) }
         return .prepareWriteResponse(handle: handle, offset: offset, partValue: part)
     }
 
     /// The whole queue is validated before anything is applied, then applied as one batch: all handles
-    /// or none. The queue is empty afterwards whatever the outcome.
+    /// or none. The queue is empty afterwards whatever the outcome. When `replaceDatabase` emptied
+    /// the queue since the first Prepare Write, executing fails with Invalid Handle (nothing applied).
     func executeWrite(_ flags: ATTExecuteWriteFlags, context: ConnectionContext) async throws(RequestError) {
-        let queue = withConnection(context) { entry -> [PreparedWrite] in
+        let (queue, discarded) = withConnection(context) { entry -> ([PreparedWrite], UInt16?) in
             defer {
                 entry.prepareQueue = []
                 entry.preparedBytes = 0
+                entry.discardedPreparedWrite = nil
             }
-            return entry.prepareQueue
-        } ?? []
-        guard flags == .write, !queue.isEmpty else { return }
+            return (entry.prepareQueue, entry.discardedPreparedWrite)
+        } ?? ([], nil)
+        guard flags == .write else { return }
+        if let discarded { throw RequestError(discarded, .invalidHandle) }
+        guard !queue.isEmpty else { return }
         let writes = try plan(queue, context: context)
         try await apply(writes, kind: .preparedExecution, context: context)
     }

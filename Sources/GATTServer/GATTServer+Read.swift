@@ -17,7 +17,7 @@ extension GATTServer {
         let value: [UInt8]
         if offset == 0 {
             value = try await freshValue(of: attribute, context: context)
-        } else if let snapshot = withConnection(context, { $0.readSnapshots[handle] }) ?? nil {
+        } else if let snapshot = withCurrentDatabase(context, { $0.readSnapshots[handle] }) ?? nil {
             value = snapshot
         } else {
             value = try await freshValue(of: attribute, context: context)
@@ -34,7 +34,7 @@ extension GATTServer {
     private func freshValue(of attribute: Attribute, context: ConnectionContext) async throws(RequestError) -> [UInt8] {
         let value = try await self.value(of: attribute, context: context)
         if isApplicationValue(attribute) {
-            withConnection(context) { $0.readSnapshots[attribute.handle] = value }
+            withCurrentDatabase(context) { $0.readSnapshots[attribute.handle] = value }
         }
         return value
     }

@@ -29,8 +29,8 @@ extension GATTServer {
     }
 
     func writableAttribute(_ handle: UInt16, kind: GATTWriteKind, context: ConnectionContext) throws(RequestError) -> Attribute {
-        guard let attribute = database.attribute(at: handle) else { throw RequestError(handle, .invalidHandle) }
-        if let error = accessError(.write(kind), attribute, connection: context.connection) {
+        guard let attribute = context.database.attribute(at: handle) else { throw RequestError(handle, .invalidHandle) }
+        if let error = accessError(.write(kind), attribute, context: context) {
             throw RequestError(handle, error)
         }
         return attribute
@@ -50,7 +50,7 @@ extension GATTServer {
             guard let requested = ClientConfiguration(littleEndian: value) else {
                 throw RequestError(handle, .invalidAttributeValueLength)
             }
-            let allowed = ClientConfiguration.allowed(by: database.characteristic(id: id)?.properties ?? [])
+            let allowed = ClientConfiguration.allowed(by: context.database.characteristic(id: id)?.properties ?? [])
             guard allowed.isSuperset(of: requested) else { throw RequestError(handle, .cccdImproperlyConfigured) }
             return .clientConfiguration(handle: handle, id, requested)
         case let .serverCharacteristicConfiguration(id):

@@ -4,7 +4,8 @@ import GATT
 import Logging
 import Synchronization
 
-/// The ATT server role over an immutable `AttributeDatabase` (Core v5.4 Vol 3 Part F 3.4, Part G).
+/// The ATT server role over an immutable `AttributeDatabase` (Core v5.4 Vol 3 Part F 3.4, Part G),
+/// which `replaceDatabase` may swap as a whole for another (a service added or removed).
 ///
 /// Each connection has its own inbound queue drained by one task, so PDUs of a connection are handled
 /// strictly in order while a request that awaits the delegate holds back only that connection.
@@ -21,7 +22,8 @@ public final class GATTServer: Sendable {
         public init() {}
     }
 
-    public let database: AttributeDatabase
+    /// The database new requests are served from (the latest one passed to `replaceDatabase`).
+    public var database: AttributeDatabase { state.withLock { $0.database } }
     let configuration: Configuration
     let delegate: any GATTServerDelegate
     let logger: Logger
@@ -34,7 +36,6 @@ public final class GATTServer: Sendable {
     public init(database: AttributeDatabase, configuration: Configuration = .init(),
                 delegate: any GATTServerDelegate, logger: Logger = Logger(label: "blesensor.gatt"),
                 send: @escaping @Sendable (_ connection: UInt16, _ pdu: [UInt8]) -> Void) {
-        self.database = database
         self.configuration = configuration
         self.delegate = delegate
         self.logger = logger
@@ -67,11 +68,12 @@ public final class GATTServer: Sendable {
             state.connections[connection] = ConnectionState(generation: generation, inbound: continuation)
             return generation
         }
-        let context = ConnectionContext(connection: connection, generation: generation)
         let worker = Task { [weak self] in
             for await pdu in stream {
                 guard let self else { return }
-                await self.process(pdu, context: context)
+                let (database, databaseGeneration) = self.state.withLock { ($0.database, $0.databaseGeneration) }
+                await self.process(pdu, context: ConnectionContext(connection: connection, generation: generation,
+                                                                   database: database, databaseGeneration: databaseGeneration))
             }
         }
         state.withLock { state in
@@ -105,6 +107,40 @@ public final class GATTServer: Sendable {
             return
         }
         inbound.yield(pdu)
+    }
+
+    // MARK: Database replacement
+
+    /// Serves `newDatabase` from now on, on every connection at once (a service was added or removed
+    /// after publication; announcing the change with Service Changed is the caller's job).
+    ///
+    /// Kept per connection: the ATT MTU, Client Supported Features, and the CCCD values of
+    /// characteristics that still exist in `newDatabase` (matched by `CharacteristicID`, so the
+    /// built-in Service Changed subscription survives); CCCDs of characteristics that are gone are
+    /// dropped, as are Server Characteristic Configurations of removed characteristics.
+    /// Cleared: read snapshots (their handles may now name other attributes) and prepare queues.
+    /// A prepared write cannot be applied to handles that changed meaning, so a non-empty queue is
+    /// emptied and the connection's next Execute Write Request with the "write" flag is answered
+    /// with Invalid Handle (naming the first handle that was queued); "cancel" succeeds as usual.
+    /// Requests already being processed finish against the database they started with.
+    public func replaceDatabase(_ newDatabase: AttributeDatabase) {
+        state.withLock { state in
+            state.database = newDatabase
+            state.databaseGeneration += 1
+            state.clientConfigurations = state.clientConfigurations.carriedOver(to: newDatabase)
+            state.serverConfigurations = state.serverConfigurations.filter { newDatabase.characteristic(id: $0.key)?.sccdHandle != nil }
+            for connection in Array(state.connections.keys) {
+                guard var entry = state.connections[connection] else { continue }
+                entry.readSnapshots = [:]
+                if let first = entry.prepareQueue.first, entry.discardedPreparedWrite == nil {
+                    entry.discardedPreparedWrite = first.handle
+                }
+                entry.prepareQueue = []
+                entry.preparedBytes = 0
+                state.connections[connection] = entry
+            }
+        }
+        logger.info("ATT: database replaced; \(newDatabase.lastHandle) attributes now")
     }
 
     // MARK: Queries
@@ -144,6 +180,20 @@ public final class GATTServer: Sendable {
     }
 
     // MARK: Plumbing used by the request handlers
+
+    /// Runs `body` on the connection's state if it is still the same link and the database the request
+    /// started with is still the one served (else its handles may mean other attributes now).
+    func withCurrentDatabase<T>(_ context: ConnectionContext, _ body: (inout ConnectionState) -> T) -> T? {
+        state.withLock { state in
+            guard state.databaseGeneration == context.databaseGeneration,
+                  var entry = state.connections[context.connection], entry.generation == context.generation else {
+                return nil
+            }
+            let result = body(&entry)
+            state.connections[context.connection] = entry
+            return result
+        }
+    }
 
     /// Runs `body` on the connection's state if it is still the same link.
     func withConnection<T>(_ context: ConnectionContext, _ body: (inout ConnectionState) -> T) -> T? {

@@ -21,12 +21,20 @@ struct ConnectionState: Sendable {
     var clientFeatures: [UInt8] = [0x00]
     var prepareQueue: [PreparedWrite] = []
     var preparedBytes = 0
+    /// The first handle of a prepare queue emptied by `replaceDatabase`: the next Execute Write
+    /// (flag "write") fails with Invalid Handle naming it, so the client never believes a long
+    /// write that was partly prepared against the old handles succeeded.
+    var discardedPreparedWrite: UInt16?
     /// Values of delegate-served attributes kept between the blobs of one long read.
     var readSnapshots: [UInt16: [UInt8]] = [:]
 }
 
 /// Everything mutable in the server, behind one lock.
 struct ServerState: Sendable {
+    /// The database new requests are served from; swapped as a whole by `replaceDatabase`.
+    var database: AttributeDatabase
+    /// Counts replacements, so work begun against an older database leaves no trace in the new one.
+    var databaseGeneration: UInt64 = 0
     var connections: [UInt16: ConnectionState] = [:]
     var nextGeneration: UInt64 = 1
     var clientConfigurations: ClientConfigurationStore<UInt16>
@@ -34,14 +42,19 @@ struct ServerState: Sendable {
     var serverConfigurations: [CharacteristicID: UInt16] = [:]
 
     init(database: AttributeDatabase) {
+        self.database = database
         clientConfigurations = ClientConfigurationStore(database: database)
     }
 }
 
-/// Identifies the link a PDU arrived on, so a late answer never lands on a reused connection handle.
+/// Identifies the link a PDU arrived on, so a late answer never lands on a reused connection handle,
+/// and the database the PDU is served from: a request finishes against the database it started
+/// with even if `replaceDatabase` runs while it awaits the application.
 struct ConnectionContext: Sendable {
     let connection: UInt16
     let generation: UInt64
+    let database: AttributeDatabase
+    let databaseGeneration: UInt64
 }
 
 /// A request that fails with an Error Response naming `handle`.

@@ -1,3 +1,4 @@
+import BLECore
 import GAP
 import GATT
 import HCI
@@ -11,16 +12,23 @@ public enum PeripheralError: Error, Equatable, Sendable, CustomStringConvertible
     case controller(HCIHostError)
     case advertising(GAPError)
     case unknownCharacteristic(CharacteristicID)
+    case unknownService(BluetoothUUID)
+    case builtInServiceNotRemovable(BluetoothUUID)
 
     public var description: String {
         switch self {
         case let .database(error): return error.description
-        case .alreadyPublished: return "services were already published: add every service before publish()"
+        case .alreadyPublished:
+            return "publish() was already called; services added or removed since are served at once and announced with Service Changed"
         case .notPublished: return "publish() the services before advertising or updating values"
         case let .notPoweredOn(state): return "the peripheral is \(state), not powered on: call start() and wait for .poweredOn"
         case let .controller(error): return error.description
         case let .advertising(error): return error.description
         case let .unknownCharacteristic(id): return "no characteristic \(id) in the published database"
+        case let .unknownService(uuid):
+            return "no service \(uuid) was added: check the UUID against the services passed to add(_:)"
+        case let .builtInServiceNotRemovable(uuid):
+            return "service \(uuid) is built in (GAP 0x1800 / GATT 0x1801) and cannot be removed; set its values through the configuration instead"
         }
     }
 }

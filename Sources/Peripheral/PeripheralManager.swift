@@ -57,7 +57,6 @@ public actor PeripheralManager {
     nonisolated let published = Mutex<Published?>(nil)
     private nonisolated let eventSink: AsyncStream<PeripheralEvent>.Continuation
     private nonisolated let logger: Logger
-    private var services: [GATTService] = []
     private var builder: AttributeDatabaseBuilder?
     private var state = PeripheralState.unknown
     private var gapTask: Task<Void, Never>? = nil
@@ -131,12 +130,84 @@ public actor PeripheralManager {
 
     /// Adds a service; it is checked at once and the reason is thrown if it is invalid
     /// (duplicate UUID, contradictory properties and permissions, database full…).
+    /// After `publish()` the new database is served at once and connected centrals that enabled
+    /// Service Changed indications are told which handles changed.
     public func add(_ service: GATTService) throws(PeripheralError) {
-        guard published.withLock({ $0 == nil }) else { throw .alreadyPublished }
         guard var builder else { throw .database(.deviceNameTooLong(configuration.deviceName.utf8.count)) }
         do { try builder.add(service) } catch { throw .database(error) }
+        try republish(builder)
         self.builder = builder
-        services.append(service)
+    }
+
+    /// Removes a service added earlier (its characteristics' subscriptions and routes go with it).
+    /// After `publish()` the change is served at once and announced with Service Changed, as for `add`.
+    /// Throws when no such service was added, when it is the built-in GAP or GATT service, or when
+    /// another service still includes it.
+    public func remove(serviceUUID: BluetoothUUID) throws(PeripheralError) {
+        guard let builder else { throw .database(.deviceNameTooLong(configuration.deviceName.utf8.count)) }
+        if serviceUUID == GATTUUID.genericAccessService || serviceUUID == GATTUUID.genericAttributeService {
+            throw .builtInServiceNotRemovable(serviceUUID)
+        }
+        guard builder.services.contains(where: { $0.uuid == serviceUUID }) else { throw .unknownService(serviceUUID) }
+        var rebuilt: AttributeDatabaseBuilder
+        do {
+            rebuilt = try AttributeDatabaseBuilder(builtInServices: builder.builtInServices)
+            // The services as the builder resolved them carry their characteristic ids, so every
+            // remaining characteristic keeps its id (and with it its subscriptions).
+            for service in builder.services where service.uuid != serviceUUID
+                && service.uuid != GATTUUID.genericAccessService && service.uuid != GATTUUID.genericAttributeService {
+                try rebuilt.add(service)
+            }
+        } catch {
+            throw .database(error)
+        }
+        try republish(rebuilt)
+        self.builder = rebuilt
+    }
+
+    /// Serves the database `builder` builds, if services are published already: the server swaps
+    /// databases, routes follow the new handles, and Service Changed goes to the centrals that
+    /// enabled its indications. Nothing changes when the build fails.
+    private func republish(_ builder: AttributeDatabaseBuilder) throws(PeripheralError) {
+        guard let current = published.withLock({ $0 }) else { return }
+        let database: AttributeDatabase
+        do { database = try builder.build() } catch { throw .database(error) }
+        let range = ServiceChangedRange.affected(from: current.database, to: database)
+        current.server.replaceDatabase(database)
+        let removed = Set(current.database.characteristics.map(\.id)).subtracting(database.characteristics.map(\.id))
+        broker.subscribers.republish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }),
+                                     removed: removed)
+        let next = Published(database: database, server: current.server, engine: current.engine)
+        published.withLock { $0 = next }
+        logger.info("database changed: \(builder.services.count) service(s) with GAP and GATT, \(database.lastHandle) attributes")
+        if let range { announceServiceChanged(range, in: next) }
+    }
+
+    /// Indicates the changed range on Service Changed to every connected central whose CCCD enables
+    /// indications (Core Vol 3 Part G 7.1); others are not told, as the specification requires.
+    private func announceServiceChanged(_ range: ClosedRange<UInt16>, in published: Published) {
+        guard let handle = published.database.valueHandle(for: .serviceChanged) else {
+            logger.warning("database changed but it has no Service Changed characteristic; centrals must rediscover on their own")
+            return
+        }
+        let centrals = published.server.subscribers(of: .serviceChanged)
+            .filter { $0.value.contains(.indications) }.keys.sorted()
+        guard !centrals.isEmpty else { return }
+        let value = ServiceChangedRange.value(for: range)
+        logger.info("Service Changed 0x\(String(range.lowerBound, radix: 16))-0x\(String(range.upperBound, radix: 16)) indicated to \(centrals.count) central(s)")
+        let engine = published.engine, watchdog = broker.indicationWatchdog
+        if engine.update(value, characteristic: handle, policy: .indication, to: centrals) {
+            centrals.forEach(watchdog.queued(on:))
+            return
+        }
+        // An indication is never dropped: a central whose queue is full gets it once there is room.
+        for central in centrals {
+            Task {
+                // Only cancellation ends the wait early, and nothing cancels this task.
+                guard (try? await engine.updateWaitingForRoom(value, characteristic: handle, policy: .indication, to: [central])) != nil else { return }
+                watchdog.queued(on: central)
+            }
+        }
     }
 
     /// Freezes the database and starts serving it.
@@ -164,7 +235,7 @@ public actor PeripheralManager {
         channels.setHandler(for: L2CAPChannelID.attribute) { connection, payload in server.receive(payload, on: connection) }
         broker.subscribers.publish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }))
         published.withLock { $0 = Published(database: database, server: server, engine: engine) }
-        logger.info("published \(services.count) service(s), \(database.lastHandle) attributes")
+        logger.info("published \(builder.services.count) service(s), \(database.lastHandle) attributes")
     }
 
     public var database: AttributeDatabase? { published.withLock { $0?.database } }

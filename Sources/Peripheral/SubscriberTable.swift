@@ -27,6 +27,16 @@ final class SubscriberTable: Sendable {
         }
     }
 
+    /// The database was replaced: characteristics in `valueHandles` take their (possibly moved) value
+    /// handles and keep policy and subscribers; routes of `removed` characteristics go with their
+    /// subscribers, so an update for them finds no route.
+    func republish(_ valueHandles: [CharacteristicID: UInt16], removed: Set<CharacteristicID>) {
+        table.withLock { table in
+            for id in removed { table[id] = nil }
+            for (id, handle) in valueHandles { table[id, default: Targets()].valueHandle = handle }
+        }
+    }
+
     func setPolicy(_ policy: UpdatePolicy, for characteristic: CharacteristicID) {
         table.withLock { $0[characteristic, default: Targets()].policy = policy }
     }

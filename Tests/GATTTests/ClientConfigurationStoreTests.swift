@@ -57,4 +57,36 @@ import Testing
         #expect(ClientConfiguration.indications.littleEndianBytes == [0x02, 0x00])
         #expect(ClientConfiguration.allowed(by: [.read, .indicate]) == .indications)
     }
+    @Test func carriedOverToANewDatabaseKeepsSurvivingCharacteristicsOnly() throws {
+        var store = ClientConfigurationStore<String>(database: try Fixtures.sampleDatabase())
+        _ = store.write(0x0002, to: .serviceChanged, for: "guest")
+        _ = store.write(0x0001, to: "hr.measurement", for: "guest")
+        _ = store.write(0x0001, to: "battery.level", for: "guest")
+        _ = store.write(0x0001, to: "battery.level", for: "bonded")
+        _ = store.write(0x0001, to: "hr.measurement", for: "away")
+        store.peerDisconnected("bonded", bonded: true)
+        store.peerDisconnected("away", bonded: true)
+        store.valueChanged("battery.level")
+        store.valueChanged("hr.measurement")
+
+        // The battery service is gone in the new database; Heart Rate and the built-ins remain.
+        var moved = store.carriedOver(to: try Fixtures.heartRateDatabase())
+        #expect(moved.configuration(of: .serviceChanged, for: "guest") == .indications)
+        #expect(moved.configuration(of: "hr.measurement", for: "guest") == .notifications)
+        #expect(moved.configuration(of: "battery.level", for: "guest") == [])
+        #expect(moved.write(0x0001, to: "battery.level", for: "guest") == .unknownCharacteristic("battery.level"))
+        // A bonded peer whose only subscription went is forgotten; one with a surviving one keeps its flags.
+        #expect(!moved.isAbsent("bonded"))
+        #expect(moved.isAbsent("away"))
+        #expect(moved.peerReconnected("away") == ["hr.measurement"])
+
+        // A characteristic that keeps its id but no longer notifies loses the notification bit.
+        let indicating = GATTService(uuid: BluetoothUUID(0x180D), characteristics: [
+            GATTCharacteristic(id: "hr.measurement", uuid: BluetoothUUID(0x2A37), properties: .indicate, permissions: []),
+        ])
+        let narrowed = store.carriedOver(to: try AttributeDatabase.build(services: [indicating], builtInServices: Fixtures.builtIns))
+        #expect(narrowed.configuration(of: "hr.measurement", for: "guest") == [])
+        #expect(narrowed.subscribers(of: "hr.measurement").isEmpty)
+        #expect(narrowed.configuration(of: .serviceChanged, for: "guest") == .indications)
+    }
 }

@@ -75,6 +75,29 @@ public struct ClientConfigurationStore<Peer: Hashable & Sendable>: Sendable {
         return changedWhileAway.removeValue(forKey: peer) ?? []
     }
 
+    /// This store moved to `database` (a service was added or removed after publication): values of
+    /// characteristics that still exist there with a CCCD are kept, narrowed to the bits their
+    /// properties now allow; values and change flags of characteristics that are gone are dropped.
+    public func carriedOver(to database: AttributeDatabase) -> ClientConfigurationStore {
+        var moved = ClientConfigurationStore(database: database)
+        let allowed = moved.allowedBits
+        for (peer, values) in configurations {
+            var kept: [CharacteristicID: ClientConfiguration] = [:]
+            for (id, value) in values {
+                guard let bits = allowed[id] else { continue }
+                let narrowed = value.intersection(bits)
+                if !narrowed.isEmpty { kept[id] = narrowed }
+            }
+            if !kept.isEmpty { moved.configurations[peer] = kept }
+        }
+        moved.absentPeers = absentPeers.filter { moved.configurations[$0] != nil }
+        for (peer, flags) in changedWhileAway where moved.absentPeers.contains(peer) {
+            let kept = flags.filter { allowed[$0] != nil }
+            if !kept.isEmpty { moved.changedWhileAway[peer] = kept }
+        }
+        return moved
+    }
+
     /// Drops every trace of `peer` (unbonded disconnect, or bond removed).
     public mutating func forget(_ peer: Peer) {
         configurations[peer] = nil
