@@ -168,9 +168,9 @@ public final class ACLFlowController: Sendable {
             if start >= Self.frameHeadroom, length <= state.bufferSize, !connection.hasPending,
                connection.inFlight < state.perConnectionLimit, state.inFlight < state.bufferCount, var bytes = pending.take() {
                 sendInPlace(&bytes, start: start, handle: handle, state: &state)
-                var drained = DrainedHandles()
-                drained.append(handle)
-                return .success(drained)
+                // The queue was empty before and after: no "drained" transition to report, and the
+                // caller (usually the notification engine's pump) carries on by itself.
+                return .success(DrainedHandles())
             }
             state.connections[handle]!.queue.append(QueuedPDU(bytes: pending.take() ?? [], start: start))
             return .success(pump(&state))
