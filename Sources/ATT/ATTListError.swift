@@ -23,3 +23,17 @@ public enum ATTListError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension ATTListError {
+    /// The rule Read By Type and Read By Group Type responses share: at least one entry, every value
+    /// as long as the first, and that length within what the one-octet Length field can describe.
+    static func checkUniformValueLengths<Entry>(_ entries: [Entry], maximum: Int,
+                                                valueLength: (Entry) -> Int) throws(ATTListError) {
+        guard let first = entries.first else { throw .empty }
+        let length = valueLength(first)
+        guard length <= maximum else { throw .valueTooLong(length: length, maximum: maximum) }
+        if let index = entries.firstIndex(where: { valueLength($0) != length }) {
+            throw .mixedValueLengths(expected: length, index: index, actual: valueLength(entries[index]))
+        }
+    }
+}

@@ -20,14 +20,7 @@ public struct ATTGroupDataList: Hashable, Sendable {
     public let entries: [ATTGroupData]
 
     public init(_ entries: [ATTGroupData]) throws(ATTListError) {
-        guard let first = entries.first else { throw .empty }
-        let length = first.value.count
-        guard length <= Self.maximumValueLength else {
-            throw .valueTooLong(length: length, maximum: Self.maximumValueLength)
-        }
-        if let index = entries.firstIndex(where: { $0.value.count != length }) {
-            throw .mixedValueLengths(expected: length, index: index, actual: entries[index].value.count)
-        }
+        try ATTListError.checkUniformValueLengths(entries, maximum: Self.maximumValueLength) { $0.value.count }
         self.entries = entries
     }
 

@@ -97,26 +97,35 @@ public struct LELegacyAdvertisingPayload: Sendable, Equatable {
     }
 }
 
-/// LE Set Advertising Data (Vol 4 Part E 7.8.7).
-public struct HCILESetAdvertisingData: HCICommand {
-    public static let opcode = HCIOpcode.leSetAdvertisingData
-    public var payload: LELegacyAdvertisingPayload
-    public init(payload: LELegacyAdvertisingPayload) { self.payload = payload }
+/// A command whose only parameter is a 31-octet legacy payload; they share one codec.
+public protocol HCILegacyPayloadCommand: HCICommand {
+    /// Names the command in decoding errors.
+    static var commandName: String { get }
+    var payload: LELegacyAdvertisingPayload { get }
+    init(payload: LELegacyAdvertisingPayload)
+}
+
+extension HCILegacyPayloadCommand {
     public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
-        payload = try LELegacyAdvertisingPayload(decoding: &reader, what: "LE Set Advertising Data")
+        self.init(payload: try LELegacyAdvertisingPayload(decoding: &reader, what: Self.commandName))
     }
     public func encode(into writer: inout ByteWriter) { payload.encode(into: &writer) }
 }
 
-/// LE Set Scan Response Data (Vol 4 Part E 7.8.8).
-public struct HCILESetScanResponseData: HCICommand {
-    public static let opcode = HCIOpcode.leSetScanResponseData
+/// LE Set Advertising Data (Vol 4 Part E 7.8.7).
+public struct HCILESetAdvertisingData: HCILegacyPayloadCommand {
+    public static let opcode = HCIOpcode.leSetAdvertisingData
+    public static let commandName = "LE Set Advertising Data"
     public var payload: LELegacyAdvertisingPayload
     public init(payload: LELegacyAdvertisingPayload) { self.payload = payload }
-    public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
-        payload = try LELegacyAdvertisingPayload(decoding: &reader, what: "LE Set Scan Response Data")
-    }
-    public func encode(into writer: inout ByteWriter) { payload.encode(into: &writer) }
+}
+
+/// LE Set Scan Response Data (Vol 4 Part E 7.8.8).
+public struct HCILESetScanResponseData: HCILegacyPayloadCommand {
+    public static let opcode = HCIOpcode.leSetScanResponseData
+    public static let commandName = "LE Set Scan Response Data"
+    public var payload: LELegacyAdvertisingPayload
+    public init(payload: LELegacyAdvertisingPayload) { self.payload = payload }
 }
 
 /// LE Set Advertising Enable (Vol 4 Part E 7.8.9).
