@@ -162,6 +162,6 @@ public struct Daemon: Sendable {
 
     private func milliseconds(since start: ContinuousClock.Instant) -> Int {
         let elapsed = ContinuousClock.now - start
-        return Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        return Int(elapsed.wholeMilliseconds)
     }
 }

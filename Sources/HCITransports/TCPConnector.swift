@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import BLECore
 import CBluetoothShim
 import HCI
 import Logging
@@ -72,7 +73,7 @@ struct TCPConnector: Sendable {
         while true {
             let remaining = clock.now.duration(to: deadline)
             guard remaining > .zero else { return false }
-            let ms = Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let ms = Int32(clamping: remaining.wholeMilliseconds + 1)
             fds[0].revents = 0
             let ready = SystemCall.poll(&fds, timeout: ms)
             if ready > 0 { return true }

@@ -148,8 +148,7 @@ public actor GAPPeripheral {
     }
 
     private var advertisingIntervalUnits: UInt16 {
-        let milliseconds = Double(configuration.advertisingInterval.components.seconds) * 1000
-            + Double(configuration.advertisingInterval.components.attoseconds) / 1e15
+        let milliseconds = configuration.advertisingInterval.milliseconds
         return UInt16(clamping: Int((milliseconds / 0.625).rounded()))
     }
 

@@ -176,7 +176,7 @@ public actor HCIHost {
         guard let index = awaitingAnswer.firstIndex(where: { $0.id == id }) else { return }
         let command = awaitingAnswer.remove(at: index)
         timeoutTasks.removeValue(forKey: id)
-        let milliseconds = Int(command.timeout.components.seconds * 1000 + command.timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int(command.timeout.wholeMilliseconds)
         let error = HCIHostError.commandTimeout(command.opcode, milliseconds: milliseconds)
         logger.error("\(error)")
         command.continuation.resume(throwing: error)
