@@ -1,5 +1,4 @@
 import BLECore
-import Logging
 
 /// Everything `blesensord` needs to run, already validated.
 public struct DaemonConfiguration: Sendable {
@@ -19,12 +18,11 @@ public struct DaemonConfiguration: Sendable {
     public var advertisingInterval: Duration
     public var btsnoopPath: String?
     public var stateDirectory: String
-    public var logLevel: Logger.Level
 
     public init(transport: String = "auto", localName: String = "blesensor", serviceUUIDs: [BluetoothUUID] = [],
                 maxConnections: Int = 1, addressMode: AddressMode = .persistentRandom,
                 advertisingInterval: Duration = .milliseconds(100), btsnoopPath: String? = nil,
-                stateDirectory: String = DaemonConfiguration.defaultStateDirectory(), logLevel: Logger.Level = .info) {
+                stateDirectory: String = DaemonConfiguration.defaultStateDirectory()) {
         self.transport = transport
         self.localName = localName
         self.serviceUUIDs = serviceUUIDs
@@ -33,7 +31,6 @@ public struct DaemonConfiguration: Sendable {
         self.advertisingInterval = advertisingInterval
         self.btsnoopPath = btsnoopPath
         self.stateDirectory = stateDirectory
-        self.logLevel = logLevel
     }
 
     /// systemd's `$STATE_DIRECTORY` when set, `/var/lib/blesensor` for root, else the XDG state directory.

@@ -75,7 +75,7 @@ struct BLESensorD: AsyncParsableCommand {
         var configuration = DaemonConfiguration(
             transport: transport, localName: name, serviceUUIDs: serviceUUIDs.compactMap(BluetoothUUID.init),
             maxConnections: maxConnections, addressMode: addressMode,
-            advertisingInterval: .milliseconds(advertisingIntervalMs), btsnoopPath: btsnoop, logLevel: level)
+            advertisingInterval: .milliseconds(advertisingIntervalMs), btsnoopPath: btsnoop)
         if let stateDir { configuration.stateDirectory = stateDir }
         let code = await Daemon(configuration: configuration, logger: logger).run(started: started)
         if code != 0 { throw ExitCode(code) }

@@ -63,9 +63,3 @@ public struct ADStructure: Sendable, Equatable, CustomStringConvertible {
         return structures
     }
 }
-
-public func encodeADStructures(_ structures: [ADStructure]) -> [UInt8] {
-    var bytes: [UInt8] = []
-    for structure in structures { structure.encode(into: &bytes) }
-    return bytes
-}

@@ -1,4 +1,5 @@
 import BLECore
+import HCI
 
 /// Places advertising content into the 31-byte advertising data and scan response following the
 /// rules users know from CoreBluetooth:
@@ -9,7 +10,7 @@ import BLECore
 /// 3. Appearance, TX power, service data and manufacturer data where they fit, advertising data first.
 /// 4. Overflowing UUIDs go to the scan response as incomplete lists; what fits nowhere is reported.
 public enum AdvertisingPlanner {
-    public static let packetLength = LELegacyAdvertisingPayloadLength.value
+    public static let packetLength = LELegacyAdvertisingPayload.maximumLength
 
     public static func plan(_ content: AdvertisingContent) throws(AdvertisingDataError) -> AdvertisingPlan {
         var advertising = Packet()
@@ -144,9 +145,4 @@ public enum AdvertisingPlanner {
         }
         return result
     }
-}
-
-/// The legacy advertising packet limit, named once.
-public enum LELegacyAdvertisingPayloadLength {
-    public static let value = 31
 }
