@@ -1,16 +1,18 @@
 import BLECore
+import Synchronization
 import Testing
 @testable import HCI
 
-/// Waits for the first host event matching `predicate`, failing after `timeout`.
-func firstEvent(_ host: HCIHost, timeout: Duration = .seconds(5), where predicate: @escaping @Sendable (HCIHostEvent) -> Bool) async -> HCIHostEvent? {
+/// Waits for the first host event matching `predicate`; nil if the stream ends or the safety
+/// limit passes (a failing test must not hang the run).
+func firstEvent(_ host: HCIHost, limit: Duration = .seconds(10), where predicate: @escaping @Sendable (HCIHostEvent) -> Bool) async -> HCIHostEvent? {
     await withTaskGroup(of: HCIHostEvent?.self) { group in
         group.addTask {
             for await event in host.events where predicate(event) { return event }
             return nil
         }
         group.addTask {
-            try? await Task.sleep(for: timeout)
+            try? await Task.sleep(for: limit)
             return nil
         }
         let result = await group.next() ?? nil
@@ -19,10 +21,32 @@ func firstEvent(_ host: HCIHost, timeout: Duration = .seconds(5), where predicat
     }
 }
 
+/// Polls an actor-held condition, yielding in between (a barrier on state, never a fixed sleep).
+func until(_ condition: @Sendable () async -> Bool) async {
+    while !(await condition()) { await Task.yield() }
+}
+
+/// Host timeouts on a clock only the test moves: a busy machine cannot make them fire.
+func virtualTime() -> HCIHost.Configuration {
+    var configuration = HCIHost.Configuration()
+    configuration.clock = ManualClock()
+    return configuration
+}
+
+func startedHost(_ controller: ScriptedController, clock: ManualClock = ManualClock(),
+                 configure: (inout HCIHost.Configuration) -> Void = { _ in }) async throws -> HCIHost {
+    var configuration = HCIHost.Configuration()
+    configuration.clock = clock
+    configure(&configuration)
+    let host = HCIHost(transport: controller, configuration: configuration)
+    _ = try await host.start()
+    return host
+}
+
 @Suite struct HCIHostBringUpTests {
     @Test func bringUpFollowsTheSpecOrderAndLearnsBuffers() async throws {
         let controller = ScriptedController()
-        let host = HCIHost(transport: controller)
+        let host = HCIHost(transport: controller, configuration: virtualTime())
         let info = try await host.start()
         #expect(info.aclBufferSize == 27)
         #expect(info.aclBufferCount == 4)
@@ -45,7 +69,7 @@ func firstEvent(_ host: HCIHost, timeout: Duration = .seconds(5), where predicat
     @Test func zeroLEBuffersFallBackToReadBufferSize() async throws {
         let controller = ScriptedController()
         controller.state.withLock { $0.leBuffersZero = true; $0.supportsV2 = false }
-        let host = HCIHost(transport: controller)
+        let host = HCIHost(transport: controller, configuration: virtualTime())
         let info = try await host.start()
         #expect(controller.commands.contains(.leReadBufferSize))
         #expect(controller.commands.contains(.readBufferSize))
@@ -63,19 +87,20 @@ func firstEvent(_ host: HCIHost, timeout: Duration = .seconds(5), where predicat
 @Suite struct HCIHostCommandFlowTests {
     @Test func neverMoreCommandsOutstandingThanTheControllerAllows() async throws {
         let controller = ScriptedController()
-        let host = HCIHost(transport: controller)
-        _ = try await host.start()
+        let host = try await startedHost(controller)
+        let before = controller.commands.count
         controller.state.withLock { $0.maxOutstandingCommands = 0; $0.holdAnswers = true }
         async let first = host.send(HCILESetAdvertisingEnable(enable: false))
         async let second = host.send(HCILESetScanEnable(enable: false))
         async let third = host.send(HCIReadBDADDR())
-        try await Task.sleep(for: .milliseconds(100))
-        // One credit: only the first command may be on its way until it is answered.
-        #expect(controller.state.withLock { $0.heldAnswers.count } == 1)
-        controller.releaseAnswers()
-        try await Task.sleep(for: .milliseconds(50))
-        controller.releaseAnswers()
-        try await Task.sleep(for: .milliseconds(50))
+        // All three are with the host; one credit: only one may be on its way until it is answered.
+        await until { await host.commandQueueDepth == (2, 1) }
+        #expect(controller.commands.count == before + 1)
+        for sent in 2...3 {
+            controller.releaseAnswers(keepHolding: true)
+            await controller.waitForCommand(count: before + sent)
+            #expect(controller.state.withLock { $0.heldAnswers.count } == 1)
+        }
         controller.releaseAnswers()
         _ = try await (first, second, third)
         #expect(controller.state.withLock { $0.maxOutstandingCommands } == 1)
@@ -84,45 +109,45 @@ func firstEvent(_ host: HCIHost, timeout: Duration = .seconds(5), where predicat
 
     @Test func failedStatusIsATypedError() async throws {
         let controller = ScriptedController()
-        let host = HCIHost(transport: controller)
-        _ = try await host.start()
+        let host = try await startedHost(controller)
         let rejection = HCIEvent.commandComplete(.init(opcode: .leSetAdvertisingEnable, returnParameters: [0x0C])).packet
         _ = controller.state.withLock { $0.silentOnce.insert(.leSetAdvertisingEnable) }
         let result = Task { try await host.send(HCILESetAdvertisingEnable(enable: true)) }
-        try await Task.sleep(for: .milliseconds(50))
+        await controller.waitForCommand(.leSetAdvertisingEnable)
         controller.deliver(rejection)
         await #expect(throws: HCIHostError.commandFailed(.leSetAdvertisingEnable, .commandDisallowed)) { try await result.value }
         await host.shutdown()
     }
 
-    @Test func timeoutResetsAndReinitialisesTheController() async throws {
+    @Test func timeoutResetsAndReinitialisesTheControllerInVirtualTime() async throws {
         let controller = ScriptedController()
-        var configuration = HCIHost.Configuration()
-        configuration.commandTimeout = .milliseconds(200)
-        let host = HCIHost(transport: controller, configuration: configuration)
-        _ = try await host.start()
+        let clock = ManualClock()
+        let host = try await startedHost(controller, clock: clock)
         _ = controller.state.withLock { $0.silentOnce.insert(.leSetAdvertisingEnable) }
         async let recovered = firstEvent(host) { if case .controllerRecovered = $0 { return true } else { return false } }
-        await #expect(throws: HCIHostError.commandTimeout(.leSetAdvertisingEnable, milliseconds: 200)) {
-            try await host.send(HCILESetAdvertisingEnable(enable: true))
-        }
+        let sending = Task { try await host.send(HCILESetAdvertisingEnable(enable: true)) }
+        await controller.waitForCommand(.leSetAdvertisingEnable)
+        await clock.waitForTimers(atLeast: 1)
+        clock.advance(by: .milliseconds(1999))
+        #expect(controller.commands.filter { $0 == .reset }.count == 1)
+        clock.advance(by: .milliseconds(1))
+        await #expect(throws: HCIHostError.commandTimeout(.leSetAdvertisingEnable, milliseconds: 2000)) { try await sending.value }
         let event = await recovered
         guard case .controllerRecovered = event else {
             Issue.record("no recovery after a command timeout: \(String(describing: event))")
             return
         }
         #expect(controller.commands.filter { $0 == .reset }.count == 2)
-        // Usable again afterwards.
+        // Usable again afterwards, and answered commands leave no timer behind.
         _ = try await host.send(HCILESetAdvertisingEnable(enable: true))
+        #expect(clock.pendingTimers == 0)
         await host.shutdown()
     }
 
     @Test func hardwareErrorTriggersRecovery() async throws {
         let controller = ScriptedController()
-        let host = HCIHost(transport: controller)
-        _ = try await host.start()
+        let host = try await startedHost(controller)
         async let resetting = firstEvent(host) { if case .controllerResetting = $0 { return true } else { return false } }
-        try await Task.sleep(for: .milliseconds(20))
         controller.deliver(HCIEvent.hardwareError(code: 0x42).packet)
         guard case let .controllerResetting(reason) = await resetting else {
             Issue.record("hardware error did not reset the controller")
@@ -132,21 +157,44 @@ func firstEvent(_ host: HCIHost, timeout: Duration = .seconds(5), where predicat
         await host.shutdown()
     }
 
+    @Test func aStalledTransportIsResetAndReportedWhenResetsDoNotHelp() async throws {
+        let controller = ScriptedController()
+        let clock = ManualClock()
+        let host = try await startedHost(controller, clock: clock) { $0.maxRecoveryAttempts = 2 }
+        async let failed = firstEvent(host) { if case .controllerFailed = $0 { return true } else { return false } }
+        // The transport says nothing is being accepted; from now on the controller answers nothing.
+        _ = controller.state.withLock { $0.silentOnce = [.reset] }
+        controller.stall()
+        await controller.waitForCommand(.reset, count: 2)
+        #expect(controller.state.withLock { $0.discardedAll } >= 1)
+        await clock.waitForTimers(atLeast: 1)
+        _ = controller.state.withLock { $0.silentOnce = [.reset] }
+        clock.advance(by: .seconds(5))
+        await controller.waitForCommand(.reset, count: 3)
+        await clock.waitForTimers(atLeast: 1)
+        clock.advance(by: .seconds(5))
+        guard case let .controllerFailed(error) = await failed else {
+            Issue.record("a stall that resets did not cure was not reported")
+            return
+        }
+        #expect(error == .transport(.stalled("scripted", milliseconds: 2000)))
+        #expect(error.description.hasPrefix("controller link stalled"))
+        await host.shutdown()
+    }
+
     @Test func linkLossFailsPendingCommandsInsteadOfHanging() async throws {
         let controller = ScriptedController()
-        let host = HCIHost(transport: controller)
-        _ = try await host.start()
+        let host = try await startedHost(controller)
         _ = controller.state.withLock { $0.silentOnce.insert(.readBDADDR) }
         let pending = Task { try await host.send(HCIReadBDADDR(), timeout: .seconds(30)) }
-        try await Task.sleep(for: .milliseconds(50))
+        await controller.waitForCommand(.readBDADDR, count: 2)
         controller.dropLink()
         await #expect(throws: HCIHostError.transport(.disconnected("test dropped the link"))) { try await pending.value }
     }
 
     @Test func malformedEventsAreDroppedNotTrusted() async throws {
         let controller = ScriptedController()
-        let host = HCIHost(transport: controller)
-        _ = try await host.start()
+        let host = try await startedHost(controller)
         controller.deliver(HCIPacket(type: .event, body: [0x0E, 0x05, 0x01]))   // length lies
         controller.deliver(HCIPacket(type: .event, body: [0x3E, 0x01, 0x0A]))   // truncated LE meta
         controller.deliver(HCIPacket(type: .acl, body: [0x01]))

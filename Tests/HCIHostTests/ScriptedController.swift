@@ -20,6 +20,9 @@ final class ScriptedController: HCITransport, Sendable {
         /// When set, answers are held until `releaseAnswers()`.
         var holdAnswers = false
         var heldAnswers: [HCIPacket] = []
+        var commandWaiters: [(opcode: HCIOpcode?, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var discardedACLHandles: [UInt16] = []
+        var discardedAll = 0
     }
 
     let state = Mutex(State())
@@ -50,9 +53,9 @@ final class ScriptedController: HCITransport, Sendable {
         handler?(.closed(.disconnected("test dropped the link")))
     }
 
-    func releaseAnswers() {
+    func releaseAnswers(keepHolding: Bool = false) {
         let held = state.withLock { state -> [HCIPacket] in
-            defer { state.heldAnswers = []; state.holdAnswers = false }
+            defer { state.heldAnswers = []; state.holdAnswers = keepHolding }
             return state.heldAnswers
         }
         for packet in held {
@@ -62,25 +65,58 @@ final class ScriptedController: HCITransport, Sendable {
     }
 
     var commands: [HCIOpcode] { state.withLock { $0.commands } }
+
+    /// Barrier: returns once `count` commands with `opcode` (any opcode when nil) were sent.
+    func waitForCommand(_ opcode: HCIOpcode? = nil, count: Int = 1) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if Self.seen(opcode, in: state) >= count { return true }
+                state.commandWaiters.append((opcode, count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private static func seen(_ opcode: HCIOpcode?, in state: State) -> Int {
+        opcode.map { wanted in state.commands.filter { $0 == wanted }.count } ?? state.commands.count
+    }
+
+    func discardQueuedACL(handle: UInt16) { state.withLock { $0.discardedACLHandles.append(handle) } }
+    func discardQueuedPackets() { state.withLock { $0.discardedAll += 1 } }
+
+    /// Reports a stall as a transport that stopped draining would.
+    func stall() {
+        let handler = state.withLock { $0.handler }
+        handler?(.stalled(.stalled("scripted", milliseconds: 2000)))
+    }
     var acl: [HCIACLPacket] { state.withLock { $0.acl } }
 
     func send(_ packet: HCIPacket) throws(HCITransportError) {
         switch packet.type {
         case .command:
             guard let command = try? HCICommandPacket(body: packet.body) else { return }
-            let reply: HCIPacket? = state.withLock { state -> HCIPacket? in
+            let (reply, woken): (HCIPacket?, [CheckedContinuation<Void, Never>]) = state.withLock { state in
                 state.commands.append(command.opcode)
+                var woken: [CheckedContinuation<Void, Never>] = []
+                let snapshot = state
+                state.commandWaiters.removeAll { waiter in
+                    guard Self.seen(waiter.opcode, in: snapshot) >= waiter.count else { return false }
+                    woken.append(waiter.continuation)
+                    return true
+                }
                 state.outstandingCommands += 1
                 state.maxOutstandingCommands = max(state.maxOutstandingCommands, state.outstandingCommands)
-                if state.silentOnce.remove(command.opcode) != nil { return nil }
+                if state.silentOnce.remove(command.opcode) != nil { return (nil, woken) }
                 let reply = self.answer(to: command.opcode, state: state)
                 if state.holdAnswers {
                     state.heldAnswers.append(reply)
-                    return nil
+                    return (nil, woken)
                 }
                 state.outstandingCommands -= 1
-                return reply
+                return (reply, woken)
             }
+            woken.forEach { $0.resume() }
             // Answer asynchronously, as a real controller would.
             if let reply { Task { self.deliver(reply) } }
         case .acl:

@@ -1,32 +1,36 @@
+import BLECore
 import Synchronization
 
-/// Why an L2CAP PDU could not be queued for a connection.
+/// Why an L2CAP PDU could not be queued on a link.
 public enum ACLSendError: Error, Equatable, Sendable, CustomStringConvertible {
-    case unknownConnection(UInt16)
-    case queueFull(handle: UInt16, limit: Int)
+    /// The link is closed (or was never registered): nothing may be sent on its handle any more.
+    case linkClosed(LinkID)
+    case queueFull(LinkID, limit: Int)
     case pduTooLong(Int)
     case notConfigured
 
     public var description: String {
         switch self {
-        case let .unknownConnection(handle): return "no connection with handle 0x\(String(handle, radix: 16))"
-        case let .queueFull(handle, limit): return "ACL queue of connection 0x\(String(handle, radix: 16)) is full (\(limit) PDUs)"
+        case let .linkClosed(link): return "\(link) is closed"
+        case let .queueFull(link, limit): return "ACL queue of \(link) is full (\(limit) PDUs)"
         case let .pduTooLong(length): return "L2CAP PDU of \(length) bytes exceeds the 65539-byte maximum"
         case .notConfigured: return "controller buffers are unknown: the controller is not initialised"
         }
     }
 }
 
-/// Host-to-controller ACL flow control (Core spec Vol 4 Part E 4.1.1).
+/// Host-to-controller ACL flow control (Core spec Vol 4 Part E 4.1.1), per link.
 ///
 /// The host may have at most `bufferCount` ACL packets in the controller at once; Number Of Completed
-/// Packets returns credits, and a disconnection reclaims that connection's credits. PDUs wait here,
-/// never in the transport, and are fragmented to the controller's packet length only when a credit is
-/// available. When credits are scarce, connections take turns one packet each (round-robin) so a
-/// central that stops acknowledging cannot starve the others.
+/// Packets returns credits, and a disconnection reclaims that link's credits. PDUs wait here, never
+/// in the transport, and are fragmented to the controller's packet length only when a credit is
+/// available. When credits are scarce, links take turns one packet each (round-robin) so a central
+/// that stops acknowledging cannot starve the others. A link that holds credits and gets no
+/// completion for `transmitTimeout` is reported (Linux's ACL TX timeout) so the host can drop it.
 ///
-/// Calling context: every method may be called from any thread; state is behind a mutex and the
-/// transport write happens under it so packet order on the wire equals credit order.
+/// Calling context: every method may be called from any thread. State is behind a mutex; the
+/// transport `send` (which only queues, never blocks) is called under it so packet order on the
+/// wire equals credit order. Observers run without the lock.
 public final class ACLFlowController: Sendable {
     public struct Statistics: Sendable, Equatable {
         public var packetsSent = 0
@@ -34,14 +38,23 @@ public final class ACLFlowController: Sendable {
         public var creditsReturned = 0
         public var creditsReclaimed = 0
         public var maxInFlight = 0
+        /// Packets the transport refused (closed, or its queue full); their credits were returned.
+        public var writesRefused = 0
+        /// PDUs dropped because their link closed before they were sent.
+        public var pdusDroppedOnClose = 0
     }
 
-    struct Connection {
+    struct LinkQueue {
+        let link: Link
         var queue: [QueuedPDU] = []
         var queueHead = 0
         /// Bytes of the head PDU already fragmented out.
         var headOffset = 0
         var inFlight = 0
+        /// When the link last made progress (a completion, or its first packet in flight).
+        var lastProgress = MonotonicInstant(nanoseconds: 0)
+        /// Already reported as timed out; cleared by the next completion.
+        var timedOut = false
 
         var hasPending: Bool { queueHead < queue.count }
         var pendingPDUs: Int { queue.count - queueHead }
@@ -51,140 +64,183 @@ public final class ACLFlowController: Sendable {
     struct QueuedPDU {
         var bytes: [UInt8]
         var start: Int
-        var length: Int { bytes.count - start }
     }
 
     struct State {
         var bufferSize = 0
         var bufferCount = 0
         var inFlight = 0
-        var connections: [UInt16: Connection] = [:]
-        /// Handles in connection order; the round-robin cursor walks it.
-        var order: [UInt16] = []
+        var links: [LinkID: LinkQueue] = [:]
+        /// The open link on each handle (Number Of Completed Packets names handles).
+        var byHandle: [UInt16: LinkID] = [:]
+        /// Links in connection order; the round-robin cursor walks it.
+        var order: [LinkID] = []
         var cursor = 0
         var statistics = Statistics()
-        var fairShareConnections = 1
+        var reservedLinks = 1
+        var watchdog: TimerHandle?
 
-        /// Credits one connection may hold: all of them when alone, otherwise one is kept back for
-        /// each other connection, because credits a stalled central holds return only when it acks
-        /// or its link drops.
-        var perConnectionLimit: Int {
-            max(1, bufferCount - (max(order.count, fairShareConnections) - 1))
+        /// Credits one link may hold: all of them while it is the only link; otherwise one is kept
+        /// back for each other link (up to the configured maximum of centrals), because credits a
+        /// stalled central holds return only when it acknowledges or its link drops.
+        var perLinkLimit: Int {
+            guard order.count > 1 else { return bufferCount }
+            return max(1, bufferCount - (max(order.count, reservedLinks) - 1))
         }
     }
 
+    public typealias DrainObserver = @Sendable (Link) -> Void
+
     private let state = Mutex(State())
-    private let send: @Sendable (HCIPacket) -> Void
-    /// Boxed: a bare function type stored in a Mutex recursed through reabstraction thunks in -O builds.
-    struct DrainedHandler: Sendable { let call: @Sendable (UInt16) -> Void }
-    private let drainedHandler: Mutex<DrainedHandler>
-    public let maxQueuedPDUsPerConnection: Int
+    private let send: @Sendable (HCIPacket) -> Bool
+    private let discardQueued: @Sendable (UInt16) -> Void
+    private let observers = Mutex<[UInt64: DrainObserver]>([:])
+    private let nextObserverID = Atomic<UInt64>(0)
+    private let timeoutHandler = Mutex<TimeoutHandler?>(nil)
+    private let clock: any HostClock
+    public let maxQueuedPDUsPerLink: Int
+    public let transmitTimeout: Duration
+
+    struct TimeoutHandler: Sendable { let call: @Sendable (Link) -> Void }
 
     /// - Parameters:
-    ///   - send: writes a packet to the transport; called with the lock held to keep wire order.
-    ///   - onQueueDrained: called (without the lock) when a connection's queue becomes empty.
-    public init(maxQueuedPDUsPerConnection: Int = 256,
-                send: @escaping @Sendable (HCIPacket) -> Void,
-                onQueueDrained: @escaping @Sendable (UInt16) -> Void = { _ in }) {
-        self.maxQueuedPDUsPerConnection = maxQueuedPDUsPerConnection
+    ///   - send: queues a packet on the transport; `false` when the transport refused it. Called
+    ///     with the lock held, so it must not block (transports only queue).
+    ///   - discardQueued: drops packets for a handle the transport has queued but not started, so
+    ///     nothing of a closed link reaches a new link that reuses its handle.
+    public init(maxQueuedPDUsPerLink: Int = 256, transmitTimeout: Duration = .seconds(10),
+                clock: any HostClock = SystemClock.shared,
+                send: @escaping @Sendable (HCIPacket) -> Bool,
+                discardQueued: @escaping @Sendable (UInt16) -> Void = { _ in }) {
+        self.maxQueuedPDUsPerLink = maxQueuedPDUsPerLink
+        self.transmitTimeout = transmitTimeout
+        self.clock = clock
         self.send = send
-        self.drainedHandler = Mutex(DrainedHandler(call: onQueueDrained))
+        self.discardQueued = discardQueued
     }
 
-    /// Replaces the drained callback; the layer that owns queued values (the notification engine)
-    /// installs it after the host created the flow controller.
-    public func setQueueDrainedHandler(_ handler: @escaping @Sendable (UInt16) -> Void) {
-        drainedHandler.withLock { $0 = DrainedHandler(call: handler) }
+    // MARK: Observers
+
+    /// Registers a listener for "this link's queue became empty" (the notification engine, GATT
+    /// responses waiting for room, SMP). Keep the token; `removeDrainObserver` unregisters.
+    @discardableResult
+    public func addDrainObserver(_ observer: @escaping DrainObserver) -> UInt64 {
+        let id = nextObserverID.wrappingAdd(1, ordering: .relaxed).newValue
+        observers.withLock { $0[id] = observer }
+        return id
     }
 
-    private func reportDrained(_ handle: UInt16) {
-        let handler = drainedHandler.withLock { $0 }
-        handler.call(handle)
+    public func removeDrainObserver(_ id: UInt64) {
+        _ = observers.withLock { $0.removeValue(forKey: id) }
     }
 
-    /// Sets the controller's buffer geometry and forgets every connection (a controller reset).
+    /// Called (without the lock) for a link whose packets have not completed for `transmitTimeout`.
+    public func setTransmitTimeoutHandler(_ handler: @escaping @Sendable (Link) -> Void) {
+        timeoutHandler.withLock { $0 = TimeoutHandler(call: handler) }
+    }
+
+    private func reportDrained(_ drained: DrainedLinks) {
+        guard !drained.isEmpty else { return }
+        let listeners = observers.withLock { Array($0.values) }
+        drained.forEach { link in listeners.forEach { $0(link) } }
+    }
+
+    // MARK: Configuration and links
+
+    /// Sets the controller's buffer geometry and forgets every link (a controller reset).
     public func configure(bufferSize: Int, bufferCount: Int) {
-        state.withLock { state in
-            let fairShare = state.fairShareConnections
+        let watchdog = state.withLock { state -> TimerHandle? in
+            let reserved = state.reservedLinks
+            let watchdog = state.watchdog
             state = State()
             state.bufferSize = max(1, bufferSize)
             state.bufferCount = max(0, bufferCount)
-            state.fairShareConnections = fairShare
+            state.reservedLinks = reserved
+            return watchdog
         }
+        watchdog?.cancel()
     }
 
-    /// How many simultaneous connections to keep credits in reserve for, even before they exist
+    /// How many simultaneous links to keep credits in reserve for while more than one exists
     /// (the configured maximum number of centrals).
-    public func reserveCredits(forConnections count: Int) {
-        state.withLock { $0.fairShareConnections = max(1, count) }
+    public func reserveCredits(forLinks count: Int) {
+        state.withLock { $0.reservedLinks = max(1, count) }
     }
 
-    public func addConnection(_ handle: UInt16) {
+    public func add(_ link: Link) {
         state.withLock { state in
-            guard state.connections[handle] == nil else { return }
-            state.connections[handle] = Connection()
-            state.order.append(handle)
+            guard state.links[link.id] == nil else { return }
+            state.links[link.id] = LinkQueue(link: link)
+            state.byHandle[link.handle] = link.id
+            state.order.append(link.id)
         }
     }
 
-    /// Drops the connection's queue and reclaims the credits its packets held in the controller.
+    /// Drops the link's queue, reclaims the credits its packets held in the controller, and has
+    /// the transport discard its packets not yet written. Returns the reclaimed credits.
     @discardableResult
-    public func removeConnection(_ handle: UInt16) -> Int {
-        let (reclaimed, drained): (Int, DrainedHandles) = state.withLock { state in
-            guard let connection = state.connections.removeValue(forKey: handle) else { return (0, DrainedHandles()) }
-            state.inFlight -= connection.inFlight
-            state.statistics.creditsReclaimed += connection.inFlight
-            if let index = state.order.firstIndex(of: handle) {
+    public func remove(_ link: Link) -> Int {
+        let outcome: (reclaimed: Int, drained: DrainedLinks)? = state.withLock { state in
+            guard let queue = state.links.removeValue(forKey: link.id) else { return nil }
+            if state.byHandle[link.handle] == link.id { state.byHandle.removeValue(forKey: link.handle) }
+            state.inFlight -= queue.inFlight
+            state.statistics.creditsReclaimed += queue.inFlight
+            state.statistics.pdusDroppedOnClose += queue.pendingPDUs
+            if let index = state.order.firstIndex(of: link.id) {
                 state.order.remove(at: index)
                 if state.cursor > index { state.cursor -= 1 }
                 if state.cursor >= state.order.count { state.cursor = 0 }
             }
-            return (connection.inFlight, pump(&state))
+            return (queue.inFlight, pump(&state))
         }
-        drained.forEach { reportDrained($0) }
-        return reclaimed
+        guard let outcome else { return 0 }
+        discardQueued(link.handle)
+        reportDrained(outcome.drained)
+        return outcome.reclaimed
     }
+
+    // MARK: Sending
 
     /// Bytes in front of a PDU that let a single-packet PDU be framed in place: the H4 indicator and
     /// the 4-byte ACL header.
     public static let frameHeadroom = 1 + HCIACLPacket.headerLength
 
-    /// Queues a complete L2CAP PDU (basic header included) for a connection and sends what credits allow.
+    /// Queues a complete L2CAP PDU (basic header included) on a link and sends what credits allow.
     /// `headroom` bytes at the front of `pdu` are not part of the PDU: with `frameHeadroom` of them,
     /// a PDU that fits one ACL packet and finds a free credit goes to the transport in this very
     /// buffer, with no copy and no allocation.
-    public func enqueue(_ pdu: consuming [UInt8], on handle: UInt16, headroom: Int = 0) throws(ACLSendError) {
+    public func enqueue(_ pdu: consuming [UInt8], on link: Link, headroom: Int = 0) throws(ACLSendError) {
         let start = min(max(0, headroom), pdu.count)
         guard pdu.count - start <= ACLReassembler.maximumPDULength else { throw .pduTooLong(pdu.count - start) }
         // Sizes are checked before the buffer is moved out, so a refused fast path still queues it.
         let length = pdu.count - start
         var pending: [UInt8]? = consume pdu
-        let result: Result<DrainedHandles, ACLSendError> = state.withLock { state in
+        let result: Result<DrainedLinks, ACLSendError> = state.withLock { state in
             guard state.bufferCount > 0 else { return .failure(.notConfigured) }
-            guard let connection = state.connections[handle] else { return .failure(.unknownConnection(handle)) }
-            guard connection.pendingPDUs < maxQueuedPDUsPerConnection else {
-                return .failure(.queueFull(handle: handle, limit: maxQueuedPDUsPerConnection))
+            guard let queue = state.links[link.id] else { return .failure(.linkClosed(link.id)) }
+            guard queue.pendingPDUs < maxQueuedPDUsPerLink else {
+                return .failure(.queueFull(link.id, limit: maxQueuedPDUsPerLink))
             }
-            if start >= Self.frameHeadroom, length <= state.bufferSize, !connection.hasPending,
-               connection.inFlight < state.perConnectionLimit, state.inFlight < state.bufferCount, var bytes = pending.take() {
-                sendInPlace(&bytes, start: start, handle: handle, state: &state)
+            if start >= Self.frameHeadroom, length <= state.bufferSize, !queue.hasPending,
+               queue.inFlight < state.perLinkLimit, state.inFlight < state.bufferCount, var bytes = pending.take() {
+                sendInPlace(&bytes, start: start, link: link, state: &state)
                 // The queue was empty before and after: no "drained" transition to report, and the
                 // caller (usually the notification engine's pump) carries on by itself.
-                return .success(DrainedHandles())
+                return .success(DrainedLinks())
             }
-            state.connections[handle]!.queue.append(QueuedPDU(bytes: pending.take() ?? [], start: start))
+            state.links[link.id]!.queue.append(QueuedPDU(bytes: pending.take() ?? [], start: start))
             return .success(pump(&state))
         }
         switch result {
-        case let .success(drained): drained.forEach { reportDrained($0) }
+        case let .success(drained): reportDrained(drained)
         case let .failure(error): throw error
         }
     }
 
     /// Writes the H4 indicator and ACL header into the headroom and hands the buffer over as is.
-    private func sendInPlace(_ bytes: inout [UInt8], start: Int, handle: UInt16, state: inout State) {
+    private func sendInPlace(_ bytes: inout [UInt8], start: Int, link: Link, state: inout State) {
         let length = bytes.count - start
-        let header = handle & 0x0FFF | UInt16(ACLPacketBoundary.firstNonFlushable.rawValue) << 12
+        let header = link.handle & 0x0FFF | UInt16(ACLPacketBoundary.firstNonFlushable.rawValue) << 12
         let front = start - Self.frameHeadroom
         bytes[front] = HCIPacketType.acl.rawValue
         bytes[front + 1] = UInt8(truncatingIfNeeded: header)
@@ -192,53 +248,79 @@ public final class ACLFlowController: Sendable {
         bytes[front + 3] = UInt8(truncatingIfNeeded: length)
         bytes[front + 4] = UInt8(truncatingIfNeeded: length >> 8)
         let frame = front == 0 ? bytes : Array(bytes[front...])
-        if let packet = HCIPacket(h4Bytes: frame) { send(packet) }
-        state.connections[handle]!.inFlight += 1
-        state.inFlight += 1
-        state.statistics.packetsSent += 1
+        guard let packet = HCIPacket(h4Bytes: frame), send(packet) else {
+            state.statistics.writesRefused += 1
+            return
+        }
+        took(credit: link.id, state: &state)
         state.statistics.pdusSent += 1
-        state.statistics.maxInFlight = max(state.statistics.maxInFlight, state.inFlight)
     }
 
-    /// Applies Number Of Completed Packets. Counts for unknown handles are ignored (the connection
-    /// is gone and its credits were already reclaimed); counts above what is in flight are clamped.
+    /// Books one packet of `id` as in the controller.
+    private func took(credit id: LinkID, state: inout State) {
+        state.inFlight += 1
+        state.statistics.packetsSent += 1
+        state.statistics.maxInFlight = max(state.statistics.maxInFlight, state.inFlight)
+        let wasIdle = state.links[id]!.inFlight == 0
+        state.links[id]!.inFlight += 1
+        if wasIdle {
+            state.links[id]!.lastProgress = clock.now
+            armWatchdog(&state, deadline: state.links[id]!.lastProgress + transmitTimeout)
+        }
+    }
+
+    /// Applies Number Of Completed Packets. Counts for handles with no open link are ignored (the
+    /// link is gone and its credits were already reclaimed); counts above what is in flight are clamped.
     public func completePackets(_ entries: [HCINumberOfCompletedPacketsEvent.Entry]) {
-        let drained: DrainedHandles = state.withLock { state in
+        let drained: DrainedLinks = state.withLock { state in
+            var progressed = false
             for entry in entries {
-                guard var connection = state.connections[entry.handle] else { continue }
-                let returned = min(Int(entry.completed), connection.inFlight)
-                connection.inFlight -= returned
-                state.connections[entry.handle] = connection
+                guard let id = state.byHandle[entry.handle], var queue = state.links[id] else { continue }
+                let returned = min(Int(entry.completed), queue.inFlight)
+                guard returned > 0 else { continue }
+                queue.inFlight -= returned
+                progressed = true
+                state.links[id] = queue
                 state.inFlight -= returned
                 state.statistics.creditsReturned += returned
             }
+            if progressed {
+                // One clock read per event, only for links still waiting on the controller.
+                let now = clock.now
+                for entry in entries {
+                    guard let id = state.byHandle[entry.handle], state.links[id]?.inFlight ?? 0 > 0 else { continue }
+                    state.links[id]?.lastProgress = now
+                    state.links[id]?.timedOut = false
+                    armWatchdog(&state, deadline: now + transmitTimeout)
+                }
+            }
             return pump(&state)
         }
-        drained.forEach { reportDrained($0) }
+        reportDrained(drained)
     }
 
     public var availableCredits: Int { state.withLock { $0.bufferCount - $0.inFlight } }
     public var packetsInFlight: Int { state.withLock { $0.inFlight } }
     public var statistics: Statistics { state.withLock { $0.statistics } }
-    public func packetsInFlight(on handle: UInt16) -> Int { state.withLock { $0.connections[handle]?.inFlight ?? 0 } }
-    public func queuedPDUs(on handle: UInt16) -> Int { state.withLock { $0.connections[handle]?.pendingPDUs ?? 0 } }
+    public func packetsInFlight(on link: Link) -> Int { state.withLock { $0.links[link.id]?.inFlight ?? 0 } }
+    public func queuedPDUs(on link: Link) -> Int { state.withLock { $0.links[link.id]?.pendingPDUs ?? 0 } }
+    /// Credits one link may hold now (see `State.perLinkLimit`).
+    public var perLinkCreditLimit: Int { state.withLock { $0.perLinkLimit } }
 
-    /// Sends fragments while credits last, one per connection per turn. Returns connections whose
-    /// queue just became empty.
-    private func pump(_ state: inout State) -> DrainedHandles {
-        var drained = DrainedHandles()
+    /// Sends fragments while credits last, one per link per turn. Returns links whose queue just
+    /// became empty.
+    private func pump(_ state: inout State) -> DrainedLinks {
+        var drained = DrainedLinks()
         while state.inFlight < state.bufferCount, !state.order.isEmpty {
             var progressed = false
             for _ in 0..<state.order.count {
                 guard state.inFlight < state.bufferCount else { break }
                 if state.cursor >= state.order.count { state.cursor = 0 }
-                let handle = state.order[state.cursor]
+                let id = state.order[state.cursor]
                 state.cursor = (state.cursor + 1) % state.order.count
-                guard var connection = state.connections[handle], connection.hasPending,
-                      connection.inFlight < state.perConnectionLimit else { continue }
-                sendFragment(of: &connection, handle: handle, state: &state)
-                if !connection.hasPending { drained.append(handle) }
-                state.connections[handle] = connection
+                guard let queue = state.links[id], queue.hasPending, queue.inFlight < state.perLinkLimit else { continue }
+                sendFragment(of: id, state: &state)
+                if !(state.links[id]?.hasPending ?? false) { drained.append(queue.link) }
                 progressed = true
             }
             if !progressed { break }
@@ -246,28 +328,63 @@ public final class ACLFlowController: Sendable {
         return drained
     }
 
-    private func sendFragment(of connection: inout Connection, handle: UInt16, state: inout State) {
-        let queued = connection.queue[connection.queueHead]
+    private func sendFragment(of id: LinkID, state: inout State) {
+        var queue = state.links[id]!
+        let queued = queue.queue[queue.queueHead]
         let pdu = queued.bytes[queued.start...]
-        let start = pdu.startIndex + connection.headOffset
+        let start = pdu.startIndex + queue.headOffset
         let end = min(pdu.endIndex, start + state.bufferSize)
-        let boundary: ACLPacketBoundary = connection.headOffset == 0 ? .firstNonFlushable : .continuing
-        send(HCIACLPacket.frame(handle: handle, boundary: boundary, fragment: pdu[start..<end]))
-        connection.inFlight += 1
-        state.inFlight += 1
-        state.statistics.packetsSent += 1
-        state.statistics.maxInFlight = max(state.statistics.maxInFlight, state.inFlight)
-        if end >= pdu.endIndex {
-            connection.queueHead += 1
-            connection.headOffset = 0
-            state.statistics.pdusSent += 1
-            // Compact occasionally so the array does not grow without bound.
-            if connection.queueHead > 32, connection.queueHead * 2 > connection.queue.count {
-                connection.queue.removeFirst(connection.queueHead)
-                connection.queueHead = 0
-            }
+        let boundary: ACLPacketBoundary = queue.headOffset == 0 ? .firstNonFlushable : .continuing
+        let accepted = send(HCIACLPacket.frame(handle: queue.link.handle, boundary: boundary, fragment: pdu[start..<end]))
+        if accepted {
+            state.links[id] = queue
+            took(credit: id, state: &state)
+            queue = state.links[id]!
         } else {
-            connection.headOffset = end - pdu.startIndex
+            // The credit stays ours; the rest of this PDU is useless to the peer without this part.
+            state.statistics.writesRefused += 1
         }
+        if accepted && end < pdu.endIndex {
+            queue.headOffset = end - pdu.startIndex
+        } else {
+            queue.queueHead += 1
+            queue.headOffset = 0
+            if accepted { state.statistics.pdusSent += 1 }
+            // Compact occasionally so the array does not grow without bound.
+            if queue.queueHead > 32, queue.queueHead * 2 > queue.queue.count {
+                queue.queue.removeFirst(queue.queueHead)
+                queue.queueHead = 0
+            }
+        }
+        state.links[id] = queue
+    }
+
+    // MARK: Transmit timeout
+
+    private func armWatchdog(_ state: inout State, deadline: MonotonicInstant) {
+        guard state.watchdog == nil else { return }
+        state.watchdog = clock.schedule(at: deadline) { [weak self] in self?.checkTransmitTimeouts() }
+    }
+
+    private func checkTransmitTimeouts() {
+        let expired: [Link] = state.withLock { state in
+            state.watchdog = nil
+            let now = clock.now
+            var expired: [Link] = []
+            var next: MonotonicInstant?
+            for (id, queue) in state.links where queue.inFlight > 0 && !queue.timedOut {
+                let deadline = queue.lastProgress + transmitTimeout
+                if deadline <= now {
+                    expired.append(queue.link)
+                    state.links[id]?.timedOut = true
+                } else {
+                    next = min(next ?? deadline, deadline)
+                }
+            }
+            if let next { armWatchdog(&state, deadline: next) }
+            return expired
+        }
+        guard !expired.isEmpty, let handler = timeoutHandler.withLock({ $0 }) else { return }
+        expired.forEach(handler.call)
     }
 }

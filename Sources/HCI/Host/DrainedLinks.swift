@@ -1,25 +1,19 @@
-/// Connections whose ACL queue just emptied. Usually one per call, so the first is stored inline
-/// and an array is only allocated when several drain at once (the notification hot path stays
+/// Links whose ACL queue just emptied. Usually one per call, so the first is stored inline and an
+/// array is only allocated when several drain at once (the notification hot path stays
 /// allocation-free).
-struct DrainedHandles {
-    private var first: UInt16? = nil
-    private var others: [UInt16] = []
+struct DrainedLinks {
+    private var first: Link? = nil
+    private var others: [Link] = []
 
-    mutating func append(_ handle: UInt16) {
-        if first == nil { first = handle } else { others.append(handle) }
+    var isEmpty: Bool { first == nil }
+
+    mutating func append(_ link: Link) {
+        if first == nil { first = link } else { others.append(link) }
     }
 
-    func forEach(_ body: (UInt16) -> Void) {
+    func forEach(_ body: (Link) -> Void) {
         guard let first else { return }
         body(first)
         others.forEach(body)
-    }
-}
-
-extension Optional {
-    /// Moves the value out, leaving `nil`, so the buffer stays uniquely referenced.
-    mutating func take() -> Wrapped? {
-        defer { self = nil }
-        return self
     }
 }

@@ -3,11 +3,14 @@ import Logging
 
 /// The host side of HCI: owns the transport, brings the controller up, runs command flow control
 /// (Num_HCI_Command_Packets, a timeout on every command), recovers from controller faults by reset
-/// and re-initialisation, and moves ACL data in both directions.
+/// and re-initialisation, and keeps one `Link` per connection.
 ///
-/// Calling context: an actor. Inbound packets are fed through one ordered stream, so events are
-/// processed in the order the controller sent them. ACL output goes through `acl`, which is lock
-/// based and callable synchronously from any thread.
+/// Calling context: commands go through this actor. Everything the controller sends is first seen
+/// by `HCIInboundRouter` on the transport's reader context, in controller order: ACL data, Number
+/// Of Completed Packets and link bookkeeping (open, close, encryption, parameters) are handled
+/// there synchronously, so a PDU that follows Encryption Change on the wire is checked against the
+/// new security; command answers and faults come here. ACL output goes through `acl`, which is
+/// lock based and callable from any thread.
 public actor HCIHost {
     public struct Configuration: Sendable {
         public var commandTimeout: Duration = .seconds(2)
@@ -16,7 +19,11 @@ public actor HCIHost {
         public var maxRecoveryAttempts = 3
         /// Written with LE Write Suggested Default Data Length when the controller supports it.
         public var suggestedDataLength: LEDataLength = .maximum
-        public var maxQueuedPDUsPerConnection = 256
+        public var maxQueuedPDUsPerLink = 256
+        /// A link whose ACL packets stay uncompleted this long is disconnected (Linux's ACL TX timeout).
+        public var aclTransmitTimeout: Duration = .seconds(10)
+        /// Every timeout of the host runs on this clock (a `ManualClock` in tests).
+        public var clock: any HostClock = SystemClock.shared
         public init() {}
     }
 
@@ -29,23 +36,26 @@ public actor HCIHost {
         let opcode: HCIOpcode
         let packet: HCIPacket
         let timeout: Duration
+        /// The link the command is about; it is not sent once that link closed.
+        let link: Link?
         let continuation: CheckedContinuation<[UInt8], any Error>
     }
 
     public nonisolated let transport: any HCITransport
     public nonisolated let acl: ACLFlowController
+    public nonisolated let links: LinkTable
     public nonisolated let events: AsyncStream<HCIHostEvent>
     public nonisolated let configuration: Configuration
 
-    private let eventSink: AsyncStream<HCIHostEvent>.Continuation
+    private nonisolated let eventSink: AsyncStream<HCIHostEvent>.Continuation
+    private nonisolated let router: HCIInboundRouter
     private let logger: Logger
     private var phase = Phase.idle
     private var commandCredits = 1
     private var nextCommandID = 0
     private var waitingToSend: [PendingCommand] = []
     private var awaitingAnswer: [PendingCommand] = []
-    private var timeoutTasks: [Int: Task<Void, Never>] = [:]
-    private var reassemblers: [UInt16: ACLReassembler] = [:]
+    private var timeouts: [Int: TimerHandle] = [:]
     private var receiveTask: Task<Void, Never>? = nil
     public private(set) var controllerInfo: ControllerInfo? = nil
 
@@ -54,11 +64,23 @@ public actor HCIHost {
         self.configuration = configuration
         self.logger = logger
         (events, eventSink) = AsyncStream.makeStream(of: HCIHostEvent.self)
-        acl = ACLFlowController(maxQueuedPDUsPerConnection: configuration.maxQueuedPDUsPerConnection) { [logger] packet in
-            do { try transport.send(packet) } catch {
-                // The transport reports its own closure through the inbound path; nothing to retry here.
-                logger.warning("ACL write failed: \(error)")
-            }
+        acl = ACLFlowController(maxQueuedPDUsPerLink: configuration.maxQueuedPDUsPerLink,
+                                transmitTimeout: configuration.aclTransmitTimeout, clock: configuration.clock,
+                                send: { [logger] packet in
+                                    do {
+                                        try transport.send(packet)
+                                        return true
+                                    } catch {
+                                        // The credit goes back; closure of the link is reported through the inbound path.
+                                        logger.warning("ACL write refused: \(error)")
+                                        return false
+                                    }
+                                },
+                                discardQueued: { handle in transport.discardQueuedACL(handle: handle) })
+        links = LinkTable()
+        router = HCIInboundRouter(links: links, acl: acl, events: eventSink, logger: logger)
+        acl.setTransmitTimeoutHandler { [weak self] link in
+            Task { await self?.transmitTimedOut(link) }
         }
     }
 
@@ -67,17 +89,19 @@ public actor HCIHost {
     /// Opens the transport and initialises the controller.
     public func start() async throws(HCIHostError) -> ControllerInfo {
         guard phase == .idle else { throw .notReady(.reset) }
-        let (inbound, inboundSink) = AsyncStream.makeStream(of: HCITransportEvent.self)
+        let (inbound, inboundSink) = AsyncStream.makeStream(of: HCIInboundRouter.HostInput.self)
+        router.attach(inboundSink)
+        let router = router
         do {
-            try await transport.open { event in inboundSink.yield(event) }
+            try await transport.open { event in router.process(event) }
         } catch {
             phase = .closed
             throw .transport(error)
         }
         receiveTask = Task { [weak self] in
-            for await event in inbound {
+            for await input in inbound {
                 guard let self else { return }
-                await self.process(event)
+                await self.process(input)
             }
         }
         phase = .initializing
@@ -108,9 +132,26 @@ public actor HCIHost {
         return try await execute(command, timeout: timeout)
     }
 
-    private func execute<Command: HCICommand>(_ command: Command, timeout: Duration? = nil) async throws(HCIHostError) -> Command.ReturnParameters {
+    /// Sends a command about `link` (it names the link's handle). It fails with `.linkClosed`
+    /// instead of going out if the link closes while it waits for a command credit, so a command
+    /// meant for a closed link never reaches a new link that reuses the handle.
+    public func send<Command: HCICommand>(_ command: Command, for link: Link, timeout: Duration? = nil) async throws(HCIHostError) -> Command.ReturnParameters {
+        guard phase == .ready else { throw .notReady(Command.opcode) }
+        guard link.isOpen else { throw .linkClosed(Command.opcode, link.id) }
+        return try await execute(command, link: link, timeout: timeout)
+    }
+
+    /// Commands waiting for a command credit, and commands sent and not answered (for tests).
+    var commandQueueDepth: (waiting: Int, awaitingAnswer: Int) { (waitingToSend.count, awaitingAnswer.count) }
+
+    /// Disconnects `link` (no-op once it closed).
+    public func disconnect(_ link: Link, reason: HCIStatus = .remoteUserTerminated) async throws(HCIHostError) {
+        _ = try await send(HCIDisconnect(handle: link.handle, reason: reason), for: link)
+    }
+
+    private func execute<Command: HCICommand>(_ command: Command, link: Link? = nil, timeout: Duration? = nil) async throws(HCIHostError) -> Command.ReturnParameters {
         let opcode = Command.opcode
-        let answer = try await submit(command.packet, opcode: opcode, timeout: timeout ?? configuration.commandTimeout)
+        let answer = try await submit(command.packet, opcode: opcode, link: link, timeout: timeout ?? configuration.commandTimeout)
         guard let statusByte = answer.first else {
             throw .malformedResponse(opcode, .truncated("return parameters", .truncated(needed: 1, available: 0, offset: 0)))
         }
@@ -123,12 +164,12 @@ public actor HCIHost {
         }
     }
 
-    private func submit(_ packet: HCIPacket, opcode: HCIOpcode, timeout: Duration) async throws(HCIHostError) -> [UInt8] {
+    private func submit(_ packet: HCIPacket, opcode: HCIOpcode, link: Link?, timeout: Duration) async throws(HCIHostError) -> [UInt8] {
         nextCommandID += 1
         let id = nextCommandID
         do {
             return try await withCheckedThrowingContinuation { continuation in
-                waitingToSend.append(PendingCommand(id: id, opcode: opcode, packet: packet, timeout: timeout, continuation: continuation))
+                waitingToSend.append(PendingCommand(id: id, opcode: opcode, packet: packet, timeout: timeout, link: link, continuation: continuation))
                 pumpCommands()
             }
         } catch let error as HCIHostError {
@@ -142,6 +183,10 @@ public actor HCIHost {
     private func pumpCommands() {
         while commandCredits > 0, !waitingToSend.isEmpty {
             let command = waitingToSend.removeFirst()
+            if let link = command.link, !link.isOpen {
+                command.continuation.resume(throwing: HCIHostError.linkClosed(command.opcode, link.id))
+                continue
+            }
             do {
                 try transport.send(command.packet)
             } catch {
@@ -150,10 +195,9 @@ public actor HCIHost {
             }
             commandCredits -= 1
             awaitingAnswer.append(command)
-            let timeout = command.timeout
-            timeoutTasks[command.id] = Task { [weak self] in
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                await self?.commandTimedOut(id: command.id)
+            let commandID = command.id
+            timeouts[commandID] = configuration.clock.schedule(after: command.timeout) { [weak self] in
+                Task { await self?.commandTimedOut(id: commandID) }
             }
         }
     }
@@ -163,7 +207,7 @@ public actor HCIHost {
         if opcode.rawValue != 0 {
             if let index = awaitingAnswer.firstIndex(where: { $0.opcode == opcode }) {
                 let command = awaitingAnswer.remove(at: index)
-                timeoutTasks.removeValue(forKey: command.id)?.cancel()
+                timeouts.removeValue(forKey: command.id)?.cancel()
                 command.continuation.resume(returning: answer)
             } else {
                 logger.debug("answer to \(opcode) that nothing is waiting for (late after a timeout?)")
@@ -175,7 +219,7 @@ public actor HCIHost {
     private func commandTimedOut(id: Int) {
         guard let index = awaitingAnswer.firstIndex(where: { $0.id == id }) else { return }
         let command = awaitingAnswer.remove(at: index)
-        timeoutTasks.removeValue(forKey: id)
+        timeouts.removeValue(forKey: id)
         let milliseconds = Int(command.timeout.wholeMilliseconds)
         let error = HCIHostError.commandTimeout(command.opcode, milliseconds: milliseconds)
         logger.error("\(error)")
@@ -188,8 +232,8 @@ public actor HCIHost {
         let commands = waitingToSend + awaitingAnswer
         waitingToSend.removeAll()
         awaitingAnswer.removeAll()
-        for task in timeoutTasks.values { task.cancel() }
-        timeoutTasks.removeAll()
+        for timer in timeouts.values { timer.cancel() }
+        timeouts.removeAll()
         for command in commands {
             let failure: HCIHostError
             if case let .abortedByReset(_, reason) = error {
@@ -198,6 +242,18 @@ public actor HCIHost {
                 failure = error
             }
             command.continuation.resume(throwing: failure)
+        }
+    }
+
+    /// A link's packets stayed uncompleted for the ACL transmit timeout: the peer or the controller
+    /// lost it. Drop the link so its credits come back.
+    private func transmitTimedOut(_ link: Link) async {
+        guard link.isOpen else { return }
+        logger.error("\(link): no ACL packet completed for \(configuration.aclTransmitTimeout) with \(acl.packetsInFlight(on: link)) in the controller; disconnecting")
+        do {
+            try await disconnect(link)
+        } catch {
+            logger.warning("\(link): disconnect after the transmit timeout failed: \(error)")
         }
     }
 
@@ -252,7 +308,7 @@ public actor HCIHost {
             }
         }
         acl.configure(bufferSize: bufferSize, bufferCount: bufferCount)
-        reassemblers.removeAll()
+        links.endReset()
         let info = ControllerInfo(version: version, supportedCommands: commands, lmpFeatures: lmpFeatures, leFeatures: leFeatures,
                                   publicAddress: address, aclBufferSize: bufferSize, aclBufferCount: bufferCount,
                                   suggestedDataLength: suggested)
@@ -266,8 +322,10 @@ public actor HCIHost {
         phase = .resetting
         logger.warning("resetting the controller: \(reason)")
         failAll(.abortedByReset(.reset, reason: reason.description))
+        router.closeAllLinks(reason: .hardwareFailure)
         acl.configure(bufferSize: 0, bufferCount: 0)
-        reassemblers.removeAll()
+        // Whatever waits in the transport belongs to the controller state being thrown away.
+        transport.discardQueuedPackets()
         eventSink.yield(.controllerResetting(reason: reason))
         Task { await self.recover(reason: reason) }
     }
@@ -287,89 +345,36 @@ public actor HCIHost {
                 lastError = error
                 logger.error("recovery attempt \(attempt) failed: \(error)")
                 failAll(.abortedByReset(.reset, reason: error.description))
+                transport.discardQueuedPackets()
             }
         }
         guard phase == .resetting else { return }
         phase = .failed
+        // A stall that outlived every reset is what the user must hear about, not the last timeout.
+        if case .transport(.stalled) = reason { lastError = reason }
         eventSink.yield(.controllerFailed(lastError))
     }
 
-    // MARK: Inbound
+    // MARK: Inbound (from the router)
 
-    private func process(_ event: HCITransportEvent) {
-        switch event {
-        case let .packet(packet):
-            switch packet.type {
-            case .event: processEvent(packet)
-            case .acl: processACL(packet)
-            case .command, .sco, .iso:
-                logger.debug("ignoring inbound \(packet.type) packet of \(packet.body.count) bytes")
-            }
+    private func process(_ input: HCIInboundRouter.HostInput) {
+        switch input {
+        case let .answer(opcode, credits, answer):
+            complete(opcode: opcode, credits: credits, answer: answer)
+        case let .hardwareError(code):
+            logger.error("controller hardware error 0x\(String(code, radix: 16))")
+            beginRecovery(reason: .hardwareError(code: code))
+        case let .stalled(error):
+            logger.error("\(error)")
+            beginRecovery(reason: .transport(error))
         case let .closed(error):
             let wasClosing = phase == .closed
             phase = .closed
             failAll(error.map { .transport($0) } ?? .shutDown)
+            router.closeAllLinks(reason: .localHostTerminated)
             if !wasClosing, let error { logger.error("\(error)") }
             eventSink.yield(.transportClosed(error))
             eventSink.finish()
-        }
-    }
-
-    private func processEvent(_ packet: HCIPacket) {
-        let event: HCIEvent
-        do {
-            event = try HCIEvent(body: packet.body)
-        } catch {
-            logger.warning("dropping malformed event: \(error) [\(packet.body.hexString)]")
-            return
-        }
-        switch event {
-        case let .commandComplete(complete):
-            self.complete(opcode: complete.opcode, credits: complete.numHCICommandPackets, answer: complete.returnParameters)
-        case let .commandStatus(status):
-            complete(opcode: status.opcode, credits: status.numHCICommandPackets, answer: [status.status.rawValue])
-        case let .numberOfCompletedPackets(completed):
-            acl.completePackets(completed.entries)
-        case let .hardwareError(code):
-            logger.error("controller hardware error 0x\(String(code, radix: 16))")
-            beginRecovery(reason: .hardwareError(code: code))
-        case let .dataBufferOverflow(linkType):
-            logger.error("controller reports a data buffer overflow (link type \(linkType)): host and controller disagree on credits")
-        case let .le(.connectionComplete(connection)) where connection.status.isSuccess:
-            acl.addConnection(connection.handle)
-            reassemblers[connection.handle] = ACLReassembler()
-            eventSink.yield(.controllerEvent(event))
-        case let .disconnectionComplete(disconnection) where disconnection.status.isSuccess:
-            acl.removeConnection(disconnection.handle)
-            reassemblers.removeValue(forKey: disconnection.handle)
-            eventSink.yield(.controllerEvent(event))
-        case let .unknown(code, _):
-            logger.debug("ignoring unknown event 0x\(String(code, radix: 16))")
-        case let .le(.unknown(subevent, _)):
-            logger.debug("ignoring unknown LE subevent 0x\(String(subevent, radix: 16))")
-        default:
-            eventSink.yield(.controllerEvent(event))
-        }
-    }
-
-    private func processACL(_ packet: HCIPacket) {
-        let fragment: HCIACLPacket
-        do {
-            fragment = try HCIACLPacket(body: packet.body)
-        } catch {
-            logger.warning("dropping malformed ACL packet: \(error)")
-            return
-        }
-        guard var reassembler = reassemblers[fragment.handle] else {
-            logger.warning("dropping ACL data for unknown connection 0x\(String(fragment.handle, radix: 16))")
-            return
-        }
-        let outcome = reassembler.append(fragment.data, boundary: fragment.boundary)
-        reassemblers[fragment.handle] = reassembler
-        switch outcome {
-        case let .complete(pdu): eventSink.yield(.aclData(handle: fragment.handle, pdu: pdu))
-        case .incomplete: break
-        case let .dropped(reason): logger.warning("connection 0x\(String(fragment.handle, radix: 16)): dropped malformed L2CAP fragments: \(reason)")
         }
     }
 }

@@ -9,6 +9,8 @@ public enum HCIHostError: Error, Equatable, Sendable, CustomStringConvertible {
     case notReady(HCIOpcode)
     case unsupportedController(String)
     case transport(HCITransportError)
+    /// A command for a link that closed before it could be sent (its handle may belong to another link now).
+    case linkClosed(HCIOpcode, LinkID)
     case shutDown
 
     public var description: String {
@@ -29,6 +31,8 @@ public enum HCIHostError: Error, Equatable, Sendable, CustomStringConvertible {
             return "this controller cannot be used: \(reason)"
         case let .transport(error):
             return error.description
+        case let .linkClosed(opcode, link):
+            return "\(opcode) not sent: \(link) closed first"
         case .shutDown:
             return "the host was shut down"
         }

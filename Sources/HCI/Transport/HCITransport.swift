@@ -1,15 +1,21 @@
 /// What a transport reports from its reader context.
 public enum HCITransportEvent: Sendable {
     case packet(HCIPacket)
+    /// Packets have been waiting to be written for the transport's stall timeout and the
+    /// controller accepted nothing (a TCP peer that stopped reading, a UART with CTS held).
+    /// Reported once per stall; the link stays open.
+    case stalled(HCITransportError)
     /// The link to the controller is gone; `nil` for an orderly close requested by the host.
     case closed(HCITransportError?)
 }
 
 /// A byte pipe to a controller (UART, TCP, the Linux HCI user channel, or an in-process emulation).
 ///
-/// Calling context: `send` may be called from any thread and writes synchronously, so a packet the
-/// host counted against the controller's buffers is really on its way when `send` returns. Inbound
-/// packets are delivered in order, from a single reader context owned by the transport.
+/// Calling context: `send` may be called from any thread, including under a lock: it never
+/// blocks. It queues the packet on a bounded per-transport queue that a writer (a dedicated
+/// thread or the emulation's queue) drains in order, several packets per system call when several
+/// wait. Inbound packets are delivered in order, from a single reader context owned by the
+/// transport, which must not be blocked either.
 public protocol HCITransport: AnyObject, Sendable {
     /// A short human-readable name for logs (`tcp:127.0.0.1:1234`, `hci:0`).
     var name: String { get }
@@ -17,9 +23,22 @@ public protocol HCITransport: AnyObject, Sendable {
     /// Opens the link and starts delivering inbound packets to `handler`. Returns once packets can be sent.
     func open(handler: @escaping @Sendable (HCITransportEvent) -> Void) async throws(HCITransportError)
 
-    /// Writes one packet completely or throws.
+    /// Queues one packet for writing. Throws when the transport is closed or its queue is full.
     func send(_ packet: HCIPacket) throws(HCITransportError)
+
+    /// Drops queued ACL packets for `handle` that have not started to be written: their link
+    /// closed, and the controller may give the handle to a new link.
+    func discardQueuedACL(handle: UInt16)
+
+    /// Drops every queued packet that has not started to be written (the controller is reset).
+    func discardQueuedPackets()
 
     /// Closes the link; the handler receives `.closed(nil)` once. Safe to call more than once.
     func close()
+}
+
+extension HCITransport {
+    /// Transports that write synchronously or hand packets straight to an emulation queue nothing.
+    public func discardQueuedACL(handle: UInt16) {}
+    public func discardQueuedPackets() {}
 }

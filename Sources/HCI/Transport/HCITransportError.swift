@@ -24,6 +24,10 @@ public enum HCITransportError: Error, Equatable, Sendable, CustomStringConvertib
     case cancelled(String)
     /// The btsnoop capture file could not be created or written.
     case snoopFileFailed(path: String, reason: String)
+    /// More packets wait to be written than the transport queues; the controller is not reading.
+    case transmitQueueFull(String, limit: Int)
+    /// Packets waited `milliseconds` without the controller accepting a byte.
+    case stalled(String, milliseconds: Int64)
 
     public var description: String {
         switch self {
@@ -51,6 +55,10 @@ public enum HCITransportError: Error, Equatable, Sendable, CustomStringConvertib
             return "\(what) was cancelled before the controller link came up"
         case let .snoopFileFailed(path, reason):
             return "cannot write btsnoop file \(path): \(reason); check the directory exists and is writable"
+        case let .transmitQueueFull(name, limit):
+            return "controller link stalled: \(limit) packets wait to be written to \(name) and the controller is not reading them"
+        case let .stalled(name, milliseconds):
+            return "controller link stalled: \(name) accepted nothing for \(milliseconds) ms while packets waited (controller hung, or UART CTS held)"
         }
     }
 }
