@@ -19,6 +19,38 @@ int bls_pipe(int fds[2]) {
 #endif
 }
 
+ssize_t bls_write_vector(int fd, const struct iovec *buffers, int count, int is_socket) {
+    if (is_socket) {
+        struct msghdr message = {0};
+        message.msg_iov = (struct iovec *)buffers;
+        message.msg_iovlen = (size_t)count;
+#if defined(__linux__)
+        return sendmsg(fd, &message, MSG_NOSIGNAL);
+#else
+        return sendmsg(fd, &message, 0);
+#endif
+    }
+    return writev(fd, buffers, count);
+}
+
+int bls_send_datagrams(int fd, const struct iovec *buffers, int count) {
+#if defined(__linux__)
+    enum { batch = 64 };
+    struct mmsghdr messages[batch];
+    int total = count < batch ? count : batch;
+    memset(messages, 0, sizeof(messages[0]) * (size_t)total);
+    for (int i = 0; i < total; i++) {
+        messages[i].msg_hdr.msg_iov = (struct iovec *)&buffers[i];
+        messages[i].msg_hdr.msg_iovlen = 1;
+    }
+    int sent = sendmmsg(fd, messages, (unsigned int)total, MSG_DONTWAIT);
+    if (sent >= 0 || errno != ENOSYS) return sent;
+#endif
+    // One datagram per write: the HCI socket takes exactly one packet per call.
+    ssize_t written = write(fd, buffers[0].iov_base, buffers[0].iov_len);
+    return written < 0 ? -1 : 1;
+}
+
 // Each entry exists only where the platform defines the speed constant, so the list the user
 // sees in an error is exactly what this build can set.
 static const struct { uint32_t rate; speed_t constant; } baud_table[] = {

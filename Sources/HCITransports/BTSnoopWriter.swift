@@ -8,13 +8,18 @@ import Darwin
 import BLECore
 import CBluetoothShim
 import HCI
+import Dispatch
 import Synchronization
 
 /// Writes a btsnoop capture (RFC 1761 layout, datalink 1002 = H4) that Wireshark and btmon read.
-/// Each record goes out with a single write(2) and nothing is buffered, so a crash loses nothing.
 ///
-/// `@unchecked Sendable`: the only mutable state is the descriptor, held in a `Mutex` that also
-/// serialises records so they never interleave.
+/// Off the hot path: `record` only encodes the record (its timestamp is taken there) and appends it
+/// to a buffer; a private serial queue writes what accumulated, many records per write(2), a hop
+/// later. A crash loses at most the records of that hop. If the disk cannot keep up and more than
+/// `maxBufferedBytes` wait, records are dropped and counted in the btsnoop "cumulative drops" field.
+/// `flush()` (and `close()`) return once everything recorded so far is in the file.
+///
+/// `@unchecked Sendable`: the descriptor is only touched on `queue`; the buffer is in a `Mutex`.
 public final class BTSnoopWriter: @unchecked Sendable {
     public enum Direction: Sendable {
         /// Host to controller.
@@ -26,9 +31,21 @@ public final class BTSnoopWriter: @unchecked Sendable {
     public static let datalinkH4: UInt32 = 1002
     /// Microseconds from 0000-01-01 (the btsnoop epoch) to 1970-01-01.
     public static let epochOffsetMicroseconds: Int64 = 0x00dc_ddb3_0f2f_8000
+    public static let maxBufferedBytes = 8 << 20
+
+    private struct Pending {
+        var bytes: [UInt8] = []
+        var scheduled = false
+        var closed = false
+        var drops: UInt32 = 0
+        /// The first write failure, reported to later `record` calls.
+        var failure: HCITransportError?
+    }
 
     public let path: String
-    private let descriptor: Mutex<Int32?>
+    private var descriptor: Int32?
+    private let pending = Mutex(Pending())
+    private let queue: DispatchQueue
     private let now: @Sendable () -> Int64
 
     /// Creates (or truncates) `path` and writes the file header.
@@ -38,43 +55,66 @@ public final class BTSnoopWriter: @unchecked Sendable {
     ) throws(HCITransportError) {
         self.path = path
         self.now = unixMicroseconds
+        self.queue = DispatchQueue(label: "btsnoop \(path)")
         let fd = bls_create_file(path)
         guard fd >= 0 else {
             throw .snoopFileFailed(path: path, reason: SystemCall.message(errno))
         }
-        descriptor = Mutex(fd)
+        descriptor = fd
         var header = ByteWriter()
         header.append(contentsOf: Array("btsnoop".utf8) + [0])
         header.append(contentsOf: Self.bigEndian(UInt64(1), width: 4))
         header.append(contentsOf: Self.bigEndian(UInt64(Self.datalinkH4), width: 4))
-        try write(header.bytes)
+        if let error = writeAll(header.bytes, to: fd) {
+            closeDescriptor(fd)
+            descriptor = nil
+            throw error
+        }
     }
 
-    /// Appends one record for `packet`.
+    /// Queues one record for `packet`. Throws when the capture is closed or an earlier write failed.
     public func record(_ packet: HCIPacket, direction: Direction) throws(HCITransportError) {
         var flags: UInt32 = direction == .received ? 1 : 0
         if packet.type == .command || packet.type == .event { flags |= 2 }
         let length = UInt64(packet.h4Bytes.count)
         let timestamp = UInt64(bitPattern: now() &+ Self.epochOffsetMicroseconds)
-        var record = ByteWriter()
-        record.append(contentsOf: Self.bigEndian(length, width: 4))  // original length
-        record.append(contentsOf: Self.bigEndian(length, width: 4))  // included length
-        record.append(contentsOf: Self.bigEndian(UInt64(flags), width: 4))
-        record.append(contentsOf: Self.bigEndian(0, width: 4))  // cumulative drops
-        record.append(contentsOf: Self.bigEndian(timestamp, width: 8))
-        record.append(contentsOf: packet.h4Bytes)
-        try write(record.bytes)
+        let schedule = try pending.withLock { pending throws(HCITransportError) -> Bool in
+            guard !pending.closed else { throw .snoopFileFailed(path: path, reason: "the capture was closed") }
+            if let failure = pending.failure { throw failure }
+            guard pending.bytes.count + 24 + packet.h4Bytes.count <= Self.maxBufferedBytes else {
+                pending.drops &+= 1
+                return false
+            }
+            Self.appendBigEndian(length, width: 4, to: &pending.bytes)  // original length
+            Self.appendBigEndian(length, width: 4, to: &pending.bytes)  // included length
+            Self.appendBigEndian(UInt64(flags), width: 4, to: &pending.bytes)
+            Self.appendBigEndian(UInt64(pending.drops), width: 4, to: &pending.bytes)  // cumulative drops
+            Self.appendBigEndian(timestamp, width: 8, to: &pending.bytes)
+            pending.bytes.append(contentsOf: packet.h4Bytes)
+            defer { pending.scheduled = true }
+            return !pending.scheduled
+        }
+        if schedule { queue.async { self.writePending() } }
     }
 
-    /// Closes the file; later records fail with `snoopFileFailed`. Idempotent.
+    /// Returns once every record queued so far is written.
+    public func flush() {
+        queue.sync { writePending() }
+    }
+
+    /// Writes what is queued and closes the file; later records fail with `snoopFileFailed`. Idempotent.
     public func close() {
-        descriptor.withLock { fd in
-            if let open = fd { closeDescriptor(open) }
-            fd = nil
+        queue.sync {
+            writePending()
+            pending.withLock { $0.closed = true }
+            if let fd = descriptor { closeDescriptor(fd) }
+            descriptor = nil
         }
     }
 
-    deinit { close() }
+    deinit {
+        if let fd = descriptor { closeDescriptor(fd) }
+    }
 
     public static let wallClockMicroseconds: @Sendable () -> Int64 = {
         var spec = timespec()
@@ -82,29 +122,45 @@ public final class BTSnoopWriter: @unchecked Sendable {
         return Int64(spec.tv_sec) * 1_000_000 + Int64(spec.tv_nsec) / 1000
     }
 
-    private func write(_ bytes: [UInt8]) throws(HCITransportError) {
-        try descriptor.withLock { fd throws(HCITransportError) in
-            guard let open = fd else { throw .snoopFileFailed(path: path, reason: "the capture was closed") }
-            var offset = 0
-            // One write(2) normally takes the whole record; the loop only covers a short write.
-            while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { raw -> Int in
-                    guard let base = raw.baseAddress else { return 0 }
-                    #if canImport(Darwin)
-                    return Darwin.write(open, base + offset, raw.count - offset)
-                    #elseif canImport(Musl)
-                    return Musl.write(open, base + offset, raw.count - offset)
-                    #else
-                    return Glibc.write(open, base + offset, raw.count - offset)
-                    #endif
-                }
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    throw .snoopFileFailed(path: path, reason: SystemCall.message(written < 0 ? errno : EIO))
-                }
-                offset += written
-            }
+    /// On `queue`: takes the buffer and writes it with as few system calls as it takes.
+    private func writePending() {
+        let bytes = pending.withLock { pending -> [UInt8] in
+            pending.scheduled = false
+            defer { pending.bytes = [] }
+            return pending.bytes
         }
+        guard !bytes.isEmpty else { return }
+        guard let fd = descriptor else { return }
+        if let error = writeAll(bytes, to: fd) {
+            pending.withLock { if $0.failure == nil { $0.failure = error } }
+        }
+    }
+
+    private func writeAll(_ bytes: [UInt8], to fd: Int32) -> HCITransportError? {
+        var offset = 0
+        // One write(2) normally takes the whole batch; the loop only covers a short write.
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                #if canImport(Darwin)
+                return Darwin.write(fd, base + offset, raw.count - offset)
+                #elseif canImport(Musl)
+                return Musl.write(fd, base + offset, raw.count - offset)
+                #else
+                return Glibc.write(fd, base + offset, raw.count - offset)
+                #endif
+            }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else {
+                return .snoopFileFailed(path: path, reason: SystemCall.message(written < 0 ? errno : EIO))
+            }
+            offset += written
+        }
+        return nil
+    }
+
+    private static func appendBigEndian(_ value: UInt64, width: Int, to bytes: inout [UInt8]) {
+        for shift in (0..<width).reversed() { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(shift)))) }
     }
 
     private static func bigEndian(_ value: UInt64, width: Int) -> [UInt8] {

@@ -11,15 +11,23 @@ import Foundation
 import HCI
 import Synchronization
 
-/// One open descriptor to a controller plus the dedicated reader thread that serves it.
+/// One open descriptor to a controller and the event-loop thread that serves it in both directions.
 ///
-/// The reader thread blocks in poll() on the descriptor and a wake pipe, so `stop()` unblocks it
-/// at once. It is the only place that emits `.closed`, which makes "exactly one `.closed`" hold
-/// whether the host closed the link or the peer went away. The descriptor is closed by the reader
-/// only after every in-flight `send` has left, so a send never writes to a recycled descriptor.
+/// Inbound: the loop polls the descriptor, reads, frames packets and hands each to the handler on
+/// this thread. Outbound: `send` never blocks. With nothing queued it tries one non-blocking write
+/// at once (no thread hop on the common path); otherwise, or when the descriptor is full, the packet
+/// joins a bounded queue that the loop drains when the descriptor is writable, many packets per
+/// system call (writev, or sendmmsg for the HCI socket's datagrams). Packets produced while the
+/// loop delivers inbound packets (credits returned by Number Of Completed Packets) are written
+/// together right after that batch.
 ///
-/// `@unchecked Sendable`: the descriptor numbers are immutable; the "released" flag that guards
-/// using them lives in a `Mutex`, and the wake pipe is itself thread-safe.
+/// A queue that makes no progress for `stallTimeout` is reported once as `.stalled` (from the
+/// clock's context): the controller stopped reading. `stop()` always ends the loop at once, pending
+/// writes or not. The loop alone emits `.closed`, exactly once, and closes the descriptor only after
+/// marking the link released under the writer lock, so no write ever reaches a recycled descriptor.
+///
+/// `@unchecked Sendable`: the descriptor numbers are immutable; everything else is in `outbound`
+/// (a `Mutex`) or the thread-safe pipes.
 final class DescriptorLink: @unchecked Sendable {
     enum Framing: Sendable {
         /// An H4 byte stream cut into packets by `H4StreamFramer` (UART, TCP).
@@ -28,21 +36,65 @@ final class DescriptorLink: @unchecked Sendable {
         case datagram
     }
 
+    typealias Options = TransportOptions
+
+    struct Outbound {
+        var packets: [[UInt8]] = []
+        var head = 0
+        /// Bytes of `packets[head]` already written.
+        var headOffset = 0
+        /// The loop is handing inbound packets to the handler; it writes what they queue afterwards.
+        var deliveringInbound = false
+        /// A write found the descriptor full; the loop waits for POLLOUT.
+        var blocked = false
+        var lastProgress = MonotonicInstant(nanoseconds: 0)
+        var stallCheck: TimerHandle?
+        var stallReported = false
+        var released = false
+        /// A write failed for good; the loop reports it as the reason the link closed.
+        var failure: HCITransportError?
+        var writeCalls = 0
+        var packetsWritten = 0
+
+        var count: Int { packets.count - head }
+        var isEmpty: Bool { head == packets.count }
+
+        mutating func append(_ bytes: [UInt8], written: Int = 0) {
+            if isEmpty { headOffset = written }
+            packets.append(bytes)
+        }
+
+        mutating func dropHead() {
+            packets[head] = []
+            head += 1
+            headOffset = 0
+            if head == packets.count {
+                packets.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head > 64, head * 2 > packets.count {
+                packets.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+
     let name: String
     private let descriptor: Int32
     private let framing: Framing
     private let isSocket: Bool
     private let endOfStreamMessage: String
+    private let options: Options
     private let stopPipe: WakePipe
-    /// `true` once the descriptor is about to be closed; held for the whole of each write.
-    private let writer = Mutex<Bool>(false)
+    private let kickPipe: WakePipe
+    private let outbound = Mutex(Outbound())
+    private let stallHandler = Mutex<(@Sendable (HCITransportEvent) -> Void)?>(nil)
 
     /// Takes ownership of `descriptor` (closes it on failure too). It must be non-blocking.
-    init(
-        descriptor: Int32, name: String, framing: Framing, isSocket: Bool, endOfStreamMessage: String
-    ) throws(HCITransportError) {
+    init(descriptor: Int32, name: String, framing: Framing, isSocket: Bool, endOfStreamMessage: String,
+         options: Options = Options()) throws(HCITransportError) {
         do {
             stopPipe = try WakePipe()
+            kickPipe = try WakePipe()
         } catch {
             closeDescriptor(descriptor)
             throw error
@@ -52,136 +104,345 @@ final class DescriptorLink: @unchecked Sendable {
         self.framing = framing
         self.isSocket = isSocket
         self.endOfStreamMessage = endOfStreamMessage
+        self.options = options
     }
 
-    /// Starts the reader thread; `handler` gets every packet, then exactly one `.closed`.
+    /// Starts the loop thread; `handler` gets every packet, at most one `.stalled` per stall, then
+    /// exactly one `.closed`.
     func start(handler: @escaping @Sendable (HCITransportEvent) -> Void) {
+        stallHandler.withLock { $0 = handler }
         let thread = Thread { [self] in
-            let reason = readUntilClosed(handler: handler)
+            let reason = runLoop(handler: handler)
             release()
             handler(.closed(reason))
         }
-        thread.name = "hci-reader \(name)"
+        thread.name = "hci-io \(name)"
         thread.start()
     }
 
-    /// Closes a link whose reader was never started (open was abandoned half way).
+    /// Closes a link whose loop was never started (open was abandoned half way).
     func discard() {
         release()
     }
 
-    /// Asks the reader to finish; it reports `.closed(nil)` unless the link already failed.
+    /// Asks the loop to finish; it reports `.closed(nil)` unless the link already failed.
     func stop() {
         stopPipe.signal()
     }
 
-    /// Writes the whole packet, waiting for the descriptor to drain when it is full.
+    // MARK: - Sending
+
+    /// Queues `bytes` (one H4 packet); writes it at once when nothing is waiting.
     func send(_ bytes: [UInt8]) throws(HCITransportError) {
-        guard !stopPipe.isSignalled else { throw .notOpen(name) }
-        try writer.withLock { released throws(HCITransportError) in
-            guard !released else { throw .notOpen(name) }
-            try writeAll(bytes)
+        let wakeLoop = try outbound.withLock { out throws(HCITransportError) -> Bool in
+            guard !out.released else { throw .notOpen(name) }
+            if let failure = out.failure { throw failure }
+            guard out.count < options.maxQueuedPackets else {
+                throw .transmitQueueFull(name, limit: options.maxQueuedPackets)
+            }
+            guard out.isEmpty, !out.deliveringInbound, !out.blocked else {
+                out.append(bytes)
+                return false
+            }
+            // Nothing ahead of it: try the write here, without waking the loop.
+            switch writeDirect(bytes) {
+            case let .written(count) where count == bytes.count:
+                out.writeCalls += 1
+                out.packetsWritten += 1
+                return false
+            case let .written(count):
+                out.writeCalls += 1
+                out.append(bytes, written: count)
+                enterBlocked(&out)
+                return true
+            case .wouldBlock:
+                out.append(bytes)
+                enterBlocked(&out)
+                return true
+            case let .failed(error):
+                out.failure = error
+                return true
+            }
+        }
+        if wakeLoop { kickPipe.signal() }
+    }
+
+    /// Drops queued ACL packets of `handle` not yet started.
+    func discardQueuedACL(handle: UInt16) {
+        outbound.withLock { out in
+            discard(&out) { packet in
+                packet.count >= 3 && packet[0] == HCIPacketType.acl.rawValue
+                    && (UInt16(packet[1]) | UInt16(packet[2]) << 8) & 0x0FFF == handle
+            }
         }
     }
 
-    // MARK: - Reader thread
+    /// Drops every queued packet not yet started.
+    func discardQueuedPackets() {
+        outbound.withLock { out in discard(&out) { _ in true } }
+    }
 
-    private func readUntilClosed(handler: @Sendable (HCITransportEvent) -> Void) -> HCITransportError? {
+    private func discard(_ out: inout Outbound, where shouldDrop: ([UInt8]) -> Bool) {
+        guard !out.isEmpty else { return }
+        // A packet partly written must be finished, or the stream loses its framing.
+        let keepHead = out.headOffset > 0
+        let firstCandidate = keepHead ? out.head + 1 : out.head
+        guard firstCandidate < out.packets.count else { return }
+        let kept = out.packets[firstCandidate...].filter { !shouldDrop($0) }
+        out.packets.removeSubrange(firstCandidate...)
+        out.packets.append(contentsOf: kept)
+        if out.isEmpty {
+            out.packets.removeAll(keepingCapacity: true)
+            out.head = 0
+            out.headOffset = 0
+            out.blocked = false
+        }
+    }
+
+    /// Packets waiting to be written (for tests and statistics).
+    var queuedPackets: Int { outbound.withLock { $0.count } }
+    /// System calls that wrote packets, and packets written, so far.
+    var writeStatistics: (calls: Int, packets: Int) { outbound.withLock { ($0.writeCalls, $0.packetsWritten) } }
+
+    // MARK: - Loop thread
+
+    private func runLoop(handler: @Sendable (HCITransportEvent) -> Void) -> HCITransportError? {
         var framer = H4StreamFramer()
         // A datagram holds at most one maximum-size packet; streams are read in the same chunks.
         var buffer = [UInt8](repeating: 0, count: H4StreamFramer.maximumPacketSize)
         var fds = [
             pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: stopPipe.readDescriptor, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: kickPipe.readDescriptor, events: Int16(POLLIN), revents: 0),
         ]
         while true {
-            fds[0].revents = 0
-            fds[1].revents = 0
+            let (blocked, failure) = outbound.withLock { ($0.blocked, $0.failure) }
+            if let failure { return failure }
+            fds[0].events = Int16(POLLIN) | (blocked ? Int16(POLLOUT) : 0)
+            for index in fds.indices { fds[index].revents = 0 }
             guard SystemCall.poll(&fds, timeout: -1) >= 0 else {
                 return SystemCall.failure("poll on \(name)", errno: errno)
             }
             if fds[1].revents != 0 { return nil }
-            if fds[0].revents & Int16(POLLNVAL) != 0 {
+            if fds[2].revents != 0 { kickPipe.drain() }
+            let events = fds[0].revents
+            if events & Int16(POLLNVAL) != 0 {
                 return SystemCall.failure("poll on \(name)", errno: EBADF)
             }
-            guard fds[0].revents != 0 else { continue }
-
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count == 0 { return .disconnected(endOfStreamMessage) }
-            if count < 0 {
-                let code = errno
-                if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { continue }
-                return .disconnected("reading \(name) failed: \(SystemCall.message(code)) (errno \(code))")
-            }
-            let chunk = buffer[0..<count]
-            switch framing {
-            case .stream:
-                do {
-                    try framer.feed(chunk) { handler(.packet($0)) }
-                } catch {
-                    return error
-                }
-            case .datagram:
-                guard let packet = HCIPacket(h4Bytes: Array(chunk)) else {
-                    return .framingLost(
-                        "\(name) delivered a packet with unknown indicator 0x\([chunk[chunk.startIndex]].hexString) (expected 0x01-0x05); reopen the transport"
-                    )
-                }
-                handler(.packet(packet))
+            if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                if let reason = readAndDeliver(into: &buffer, framer: &framer, handler: handler) { return reason }
+            } else if events & Int16(POLLOUT) != 0 || blocked {
+                flush()
             }
         }
+    }
+
+    /// One read, every packet in it to the handler, then one flush of what they queued.
+    private func readAndDeliver(into buffer: inout [UInt8], framer: inout H4StreamFramer,
+                                handler: @Sendable (HCITransportEvent) -> Void) -> HCITransportError? {
+        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        if count == 0 { return .disconnected(endOfStreamMessage) }
+        if count < 0 {
+            let code = errno
+            if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { return nil }
+            return .disconnected("reading \(name) failed: \(SystemCall.message(code)) (errno \(code))")
+        }
+        outbound.withLock { $0.deliveringInbound = true }
+        defer { flush() }
+        let chunk = buffer[0..<count]
+        switch framing {
+        case .stream:
+            do {
+                try framer.feed(chunk) { handler(.packet($0)) }
+            } catch {
+                return error
+            }
+        case .datagram:
+            guard let packet = HCIPacket(h4Bytes: Array(chunk)) else {
+                return .framingLost(
+                    "\(name) delivered a packet with unknown indicator 0x\([chunk[chunk.startIndex]].hexString) (expected 0x01-0x05); reopen the transport"
+                )
+            }
+            handler(.packet(packet))
+        }
+        return nil
+    }
+
+    /// Writes queued packets while the descriptor takes them.
+    private func flush() {
+        outbound.withLock { out in
+            out.deliveringInbound = false
+            guard !out.released, out.failure == nil else { return }
+            var progressed = false
+            while !out.isEmpty {
+                let outcome = framing == .stream ? writeStream(&out) : writeDatagrams(&out)
+                switch outcome {
+                case .progress:
+                    progressed = true
+                case .wouldBlock:
+                    if progressed { noteProgress(&out) }
+                    enterBlocked(&out)
+                    return
+                case let .failed(error):
+                    out.failure = error
+                    return
+                }
+            }
+            out.blocked = false
+            out.stallReported = false
+        }
+    }
+
+    private enum FlushOutcome {
+        case progress
+        case wouldBlock
+        case failed(HCITransportError)
+    }
+
+    private static let maxBuffersPerCall = 64
+
+    /// One writev of up to 64 queued packets (the head from its written offset).
+    private func writeStream(_ out: inout Outbound) -> FlushOutcome {
+        let end = min(out.packets.count, out.head + Self.maxBuffersPerCall)
+        let written: Int = withBuffers(out.packets[out.head..<end], headOffset: out.headOffset) { iovecs in
+            bls_write_vector(descriptor, iovecs.baseAddress, Int32(iovecs.count), isSocket ? 1 : 0)
+        }
+        guard written >= 0 else { return failure(errno) }
+        out.writeCalls += 1
+        var remaining = written
+        while remaining > 0, !out.isEmpty {
+            let left = out.packets[out.head].count - out.headOffset
+            if remaining >= left {
+                remaining -= left
+                out.packetsWritten += 1
+                out.dropHead()
+            } else {
+                out.headOffset += remaining
+                remaining = 0
+            }
+        }
+        return written > 0 ? .progress : .wouldBlock
+    }
+
+    /// One sendmmsg of up to 64 queued datagrams (each whole, so `headOffset` stays 0).
+    private func writeDatagrams(_ out: inout Outbound) -> FlushOutcome {
+        let end = min(out.packets.count, out.head + Self.maxBuffersPerCall)
+        let sent: Int32 = withBuffers(out.packets[out.head..<end], headOffset: 0) { iovecs in
+            bls_send_datagrams(descriptor, iovecs.baseAddress, Int32(iovecs.count))
+        }
+        guard sent >= 0 else { return failure(errno) }
+        out.writeCalls += 1
+        for _ in 0..<sent {
+            out.packetsWritten += 1
+            out.dropHead()
+        }
+        return sent > 0 ? .progress : .wouldBlock
+    }
+
+    private func failure(_ code: Int32) -> FlushOutcome {
+        switch code {
+        case EINTR, EAGAIN, EWOULDBLOCK, ENOBUFS:
+            return .wouldBlock
+        case _ where SystemCall.meansLinkLost(code):
+            return .failed(.disconnected("writing to \(name) failed: \(SystemCall.message(code)) (errno \(code))"))
+        default:
+            return .failed(SystemCall.failure("write to \(name)", errno: code))
+        }
+    }
+
+    /// Runs `body` with an iovec per packet; each array is pinned by its own `withUnsafeBytes`
+    /// for the whole call.
+    private func withBuffers<R>(_ packets: ArraySlice<[UInt8]>, headOffset: Int, _ body: (UnsafeBufferPointer<iovec>) -> R) -> R {
+        var iovecs: [iovec] = []
+        iovecs.reserveCapacity(packets.count)
+        func collect(_ index: Int) -> R {
+            guard index < packets.endIndex else { return iovecs.withUnsafeBufferPointer(body) }
+            return packets[index].withUnsafeBytes { raw in
+                let offset = index == packets.startIndex ? headOffset : 0
+                iovecs.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress.map { $0 + offset }),
+                                    iov_len: raw.count - offset))
+                return collect(index + 1)
+            }
+        }
+        return collect(packets.startIndex)
+    }
+
+    private enum DirectWrite {
+        case written(Int)
+        case wouldBlock
+        case failed(HCITransportError)
+    }
+
+    private func writeDirect(_ bytes: [UInt8]) -> DirectWrite {
+        while true {
+            let written = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return bls_send(descriptor, base, raw.count, isSocket ? 1 : 0)
+            }
+            if written >= 0 {
+                if framing == .datagram && written != bytes.count {
+                    return .failed(.systemCallFailed(operation: "write to \(name)", errno: EMSGSIZE,
+                                                     message: "the kernel accepted \(written) of \(bytes.count) bytes of one packet"))
+                }
+                return written == 0 ? .wouldBlock : .written(written)
+            }
+            let code = errno
+            if code == EINTR { continue }
+            if case let .failed(error) = failure(code) { return .failed(error) }
+            return .wouldBlock
+        }
+    }
+
+    // MARK: - Stall detection
+
+    private func enterBlocked(_ out: inout Outbound) {
+        if !out.blocked {
+            out.blocked = true
+            out.lastProgress = options.clock.now
+        }
+        armStallCheck(&out, at: out.lastProgress + options.stallTimeout)
+    }
+
+    private func noteProgress(_ out: inout Outbound) {
+        out.lastProgress = options.clock.now
+        out.stallReported = false
+    }
+
+    private func armStallCheck(_ out: inout Outbound, at deadline: MonotonicInstant) {
+        guard out.stallCheck == nil, !out.released else { return }
+        out.stallCheck = options.clock.schedule(at: deadline) { [weak self] in self?.checkStall() }
+    }
+
+    private func checkStall() {
+        let stalled: HCITransportError? = outbound.withLock { out in
+            out.stallCheck = nil
+            guard out.blocked, !out.released, !out.isEmpty else { return nil }
+            let waited = options.clock.now - out.lastProgress
+            guard waited >= options.stallTimeout else {
+                armStallCheck(&out, at: out.lastProgress + options.stallTimeout)
+                return nil
+            }
+            guard !out.stallReported else { return nil }
+            out.stallReported = true
+            // Checked again after the next progress, so a second stall is reported too.
+            return .stalled(name, milliseconds: waited.wholeMilliseconds)
+        }
+        guard let stalled, let handler = stallHandler.withLock({ $0 }) else { return }
+        handler(.stalled(stalled))
     }
 
     /// Wakes blocked senders, waits for them to leave, then closes the descriptors.
     private func release() {
         stopPipe.signal()
-        writer.withLock { $0 = true }
+        let check = outbound.withLock { out -> TimerHandle? in
+            out.released = true
+            out.packets.removeAll()
+            out.head = 0
+            return out.stallCheck.take()
+        }
+        check?.cancel()
         closeDescriptor(descriptor)
         stopPipe.close()
-    }
-
-    // MARK: - Writing
-
-    private func writeAll(_ bytes: [UInt8]) throws(HCITransportError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return bls_send(descriptor, base + offset, raw.count - offset, isSocket ? 1 : 0)
-            }
-            if written > 0 {
-                if framing == .datagram && written != bytes.count {
-                    throw .systemCallFailed(
-                        operation: "write to \(name)", errno: EMSGSIZE,
-                        message: "the kernel accepted \(written) of \(bytes.count) bytes of one packet")
-                }
-                offset += written
-                continue
-            }
-            let code = written < 0 ? errno : EIO
-            switch code {
-            case EINTR:
-                continue
-            case EAGAIN, EWOULDBLOCK:
-                try waitUntilWritable()
-            case _ where SystemCall.meansLinkLost(code):
-                throw .disconnected("writing to \(name) failed: \(SystemCall.message(code)) (errno \(code))")
-            default:
-                throw SystemCall.failure("write to \(name)", errno: code)
-            }
-        }
-    }
-
-    /// Blocks until the descriptor can take more bytes, or throws if the link is being closed.
-    private func waitUntilWritable() throws(HCITransportError) {
-        var fds = [
-            pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0),
-            pollfd(fd: stopPipe.readDescriptor, events: Int16(POLLIN), revents: 0),
-        ]
-        guard SystemCall.poll(&fds, timeout: -1) >= 0 else {
-            throw SystemCall.failure("poll on \(name)", errno: errno)
-        }
-        if fds[1].revents != 0 { throw .notOpen(name) }
-        // POLLERR/POLLHUP fall through: the next write reports the precise errno.
+        kickPipe.close()
     }
 }

@@ -18,8 +18,10 @@ public final class HCIUserChannelTransport: HCITransport, Sendable {
     public let name: String
     private let logger: Logger
     private let lifecycle: LinkLifecycle
+    private let options: TransportOptions
 
-    public init(index: UInt16, logger: Logger) {
+    public init(index: UInt16, logger: Logger, options: TransportOptions = TransportOptions()) {
+        self.options = options
         self.index = index
         self.name = TransportSpecification.hciUserChannel(index: index).description
         self.logger = logger
@@ -42,7 +44,7 @@ public final class HCIUserChannelTransport: HCITransport, Sendable {
             let fd = try openChannel()
             link = try DescriptorLink(
                 descriptor: fd, name: name, framing: .datagram, isSocket: false,
-                endOfStreamMessage: "\(device) was removed or reset by the kernel")
+                endOfStreamMessage: "\(device) was removed or reset by the kernel", options: options)
         } catch {
             lifecycle.failOpen()
             throw error
@@ -53,6 +55,14 @@ public final class HCIUserChannelTransport: HCITransport, Sendable {
 
     public func send(_ packet: HCIPacket) throws(HCITransportError) {
         try lifecycle.link().send(packet.h4Bytes)
+    }
+
+    public func discardQueuedACL(handle: UInt16) {
+        lifecycle.openLink?.discardQueuedACL(handle: handle)
+    }
+
+    public func discardQueuedPackets() {
+        lifecycle.openLink?.discardQueuedPackets()
     }
 
     public func close() {

@@ -70,6 +70,14 @@ final class LinkLifecycle: Sendable {
         }
     }
 
+    /// The open link, if any (nil while opening or after close).
+    var openLink: DescriptorLink? {
+        phase.withLock { phase in
+            if case let .open(link) = phase { return link }
+            return nil
+        }
+    }
+
     /// Idempotent; an open link reports `.closed(nil)` from its reader thread.
     func close() {
         phase.withLock { phase in

@@ -4,8 +4,9 @@ import Synchronization
 
 /// Records every packet crossing another transport into a btsnoop file (`--btsnoop FILE`).
 ///
-/// Capture failures (disk full) are logged once and never break the controller link: the capture
-/// is a diagnostic, the link is the product. Checked `Sendable`: state lives in a `Mutex`.
+/// Recording costs an encode and a buffer append on the caller's thread; the file is written on the
+/// writer's own queue. Capture failures (disk full) are logged once and never break the controller
+/// link: the capture is a diagnostic, the link is the product. Checked `Sendable`: state lives in a `Mutex`.
 public final class SnoopingTransport: HCITransport, Sendable {
     public let inner: any HCITransport
     public let writer: BTSnoopWriter
@@ -37,8 +38,18 @@ public final class SnoopingTransport: HCITransport, Sendable {
         capture(packet, .sent)
     }
 
+    public func discardQueuedACL(handle: UInt16) {
+        inner.discardQueuedACL(handle: handle)
+    }
+
+    public func discardQueuedPackets() {
+        inner.discardQueuedPackets()
+    }
+
+    /// Closes the inner transport and writes out the capture.
     public func close() {
         inner.close()
+        writer.flush()
     }
 
     private func capture(_ packet: HCIPacket, _ direction: BTSnoopWriter.Direction) {

@@ -12,8 +12,10 @@ public final class TCPTransport: HCITransport, Sendable {
     public let name: String
     private let logger: Logger
     private let lifecycle: LinkLifecycle
+    private let options: TransportOptions
 
-    public init(host: String, port: UInt16, logger: Logger) {
+    public init(host: String, port: UInt16, logger: Logger, options: TransportOptions = TransportOptions()) {
+        self.options = options
         self.host = host
         self.port = port
         self.name = TransportSpecification.tcp(host: host, port: port).description
@@ -47,7 +49,7 @@ public final class TCPTransport: HCITransport, Sendable {
             do {
                 link = try DescriptorLink(
                     descriptor: fd, name: name, framing: .stream, isSocket: true,
-                    endOfStreamMessage: "tcp peer closed the connection")
+                    endOfStreamMessage: "tcp peer closed the connection", options: options)
             } catch {
                 lifecycle.failOpen()
                 throw error
@@ -67,7 +69,19 @@ public final class TCPTransport: HCITransport, Sendable {
         try lifecycle.link().send(packet.h4Bytes)
     }
 
+    public func discardQueuedACL(handle: UInt16) {
+        lifecycle.openLink?.discardQueuedACL(handle: handle)
+    }
+
+    public func discardQueuedPackets() {
+        lifecycle.openLink?.discardQueuedPackets()
+    }
+
     public func close() {
         lifecycle.close()
     }
+
+    /// Packets waiting to be written, and (system calls, packets) written so far; nil when not open.
+    var queuedPackets: Int { lifecycle.openLink?.queuedPackets ?? 0 }
+    var writeStatistics: (calls: Int, packets: Int)? { lifecycle.openLink?.writeStatistics }
 }

@@ -19,8 +19,10 @@ public final class UARTTransport: HCITransport, Sendable {
     public let name: String
     private let logger: Logger
     private let lifecycle: LinkLifecycle
+    private let options: TransportOptions
 
-    public init(path: String, baudRate: UInt32, flowControl: Bool, logger: Logger) {
+    public init(path: String, baudRate: UInt32, flowControl: Bool, logger: Logger, options: TransportOptions = TransportOptions()) {
+        self.options = options
         self.path = path
         self.baudRate = baudRate
         self.flowControl = flowControl
@@ -36,7 +38,7 @@ public final class UARTTransport: HCITransport, Sendable {
             let fd = try openPort()
             link = try DescriptorLink(
                 descriptor: fd, name: name, framing: .stream, isSocket: false,
-                endOfStreamMessage: "serial port \(path) closed (was the adapter unplugged?)")
+                endOfStreamMessage: "serial port \(path) closed (was the adapter unplugged?)", options: options)
         } catch {
             lifecycle.failOpen()
             throw error
@@ -47,6 +49,14 @@ public final class UARTTransport: HCITransport, Sendable {
 
     public func send(_ packet: HCIPacket) throws(HCITransportError) {
         try lifecycle.link().send(packet.h4Bytes)
+    }
+
+    public func discardQueuedACL(handle: UInt16) {
+        lifecycle.openLink?.discardQueuedACL(handle: handle)
+    }
+
+    public func discardQueuedPackets() {
+        lifecycle.openLink?.discardQueuedPackets()
     }
 
     public func close() {

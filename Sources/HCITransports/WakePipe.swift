@@ -10,7 +10,7 @@ import HCI
 import Synchronization
 
 /// A self-pipe that lets one thread interrupt another thread's poll(): once signalled, its read
-/// end stays readable, so every later poll on it returns at once too.
+/// end stays readable, so every later poll on it returns at once too, until `drain()`.
 ///
 /// `@unchecked Sendable`: the descriptors are immutable after init and are only closed inside the
 /// mutex, which also records that they are closed, so no thread writes to a recycled descriptor.
@@ -36,6 +36,16 @@ final class WakePipe: @unchecked Sendable {
             var byte: UInt8 = 1
             // The pipe is empty and non-blocking, so a one-byte write cannot block or fail usefully.
             _ = write(writeDescriptor, &byte, 1)
+        }
+    }
+
+    /// Empties the pipe so it can be signalled again (a repeated wake-up, not a one-shot stop).
+    func drain() {
+        state.withLock { state in
+            guard !state.closed else { return }
+            var scratch = [UInt8](repeating: 0, count: 64)
+            while scratch.withUnsafeMutableBytes({ read(readDescriptor, $0.baseAddress, $0.count) }) > 0 {}
+            state.signalled = false
         }
     }
 

@@ -1,3 +1,4 @@
+import BLECore
 import HCI
 import Logging
 import Synchronization
@@ -11,8 +12,8 @@ import Testing
     let aclData: [UInt8] = [0x02, 0x40, 0x20, 0x03, 0x00, 0xAA, 0xBB, 0xCC]
 
     /// Opens a transport to `server`, which is listening already.
-    func connected(_ server: TestTCPServer, recorder: EventRecorder) async throws -> TCPTransport {
-        let transport = TCPTransport(host: "127.0.0.1", port: server.port, logger: Logger(label: "test"))
+    func connected(_ server: TestTCPServer, recorder: EventRecorder, options: TransportOptions = TransportOptions()) async throws -> TCPTransport {
+        let transport = TCPTransport(host: "127.0.0.1", port: server.port, logger: Logger(label: "test"), options: options)
         try server.listen()
         try await transport.open(handler: recorder.handler)
         try server.accept()
@@ -99,9 +100,10 @@ import Testing
 
     @Test func cancellingTheOpeningTaskThrowsCancelled() async throws {
         let server = try TestTCPServer()  // never listens
-        let transport = TCPTransport(host: "localhost", port: server.port, logger: Logger(label: "test"))
+        let (logger, logs) = CapturingLogHandler.logger()
+        let transport = TCPTransport(host: "localhost", port: server.port, logger: logger)
         let opening = Task { try await transport.open { _ in } }
-        try await Task.sleep(for: .milliseconds(150))
+        await logs.waitForMessages(at: .debug, count: 1)   // refused once, retrying
         opening.cancel()
         let result = await opening.result
         #expect(throws: HCITransportError.cancelled("connecting to tcp:localhost:\(server.port)")) { try result.get() }
@@ -109,10 +111,11 @@ import Testing
 
     @Test func closeWhileRetryingAbandonsOpen() async throws {
         let server = try TestTCPServer()
-        let transport = TCPTransport(host: "::1", port: server.port, logger: Logger(label: "test"))
+        let (logger, logs) = CapturingLogHandler.logger()
+        let transport = TCPTransport(host: "::1", port: server.port, logger: logger)
         #expect(transport.name == "tcp:[::1]:\(server.port)")
         let opening = Task { try await transport.open { _ in } }
-        try await Task.sleep(for: .milliseconds(100))
+        await logs.waitForMessages(at: .debug, count: 1)   // refused once, retrying
         transport.close()
         let result = await opening.result
         #expect(throws: HCITransportError.self) { try result.get() }
@@ -144,43 +147,96 @@ import Testing
     static let largestACL = HCIPacket(type: .acl, body: [0x40, 0x20, 0xFF, 0xFF] + [UInt8](repeating: 0xA5, count: 65535))
 
     @Test(.timeLimit(.minutes(1)))
-    func sendWaitsForAFullSocketToDrain() async throws {
+    func sendNeverBlocksAndAFullSocketDrainsInOrderSeveralPacketsPerWrite() async throws {
         let server = try TestTCPServer()
         let recorder = EventRecorder()
         let transport = try await connected(server, recorder: recorder)
         let count = 100  // 6.5 MB: more than the loopback socket buffers hold
-        let sending = Task {
-            try await onThread {
-                for _ in 0..<count { try transport.send(Self.largestACL) }
-            }
-        }
+        // All of it is queued at once, from this (cooperative) thread: send only queues.
+        for _ in 0..<count { try transport.send(Self.largestACL) }
         let connection = server.connection
         let received = try await onThread { try TestIO.read(connection, count: count * Self.largestACL.h4Bytes.count) }
-        try await sending.value
         #expect(received == Array([[UInt8]](repeating: Self.largestACL.h4Bytes, count: count).joined()))
+        let statistics = try #require(transport.writeStatistics)
+        #expect(statistics.packets == count)
+        #expect(statistics.calls < count)
         transport.close()
         #expect(await recorder.waitForClosed() == .some(nil))
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func closeUnblocksASendStuckOnAFullSocket() async throws {
+    func aPeerThatStopsReadingIsReportedAsStalledAndCloseStillWorks() async throws {
         let server = try TestTCPServer()
         let recorder = EventRecorder()
-        let transport = try await connected(server, recorder: recorder)
-        let sending = Task {
-            try await onThread { () -> HCITransportError? in
-                do {
-                    for _ in 0..<2000 { try transport.send(Self.largestACL) }  // 130 MB: must block
-                    return nil
-                } catch {
-                    return error as? HCITransportError
-                }
-            }
-        }
-        try await Task.sleep(for: .milliseconds(300))  // let the sender fill the buffers and block
+        let clock = ManualClock()
+        var options = TransportOptions()
+        options.clock = clock
+        let transport = try await connected(server, recorder: recorder, options: options)
+        // The server never reads: the socket fills and the rest waits in the queue.
+        for _ in 0..<200 { try transport.send(Self.largestACL) }
+        await clock.waitForTimers(atLeast: 1)   // the stall check is armed once a write would block
+        clock.advance(by: .milliseconds(1999))
+        #expect(!recorder.events.contains { if case .stalled = $0 { return true } else { return false } })
+        clock.advance(by: .milliseconds(1))
+        let events = await recorder.wait { events in events.contains { if case .stalled = $0 { return true } else { return false } } }
+        let stalled = events.compactMap { if case let .stalled(error) = $0 { return error } else { return nil } }
+        #expect(stalled == [.stalled(transport.name, milliseconds: 2000)])
+        #expect(stalled.first?.description.hasPrefix("controller link stalled") == true)
+        // SIGTERM's path: close ends the link at once, queued packets or not.
         transport.close()
-        #expect(try await sending.value == .notOpen(transport.name))
         #expect(await recorder.waitForClosed() == .some(nil))
         #expect(recorder.closures.count == 1)
+        #expect(throws: HCITransportError.notOpen(transport.name)) { try transport.send(reset) }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func theWriteQueueIsBounded() async throws {
+        let server = try TestTCPServer()
+        let recorder = EventRecorder()
+        var options = TransportOptions()
+        options.maxQueuedPackets = 8
+        options.clock = ManualClock()
+        let transport = try await connected(server, recorder: recorder, options: options)
+        var queued = 0
+        do {
+            for _ in 0..<1000 {
+                try transport.send(Self.largestACL)
+                queued += 1
+            }
+            Issue.record("1000 packets of 64 KiB were accepted with nobody reading")
+        } catch {
+            #expect(error == .transmitQueueFull(transport.name, limit: 8))
+        }
+        #expect(queued < 1000)
+        transport.close()
+        #expect(await recorder.waitForClosed() == .some(nil))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func packetsOfAClosedLinkThatWaitAreDiscarded() async throws {
+        let server = try TestTCPServer()
+        let recorder = EventRecorder()
+        var options = TransportOptions()
+        options.clock = ManualClock()
+        let transport = try await connected(server, recorder: recorder, options: options)
+        // Fill the socket so later packets wait in the queue.
+        let filler = HCIPacket(type: .acl, body: [0x01, 0x20, 0xFF, 0xFF] + [UInt8](repeating: 0x11, count: 65535))
+        var sent = 0
+        while transport.queuedPackets == 0 {
+            try transport.send(filler)
+            sent += 1
+        }
+        let forClosedLink = HCIPacket(type: .acl, body: [0x40, 0x20, 0x01, 0x00, 0xC1])
+        let forOtherLink = HCIPacket(type: .acl, body: [0x41, 0x20, 0x01, 0x00, 0xC2])
+        try transport.send(forClosedLink)
+        try transport.send(forOtherLink)
+        try transport.send(reset)
+        transport.discardQueuedACL(handle: 0x040)
+        let expected = Array([[UInt8]](repeating: filler.h4Bytes, count: sent).joined()) + forOtherLink.h4Bytes + reset.h4Bytes
+        let connection = server.connection
+        let received = try await onThread { try TestIO.read(connection, count: expected.count) }
+        #expect(received == expected)
+        transport.close()
+        #expect(await recorder.waitForClosed() == .some(nil))
     }
 }

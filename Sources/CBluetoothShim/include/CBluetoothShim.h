@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <netdb.h>
@@ -85,6 +86,14 @@ static inline ssize_t bls_send(int fd, const void *bytes, size_t count, int is_s
     (void)is_socket;
     return write(fd, bytes, count);
 }
+
+/// Writes the buffers in order with one system call: sendmsg(MSG_NOSIGNAL) on a socket (a broken
+/// peer gives EPIPE, not SIGPIPE), writev otherwise. Returns the bytes written or -1.
+ssize_t bls_write_vector(int fd, const struct iovec *buffers, int count, int is_socket);
+
+/// Sends each buffer as its own datagram (one H4 packet per write on the HCI socket), several per
+/// system call where sendmmsg exists. Returns how many were sent (0 means none could be) or -1.
+int bls_send_datagrams(int fd, const struct iovec *buffers, int count);
 
 // MARK: - Serial ports (implemented in CBluetoothShim.c)
 
