@@ -27,6 +27,11 @@ extension VirtualController {
         }
         buffered[packet.handle, default: 0] += 1
         maxBuffersInUseValue = max(maxBuffersInUseValue, inUse + 1)
+        bufferWaiters.removeAll { waiter in
+            guard waiter.handle == packet.handle else { return false }
+            waiter.continuation.resume()
+            return true
+        }
 
         var reassembler = reassemblers[packet.handle] ?? L2CAPReassembler()
         let outcome = reassembler.append(packet.data, startsPDU: packet.boundary.startsPDU)

@@ -16,12 +16,13 @@ extension VirtualController: RadioInitiator {
 
     func reserveHandle() -> UInt16? {
         guard links.count + reservedHandles.count < configuration.maxConnections else { return nil }
-        // Handles are 12 bits and 0x0F00+ is reserved; skip any still in use.
-        while links[nextHandle] != nil || reservedHandles.contains(nextHandle) {
-            nextHandle = nextHandle >= 0x0EFF ? 0x0001 : nextHandle + 1
+        // The lowest free handle, as many controllers do: a new link reuses the handle of one that
+        // just closed, which is exactly what hosts must survive. Handles are 12 bits; 0x0F00+ is reserved.
+        var handle: UInt16 = 0x0001
+        while links[handle] != nil || reservedHandles.contains(handle) {
+            guard handle < 0x0EFF else { return nil }
+            handle += 1
         }
-        let handle = nextHandle
-        nextHandle = nextHandle >= 0x0EFF ? 0x0001 : nextHandle + 1
         reservedHandles.insert(handle)
         return handle
     }

@@ -30,13 +30,26 @@ extension VirtualController {
     // MARK: - Event builders
 
     func commandComplete(_ opcode: HCIOpcode, _ returnParameters: [UInt8]) {
-        sendEvent(.commandComplete(HCICommandCompleteEvent(numHCICommandPackets: configuration.numHCICommandPackets,
-                                                           opcode: opcode, returnParameters: returnParameters)))
+        answer(opcode, .commandComplete(HCICommandCompleteEvent(numHCICommandPackets: configuration.numHCICommandPackets,
+                                                                opcode: opcode, returnParameters: returnParameters)))
     }
 
     func commandStatus(_ opcode: HCIOpcode, _ status: HCIStatus) {
-        sendEvent(.commandStatus(HCICommandStatusEvent(status: status, numHCICommandPackets: configuration.numHCICommandPackets,
-                                                       opcode: opcode)))
+        answer(opcode, .commandStatus(HCICommandStatusEvent(status: status, numHCICommandPackets: configuration.numHCICommandPackets,
+                                                            opcode: opcode)))
+    }
+
+    /// Sends a command's answer, or keeps it back when a test asked to hold answers to that opcode
+    /// (the command has taken effect; only the host does not know yet).
+    private func answer(_ opcode: HCIOpcode, _ event: HCIEvent) {
+        guard heldOpcodes.contains(opcode) else {
+            sendEvent(event)
+            return
+        }
+        heldAnswers.append(event)
+        let waiters = heldAnswerWaiters
+        heldAnswerWaiters = []
+        waiters.forEach { $0.resume() }
     }
 
     /// Enhanced Connection Complete when the host enabled it, else the legacy event, else nothing.

@@ -48,7 +48,6 @@ public final class VirtualController: HCITransport, @unchecked Sendable {
     var pendingCreate: HCILECreateConnection?
     var links: [UInt16: RadioLink] = [:]
     var reservedHandles: Set<UInt16> = []
-    var nextHandle: UInt16 = 0x0001
     var suggestedDataLength = LEDataLength.minimum
     var buffered: [UInt16: Int] = [:]
     var batchPending: [UInt16: Int] = [:]
@@ -57,6 +56,10 @@ public final class VirtualController: HCITransport, @unchecked Sendable {
     var maxBuffersInUseValue = 0
     var creditViolationsValue = 0
     var failingOpcodes: [HCIOpcode] = []
+    var heldOpcodes: Set<HCIOpcode> = []
+    var heldAnswers: [HCIEvent] = []
+    var heldAnswerWaiters: [CheckedContinuation<Void, Never>] = []
+    var bufferWaiters: [(handle: UInt16, continuation: CheckedContinuation<Void, Never>)] = []
     var isOnRadio = true
 
     struct ReportKey: Hashable {
@@ -123,6 +126,48 @@ public final class VirtualController: HCITransport, @unchecked Sendable {
     public func failNextCommand(opcode: HCIOpcode) {
         radio.queue.sync { failingOpcodes.append(opcode) }
     }
+
+    /// From now on, commands with `opcode` take effect but their Command Complete / Status is kept
+    /// back until `releaseHeldAnswers()`: the host sees the command "in flight" for as long as the
+    /// test wants, while the radio already acts on it.
+    public func holdAnswers(to opcode: HCIOpcode) {
+        radio.queue.sync { _ = heldOpcodes.insert(opcode) }
+    }
+
+    /// Sends the answers kept back, in order, and stops holding.
+    public func releaseHeldAnswers() {
+        radio.queue.sync {
+            heldOpcodes.removeAll()
+            let answers = heldAnswers
+            heldAnswers = []
+            answers.forEach(sendEvent)
+        }
+    }
+
+    /// Returns once an answer is being held (the command reached the controller and took effect).
+    public func waitForHeldAnswer() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            radio.queue.async {
+                if self.heldAnswers.isEmpty { self.heldAnswerWaiters.append(continuation) } else { continuation.resume() }
+            }
+        }
+    }
+
+    /// Returns once the host has ACL packets on `handle` in the controller's buffers.
+    public func waitForPackets(on handle: UInt16) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            radio.queue.async {
+                if (self.buffered[handle] ?? 0) > 0 {
+                    continuation.resume()
+                } else {
+                    self.bufferWaiters.append((handle, continuation))
+                }
+            }
+        }
+    }
+
+    /// Whether the controller is advertising right now (what the radio does, not what the host believes).
+    public var isAdvertisingOnRadio: Bool { radio.queue.sync { isAdvertising } }
 
     /// Sends a Hardware Error event (subject to the event mask, like a real one).
     public func injectHardwareError(code: UInt8) {
