@@ -3,32 +3,49 @@ import HCI
 import Logging
 import Synchronization
 
-/// The fixed channels of every LE connection: routes inbound B-frames to the ATT and SMP handlers,
+/// The fixed channels of every LE link: routes inbound B-frames to the ATT and SMP handlers,
 /// answers LE signaling itself, and sends outbound payloads through the ACL flow controller.
 ///
-/// Calling context: `receive` is called in order for each connection (from the GAP event loop);
+/// Signaling state (identifiers, requests awaiting a response, their timeouts) is per link: a
+/// response completes only a request of its own link, and everything of a link goes when it closes.
+///
+/// Calling context: `receive` is called in order for each link (from the host's inbound context);
 /// handlers run on that caller's context and must not block. Every method is thread-safe.
 public final class L2CAPFixedChannels: Sendable {
-    public typealias ChannelHandler = @Sendable (_ connection: UInt16, _ payload: [UInt8]) -> Void
+    public typealias ChannelHandler = @Sendable (_ link: Link, _ payload: [UInt8]) -> Void
 
     struct PendingRequest {
-        let connection: UInt16
         let continuation: CheckedContinuation<ConnectionParameterUpdateResult, Never>
+        let timer: TimerHandle?
     }
 
-    struct State {
-        var handlers: [UInt16: ChannelHandler] = [:]
+    struct Signaling {
         var nextIdentifier: UInt8 = 1
         var pending: [UInt8: PendingRequest] = [:]
     }
 
+    struct State {
+        var handlers: [UInt16: ChannelHandler] = [:]
+        var signaling: [LinkID: Signaling] = [:]
+    }
+
     private let state = Mutex(State())
     private let acl: ACLFlowController
+    private let clock: any HostClock
     private let logger: Logger
 
-    public init(acl: ACLFlowController, logger: Logger = Logger(label: "blesensor.l2cap")) {
+    public init(acl: ACLFlowController, clock: any HostClock = SystemClock.shared, logger: Logger = Logger(label: "blesensor.l2cap")) {
         self.acl = acl
+        self.clock = clock
         self.logger = logger
+    }
+
+    /// Receives the links' PDUs from `links` and forgets a link's signaling state when it closes.
+    public func attach(to links: LinkTable) {
+        links.setDataHandler { [weak self] link, pdu in self?.receive(pdu, on: link) }
+        links.addObserver { [weak self] change in
+            if case let .closed(link, _) = change { self?.linkClosed(link) }
+        }
     }
 
     /// Installs the upper layer for a fixed channel (ATT on 0x0004, SMP on 0x0006).
@@ -36,122 +53,172 @@ public final class L2CAPFixedChannels: Sendable {
         state.withLock { $0.handlers[channelID] = handler }
     }
 
-    /// Sends a payload on a fixed channel of a connection.
-    public func send(_ payload: [UInt8], channel channelID: UInt16, on connection: UInt16) throws(ACLSendError) {
-        try acl.enqueue(L2CAPBasicFrame.pdu(channelID: channelID, payload: payload), on: connection)
+    /// Sends a payload on a fixed channel of a link.
+    public func send(_ payload: [UInt8], channel channelID: UInt16, on link: Link) throws(ACLSendError) {
+        try acl.enqueue(L2CAPBasicFrame.pdu(channelID: channelID, payload: payload), on: link)
     }
 
-    /// Handles one reassembled PDU from a connection.
-    public func receive(_ pdu: [UInt8], on connection: UInt16) {
+    /// Handles one reassembled PDU from a link.
+    public func receive(_ pdu: [UInt8], on link: Link) {
         let frame: L2CAPBasicFrame
         do {
             frame = try L2CAPBasicFrame(pdu: pdu)
         } catch {
-            logger.warning("connection 0x\(String(connection, radix: 16)): dropping frame: \(error)")
+            logger.warning("\(link.id): dropping frame: \(error)")
             return
         }
         switch frame.channelID {
         case L2CAPChannelID.leSignaling:
-            receiveSignaling(frame.payload, on: connection)
+            receiveSignaling(frame.payload, on: link)
         case L2CAPChannelID.attribute, L2CAPChannelID.securityManager:
             if let handler = state.withLock({ $0.handlers[frame.channelID] }) {
-                handler(connection, frame.payload)
+                handler(link, frame.payload)
             } else if frame.channelID == L2CAPChannelID.securityManager {
-                refusePairing(frame.payload, on: connection)
+                refusePairing(frame.payload, on: link)
             } else {
-                logger.debug("connection 0x\(String(connection, radix: 16)): no ATT server attached; dropping \(frame.payload.count) bytes")
+                logger.debug("\(link.id): no ATT server attached; dropping \(frame.payload.count) bytes")
             }
         default:
-            // Dynamic channels are never opened by us, so anything else is stray.
-            logger.debug("connection 0x\(String(connection, radix: 16)): dropping frame for unknown channel 0x\(String(frame.channelID, radix: 16))")
+            // Data on a channel that does not exist is discarded (Vol 3 Part A 3: no dynamic channels are open).
+            logger.debug("\(link.id): dropping frame for unknown channel 0x\(String(frame.channelID, radix: 16))")
         }
     }
 
     /// Asks the central for new connection parameters (a peripheral may only ask; the central decides).
-    public func requestConnectionParameterUpdate(_ parameters: LEConnectionParameters, on connection: UInt16,
+    public func requestConnectionParameterUpdate(_ parameters: LEConnectionParameters, on link: Link,
                                                  timeout: Duration = .seconds(30)) async -> ConnectionParameterUpdateResult {
-        await withCheckedContinuation { continuation in
-            let identifier: UInt8 = state.withLock { state in
-                let identifier = state.nextIdentifier
-                state.nextIdentifier = identifier == 255 ? 1 : identifier + 1
-                state.pending[identifier] = PendingRequest(connection: connection, continuation: continuation)
+        guard link.isOpen else { return .connectionClosed }
+        return await withCheckedContinuation { continuation in
+            let identifier: UInt8? = state.withLock { state in
+                var signaling = state.signaling[link.id] ?? Signaling()
+                guard signaling.pending.count < 255 else { return nil }
+                // Identifiers cycle 1…255 per link, skipping any still awaiting a response.
+                var candidate = signaling.nextIdentifier
+                while signaling.pending[candidate] != nil { candidate = candidate == 255 ? 1 : candidate + 1 }
+                let identifier = candidate
+                signaling.nextIdentifier = identifier == 255 ? 1 : identifier + 1
+                // The timer (RTX, Vol 3 Part A 6.2.1) is armed under the lock so a fast answer finds it.
+                let timer = clock.schedule(after: timeout) { [weak self] in self?.finish(identifier, on: link.id, with: .timedOut) }
+                signaling.pending[identifier] = PendingRequest(continuation: continuation, timer: timer)
+                state.signaling[link.id] = signaling
                 return identifier
+            }
+            guard let identifier else {
+                continuation.resume(returning: .sendFailed(.queueFull(link.id, limit: 255)))
+                return
+            }
+            // Closed while we registered: the close already swept the table, so finish here.
+            guard link.isOpen else {
+                finish(identifier, on: link.id, with: .connectionClosed)
+                state.withLock { state in
+                    if state.signaling[link.id]?.pending.isEmpty == true { state.signaling[link.id] = nil }
+                }
+                return
             }
             let request = LESignalingCommand.connectionParameterUpdateRequest(identifier: identifier, parameters: parameters)
             do throws(ACLSendError) {
-                try send(request.encoded, channel: L2CAPChannelID.leSignaling, on: connection)
+                try send(request.encoded, channel: L2CAPChannelID.leSignaling, on: link)
             } catch {
-                finish(identifier, with: .sendFailed(error))
-                return
-            }
-            Task { [weak self] in
-                try? await Task.sleep(for: timeout)
-                self?.finish(identifier, with: .timedOut)
+                finish(identifier, on: link.id, with: .sendFailed(error))
             }
         }
     }
 
-    /// Fails the connection's outstanding signaling requests.
-    public func connectionClosed(_ connection: UInt16) {
-        let abandoned = state.withLock { state -> [PendingRequest] in
-            let matching = state.pending.filter { $0.value.connection == connection }
-            for identifier in matching.keys { state.pending.removeValue(forKey: identifier) }
-            return Array(matching.values)
+    /// Fails the link's outstanding signaling requests and forgets its signaling state.
+    public func linkClosed(_ link: Link) {
+        let abandoned = state.withLock { $0.signaling.removeValue(forKey: link.id)?.pending.values.map { $0 } } ?? []
+        for request in abandoned {
+            request.timer?.cancel()
+            request.continuation.resume(returning: .connectionClosed)
         }
-        for request in abandoned { request.continuation.resume(returning: .connectionClosed) }
     }
 
-    private func finish(_ identifier: UInt8, with result: ConnectionParameterUpdateResult) {
-        let request = state.withLock { $0.pending.removeValue(forKey: identifier) }
+    private func finish(_ identifier: UInt8, on link: LinkID, with result: ConnectionParameterUpdateResult) {
+        let request = state.withLock { $0.signaling[link]?.pending.removeValue(forKey: identifier) }
+        request?.timer?.cancel()
         request?.continuation.resume(returning: result)
     }
 
-    private func receiveSignaling(_ payload: [UInt8], on connection: UInt16) {
+    private func receiveSignaling(_ payload: [UInt8], on link: Link) {
+        if payload.count >= 2, payload[1] == 0 {
+            // Identifier 0 is invalid; such a packet is dropped, never answered (Vol 3 Part A 4).
+            logger.warning("\(link.id): signaling command 0x\(String(payload[0], radix: 16)) with identifier 0 dropped")
+            return
+        }
         let command: LESignalingCommand
         do throws(LESignalingDecodingError) {
             command = try LESignalingCommand(decoding: payload)
         } catch {
             guard case let .malformed(code, identifier) = error else {
-                logger.warning("connection 0x\(String(connection, radix: 16)): signaling packet too short to answer")
+                logger.warning("\(link.id): signaling packet too short to answer")
+                return
+            }
+            guard !LESignalingCommand.expectsNoAnswer(code) else {
+                // A response (or indication) is never answered, even when it is wrong.
+                logger.warning("\(link.id): malformed signaling response 0x\(String(code, radix: 16)) dropped")
                 return
             }
             let reason: L2CAPRejectReason = payload.count > LESignalingCommand.minimumMTU ? .signalingMTUExceeded : .commandNotUnderstood
             let data: [UInt8] = reason == .signalingMTUExceeded ? [UInt8(LESignalingCommand.minimumMTU), 0] : []
-            logger.warning("connection 0x\(String(connection, radix: 16)): malformed signaling command 0x\(String(code, radix: 16)) rejected")
-            reply(.commandReject(identifier: identifier, reason: reason.rawValue, data: data), on: connection)
+            logger.warning("\(link.id): malformed signaling command 0x\(String(code, radix: 16)) rejected")
+            reply(.commandReject(identifier: identifier, reason: reason.rawValue, data: data), on: link)
             return
         }
         switch command {
         case let .connectionParameterUpdateResponse(identifier, accepted):
-            finish(identifier, with: accepted ? .accepted : .rejected)
+            finish(identifier, on: link.id, with: accepted ? .accepted : .rejected)
         case let .commandReject(identifier, reason, _):
-            finish(identifier, with: .commandRejected(reason: reason))
+            finish(identifier, on: link.id, with: .commandRejected(reason: reason))
+        case let .otherResponse(code, identifier):
+            logger.debug("\(link.id): signaling response 0x\(String(code, radix: 16)) (identifier \(identifier)) to no request of ours; dropped")
         case let .connectionParameterUpdateRequest(identifier, _):
             // Only a peripheral sends this request; as the peripheral we do not accept it.
-            reply(.commandReject(identifier: identifier, reason: L2CAPRejectReason.commandNotUnderstood.rawValue, data: []), on: connection)
+            reply(.commandReject(identifier: identifier, reason: L2CAPRejectReason.commandNotUnderstood.rawValue, data: []), on: link)
+        case let .disconnectionRequest(identifier, destination, source):
+            // No dynamic channel is ever open here, so the CID is invalid: reject naming both endpoints.
+            var data = ByteWriter()
+            data.append(destination)
+            data.append(source)
+            reply(.commandReject(identifier: identifier, reason: L2CAPRejectReason.invalidChannelID.rawValue, data: data.bytes), on: link)
+        case let .leCreditBasedConnectionRequest(identifier, spsm, _):
+            logger.info("\(link.id): refusing an LE credit based channel to SPSM 0x\(String(spsm, radix: 16)): none is offered")
+            reply(.leCreditBasedConnectionResponse(identifier: identifier, destination: 0, mtu: 0, mps: 0, credits: 0,
+                                                   result: LESignalingCommand.resultSPSMNotSupported), on: link)
+        case let .creditBasedConnectionRequest(identifier, spsm, sources):
+            logger.info("\(link.id): refusing \(sources.count) credit based channel(s) to SPSM 0x\(String(spsm, radix: 16)): none is offered")
+            reply(.creditBasedConnectionResponse(identifier: identifier, mtu: 0, mps: 0, credits: 0,
+                                                 result: LESignalingCommand.resultSPSMNotSupported,
+                                                 destinations: sources.map { _ in 0 }), on: link)
+        case let .creditBasedReconfigureRequest(identifier, _):
+            reply(.creditBasedReconfigureResponse(identifier: identifier, result: LESignalingCommand.resultInvalidDestinationCID), on: link)
+        case let .flowControlCredit(_, channel, _):
+            logger.debug("\(link.id): credits for channel 0x\(String(channel, radix: 16)), which does not exist; ignored")
         case let .unsupported(code, identifier):
-            logger.debug("connection 0x\(String(connection, radix: 16)): rejecting unsupported signaling command 0x\(String(code, radix: 16))")
-            reply(.commandReject(identifier: identifier, reason: L2CAPRejectReason.commandNotUnderstood.rawValue, data: []), on: connection)
+            logger.debug("\(link.id): rejecting unsupported signaling command 0x\(String(code, radix: 16))")
+            reply(.commandReject(identifier: identifier, reason: L2CAPRejectReason.commandNotUnderstood.rawValue, data: []), on: link)
+        case .leCreditBasedConnectionResponse, .creditBasedConnectionResponse, .creditBasedReconfigureResponse:
+            // Decoded as `.otherResponse`; listed for completeness.
+            break
         }
     }
 
-    private func reply(_ command: LESignalingCommand, on connection: UInt16) {
+    private func reply(_ command: LESignalingCommand, on link: Link) {
         do {
-            try send(command.encoded, channel: L2CAPChannelID.leSignaling, on: connection)
+            try send(command.encoded, channel: L2CAPChannelID.leSignaling, on: link)
         } catch {
-            logger.warning("connection 0x\(String(connection, radix: 16)): signaling reply not sent: \(error)")
+            logger.warning("\(link.id): signaling reply not sent: \(error)")
         }
     }
 
     /// Until a security manager is attached, answer pairing with Pairing Failed: Pairing Not
     /// Supported (Vol 3 Part H 3.5.5) so the central fails fast instead of timing out.
-    private func refusePairing(_ payload: [UInt8], on connection: UInt16) {
+    private func refusePairing(_ payload: [UInt8], on link: Link) {
         let pairingRequest: UInt8 = 0x01, pairingFailed: UInt8 = 0x05, pairingNotSupported: UInt8 = 0x05
         guard payload.first == pairingRequest else { return }
         do {
-            try send([pairingFailed, pairingNotSupported], channel: L2CAPChannelID.securityManager, on: connection)
+            try send([pairingFailed, pairingNotSupported], channel: L2CAPChannelID.securityManager, on: link)
         } catch {
-            logger.warning("connection 0x\(String(connection, radix: 16)): Pairing Failed not sent: \(error)")
+            logger.warning("\(link.id): Pairing Failed not sent: \(error)")
         }
     }
 }

@@ -4,22 +4,59 @@ import Synchronization
 import Testing
 @testable import L2CAP
 
-/// Records B-frames the fixed channels send, decoded from the ACL packets.
+/// Records B-frames the fixed channels send, decoded from the ACL packets; `next` is the barrier
+/// a test waits on instead of sleeping.
 final class SentFrames: Sendable {
-    let frames = Mutex<[(UInt16, L2CAPBasicFrame)]>([])
-    func record(_ packet: HCIPacket) {
-        guard let acl = try? HCIACLPacket(body: packet.body), let frame = try? L2CAPBasicFrame(pdu: acl.data) else { return }
-        frames.withLock { $0.append((acl.handle, frame)) }
+    private struct State {
+        var frames: [(UInt16, L2CAPBasicFrame)] = []
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
-    var all: [(UInt16, L2CAPBasicFrame)] { frames.withLock { $0 } }
+    private let state = Mutex(State())
+
+    func record(_ packet: HCIPacket) -> Bool {
+        guard let acl = try? HCIACLPacket(body: packet.body), let frame = try? L2CAPBasicFrame(pdu: acl.data) else { return true }
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.frames.append((acl.handle, frame))
+            let count = state.frames.count
+            var woken: [CheckedContinuation<Void, Never>] = []
+            state.waiters.removeAll { waiter in
+                guard waiter.count <= count else { return false }
+                woken.append(waiter.continuation)
+                return true
+            }
+            return woken
+        }
+        woken.forEach { $0.resume() }
+        return true
+    }
+
+    var all: [(UInt16, L2CAPBasicFrame)] { state.withLock { $0.frames } }
+
+    /// Waits until at least `count` frames were sent.
+    func wait(for count: Int) async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Bool in
+                if state.frames.count >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
 }
 
-func makeChannels(connections: [UInt16] = [0x40]) -> (L2CAPFixedChannels, SentFrames) {
+func testLink(_ handle: UInt16) -> Link {
+    Link(handle: handle, role: .peripheral, peer: DeviceAddress(BluetoothAddress("C0:00:00:00:00:01")!, type: .randomDevice),
+         parameters: Link.Parameters(interval: 24, latency: 0, supervisionTimeout: 500))
+}
+
+func makeChannels(links: [Link] = [testLink(0x40)], clock: ManualClock = ManualClock()) -> (L2CAPFixedChannels, SentFrames, [Link]) {
     let sent = SentFrames()
-    let acl = ACLFlowController(send: sent.record)
+    // The ACL layer keeps its own clock: only signaling timers run on the test's.
+    let acl = ACLFlowController(clock: ManualClock(), send: { sent.record($0) })
     acl.configure(bufferSize: 251, bufferCount: 8)
-    connections.forEach(acl.addConnection)
-    return (L2CAPFixedChannels(acl: acl), sent)
+    links.forEach(acl.add)
+    return (L2CAPFixedChannels(acl: acl, clock: clock), sent, links)
 }
 
 @Suite struct L2CAPBasicFrameTests {
@@ -49,7 +86,8 @@ func makeChannels(connections: [UInt16] = [0x40]) -> (L2CAPFixedChannels, SentFr
         #expect(try LESignalingCommand(decoding: [0x13, 0x07, 0x02, 0x00, 0x00, 0x00]) == .connectionParameterUpdateResponse(identifier: 7, accepted: true))
         #expect(try LESignalingCommand(decoding: [0x13, 0x07, 0x02, 0x00, 0x01, 0x00]) == .connectionParameterUpdateResponse(identifier: 7, accepted: false))
         #expect(try LESignalingCommand(decoding: [0x01, 0x07, 0x02, 0x00, 0x00, 0x00]) == .commandReject(identifier: 7, reason: 0, data: []))
-        #expect(try LESignalingCommand(decoding: [0x14, 0x03, 0x00, 0x00]) == .unsupported(code: 0x14, identifier: 3))
+        #expect(try LESignalingCommand(decoding: [0x20, 0x03, 0x00, 0x00]) == .unsupported(code: 0x20, identifier: 3))
+        #expect(try LESignalingCommand(decoding: [0x07, 0x03, 0x04, 0x00, 0x40, 0x00, 0x41, 0x00]) == .otherResponse(code: 0x07, identifier: 3))
         #expect(throws: LESignalingDecodingError.truncatedHeader) { try LESignalingCommand(decoding: [0x12, 0x01, 0x08]) }
         #expect(throws: LESignalingDecodingError.malformed(code: 0x12, identifier: 1)) { try LESignalingCommand(decoding: [0x12, 0x01, 0x02, 0x00, 0x00, 0x00]) }
         #expect(throws: LESignalingDecodingError.malformed(code: 0x13, identifier: 0)) { try LESignalingCommand(decoding: [0x13, 0x00, 0x02, 0x00, 0x00, 0x00]) }
@@ -67,10 +105,12 @@ func makeChannels(connections: [UInt16] = [0x40]) -> (L2CAPFixedChannels, SentFr
 
 @Suite struct L2CAPFixedChannelTests {
     @Test func parameterUpdateAcceptedRejectedAndTimedOut() async throws {
-        let (channels, sent) = makeChannels()
+        let clock = ManualClock()
+        let (channels, sent, links) = makeChannels(clock: clock)
+        let link = links[0]
         let parameters = LEConnectionParameters(intervalMin: 6, intervalMax: 12, latency: 0, supervisionTimeout: 200)
-        async let accepted = channels.requestConnectionParameterUpdate(parameters, on: 0x40)
-        try await Task.sleep(for: .milliseconds(20))
+        async let accepted = channels.requestConnectionParameterUpdate(parameters, on: link)
+        await sent.wait(for: 1)
         let (handle, request) = try #require(sent.all.last)
         #expect(handle == 0x40)
         #expect(request.channelID == L2CAPChannelID.leSignaling)
@@ -79,38 +119,68 @@ func makeChannels(connections: [UInt16] = [0x40]) -> (L2CAPFixedChannels, SentFr
             return
         }
         #expect(sentParameters == parameters)
-        channels.receive(L2CAPBasicFrame(channelID: 5, payload: LESignalingCommand.connectionParameterUpdateResponse(identifier: identifier, accepted: true).encoded).pdu, on: 0x40)
+        channels.receive(L2CAPBasicFrame(channelID: 5, payload: LESignalingCommand.connectionParameterUpdateResponse(identifier: identifier, accepted: true).encoded).pdu, on: link)
         #expect(await accepted == .accepted)
+        // Answered: its RTX timer is cancelled, not left to fire later.
+        #expect(clock.pendingTimers == 0)
 
-        async let rejected = channels.requestConnectionParameterUpdate(parameters, on: 0x40)
-        try await Task.sleep(for: .milliseconds(20))
+        async let rejected = channels.requestConnectionParameterUpdate(parameters, on: link)
+        await sent.wait(for: 2)
         guard case let .connectionParameterUpdateRequest(second, _) = try LESignalingCommand(decoding: sent.all.last!.1.payload) else {
             Issue.record("no second request")
             return
         }
         #expect(second != identifier)
-        channels.receive(L2CAPBasicFrame(channelID: 5, payload: LESignalingCommand.commandReject(identifier: second, reason: 0, data: []).encoded).pdu, on: 0x40)
+        channels.receive(L2CAPBasicFrame(channelID: 5, payload: LESignalingCommand.commandReject(identifier: second, reason: 0, data: []).encoded).pdu, on: link)
         #expect(await rejected == .commandRejected(reason: 0))
 
-        #expect(await channels.requestConnectionParameterUpdate(parameters, on: 0x40, timeout: .milliseconds(50)) == .timedOut)
+        // The signaling timeout runs in virtual time.
+        async let timedOut = channels.requestConnectionParameterUpdate(parameters, on: link, timeout: .seconds(30))
+        await clock.waitForTimers(atLeast: 1)
+        clock.advance(by: .seconds(29))
+        #expect(clock.pendingTimers == 1)
+        clock.advance(by: .seconds(1))
+        #expect(await timedOut == .timedOut)
     }
 
-    @Test func pendingRequestsEndWhenTheConnectionCloses() async throws {
-        let (channels, _) = makeChannels()
-        async let result = channels.requestConnectionParameterUpdate(LEConnectionParameters(), on: 0x40)
-        try await Task.sleep(for: .milliseconds(20))
-        channels.connectionClosed(0x40)
+    @Test func aResponseCompletesOnlyItsOwnLinksRequest() async throws {
+        let clock = ManualClock()
+        let (channels, sent, links) = makeChannels(links: [testLink(0x40), testLink(0x41)], clock: clock)
+        async let first = channels.requestConnectionParameterUpdate(LEConnectionParameters(), on: links[0])
+        await sent.wait(for: 1)
+        guard case let .connectionParameterUpdateRequest(identifier, _) = try LESignalingCommand(decoding: sent.all[0].1.payload) else {
+            Issue.record("no request")
+            return
+        }
+        // The other link answers with the same identifier: it is no answer to this request.
+        let response = L2CAPBasicFrame(channelID: 5, payload: LESignalingCommand.connectionParameterUpdateResponse(identifier: identifier, accepted: true).encoded).pdu
+        channels.receive(response, on: links[1])
+        // ...and it is not answered either (no Command Reject for a response).
+        #expect(sent.all.count == 1)
+        channels.receive(response, on: links[0])
+        #expect(await first == .accepted)
+    }
+
+    @Test func pendingRequestsEndWhenTheLinkCloses() async throws {
+        let clock = ManualClock()
+        let (channels, sent, links) = makeChannels(clock: clock)
+        async let result = channels.requestConnectionParameterUpdate(LEConnectionParameters(), on: links[0])
+        await sent.wait(for: 1)
+        channels.linkClosed(links[0])
         #expect(await result == .connectionClosed)
-        #expect(await channels.requestConnectionParameterUpdate(LEConnectionParameters(), on: 0x99) == .sendFailed(.unknownConnection(0x99)))
+        #expect(clock.pendingTimers == 0)
+        let unknown = testLink(0x99)
+        #expect(await channels.requestConnectionParameterUpdate(LEConnectionParameters(), on: unknown) == .sendFailed(.linkClosed(unknown.id)))
     }
 
     @Test func rejectsWhatAPeripheralMustNotAccept() throws {
-        let (channels, sent) = makeChannels()
-        // A central asking us for parameters, an LE credit-based connection, and a malformed command.
+        let (channels, sent, links) = makeChannels()
+        let link = links[0]
+        // A central asking us for parameters, an unknown request, and a malformed command.
         let fromCentral = LESignalingCommand.connectionParameterUpdateRequest(identifier: 9, parameters: LEConnectionParameters()).encoded
-        channels.receive(L2CAPBasicFrame(channelID: 5, payload: fromCentral).pdu, on: 0x40)
-        channels.receive(L2CAPBasicFrame(channelID: 5, payload: [0x14, 0x0A, 0x02, 0x00, 0x80, 0x00]).pdu, on: 0x40)
-        channels.receive(L2CAPBasicFrame(channelID: 5, payload: [0x12, 0x0B, 0x08, 0x00, 0x01]).pdu, on: 0x40)
+        channels.receive(L2CAPBasicFrame(channelID: 5, payload: fromCentral).pdu, on: link)
+        channels.receive(L2CAPBasicFrame(channelID: 5, payload: [0x20, 0x0A, 0x02, 0x00, 0x80, 0x00]).pdu, on: link)
+        channels.receive(L2CAPBasicFrame(channelID: 5, payload: [0x12, 0x0B, 0x08, 0x00, 0x01]).pdu, on: link)
         let replies = try sent.all.map { try LESignalingCommand(decoding: $0.1.payload) }
         #expect(replies == [
             .commandReject(identifier: 9, reason: 0, data: []),
@@ -119,20 +189,53 @@ func makeChannels(connections: [UInt16] = [0x40]) -> (L2CAPFixedChannels, SentFr
         ])
     }
 
+    @Test func dynamicChannelRequestsAreRefusedWithTheRightAnswer() throws {
+        let (channels, sent, links) = makeChannels()
+        let link = links[0]
+        // Disconnection Request for a CID that does not exist: Command Reject, Invalid CID, both CIDs echoed.
+        channels.receive(L2CAPBasicFrame(channelID: 5, payload: [0x06, 0x21, 0x04, 0x00, 0x40, 0x00, 0x41, 0x00]).pdu, on: link)
+        // LE Credit Based Connection Request to SPSM 0x0080: refused, SPSM not supported.
+        channels.receive(L2CAPBasicFrame(channelID: 5, payload: [0x14, 0x22, 0x0A, 0x00, 0x80, 0x00, 0x40, 0x00, 0x17, 0x00, 0x17, 0x00, 0x01, 0x00]).pdu, on: link)
+        // Credit Based Connection Request for two channels: refused for both.
+        channels.receive(L2CAPBasicFrame(channelID: 5, payload: [0x17, 0x23, 0x0C, 0x00, 0x27, 0x00, 0x40, 0x00, 0x40, 0x00, 0x01, 0x00, 0x40, 0x00, 0x41, 0x00]).pdu, on: link)
+        // Flow Control Credit for a channel that does not exist: ignored.
+        channels.receive(L2CAPBasicFrame(channelID: 5, payload: [0x16, 0x24, 0x04, 0x00, 0x40, 0x00, 0x01, 0x00]).pdu, on: link)
+        let replies = try sent.all.map { try LESignalingCommand(decoding: $0.1.payload) }
+        #expect(replies.count == 3)
+        #expect(sent.all[0].1.payload == [0x01, 0x21, 0x06, 0x00, 0x02, 0x00, 0x40, 0x00, 0x41, 0x00])
+        #expect(sent.all[1].1.payload == [0x15, 0x22, 0x0A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00])
+        #expect(sent.all[2].1.payload == [0x18, 0x23, 0x0C, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00])
+    }
+
+    @Test func identifierZeroAndStrayResponsesGetNoAnswer() throws {
+        let (channels, sent, links) = makeChannels()
+        let link = links[0]
+        // Identifier 0 is invalid: dropped, not rejected.
+        channels.receive(L2CAPBasicFrame(channelID: 5, payload: [0x12, 0x00, 0x08, 0x00, 0x06, 0x00, 0x0C, 0x00, 0x00, 0x00, 0xC8, 0x00]).pdu, on: link)
+        // Responses to requests we never sent, well-formed and malformed: never answered.
+        channels.receive(L2CAPBasicFrame(channelID: 5, payload: LESignalingCommand.connectionParameterUpdateResponse(identifier: 7, accepted: true).encoded).pdu, on: link)
+        channels.receive(L2CAPBasicFrame(channelID: 5, payload: [0x13, 0x08, 0x01, 0x00, 0x00]).pdu, on: link)
+        channels.receive(L2CAPBasicFrame(channelID: 5, payload: [0x01, 0x09, 0x02, 0x00, 0x00, 0x00]).pdu, on: link)
+        channels.receive(L2CAPBasicFrame(channelID: 5, payload: [0x07, 0x0A, 0x04, 0x00, 0x40, 0x00, 0x41, 0x00]).pdu, on: link)
+        #expect(sent.all.isEmpty)
+    }
+
     @Test func routesATTAndRefusesPairingWithoutASecurityManager() throws {
-        let (channels, sent) = makeChannels()
-        let received = Mutex<[(UInt16, [UInt8])]>([])
-        channels.setHandler(for: L2CAPChannelID.attribute) { connection, payload in received.withLock { $0.append((connection, payload)) } }
-        channels.receive([0x03, 0x00, 0x04, 0x00, 0x02, 0x17, 0x00], on: 0x40)
+        let (channels, sent, links) = makeChannels()
+        let link = links[0]
+        let received = Mutex<[(LinkID, [UInt8])]>([])
+        channels.setHandler(for: L2CAPChannelID.attribute) { link, payload in received.withLock { $0.append((link.id, payload)) } }
+        channels.receive([0x03, 0x00, 0x04, 0x00, 0x02, 0x17, 0x00], on: link)
         #expect(received.withLock { $0.map(\.1) } == [[0x02, 0x17, 0x00]])
+        #expect(received.withLock { $0.map(\.0) } == [link.id])
         // Pairing Request → Pairing Failed, Pairing Not Supported.
-        channels.receive(L2CAPBasicFrame(channelID: 6, payload: [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07]).pdu, on: 0x40)
+        channels.receive(L2CAPBasicFrame(channelID: 6, payload: [0x01, 0x03, 0x00, 0x01, 0x10, 0x07, 0x07]).pdu, on: link)
         let reply = try #require(sent.all.last)
         #expect(reply.1 == L2CAPBasicFrame(channelID: 6, payload: [0x05, 0x05]))
         // Garbage and unknown channels are dropped without replies.
         let before = sent.all.count
-        channels.receive([0xFF], on: 0x40)
-        channels.receive([0x01, 0x00, 0x40, 0x00, 0x00], on: 0x40)
+        channels.receive([0xFF], on: link)
+        channels.receive([0x01, 0x00, 0x40, 0x00, 0x00], on: link)
         #expect(sent.all.count == before)
     }
 }
