@@ -1,26 +1,95 @@
 import BLECore
 import HCI
+import Synchronization
 import Testing
 import VirtualController
 @testable import GAP
 
-/// A daemon-like stack on a virtual radio: host, GAP peripheral, and a scripted central.
+/// Every GAP event, so a test can wait for the n-th one of a kind instead of sleeping.
+final class GAPEventLog: Sendable {
+    private struct State {
+        var events: [GAPEvent] = []
+        var waiters: [(predicate: @Sendable (GAPEvent) -> Bool, count: Int, continuation: CheckedContinuation<Bool, Never>)] = []
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+
+    init(_ gap: GAPPeripheral) {
+        Task {
+            for await event in gap.events { self.record(event) }
+            self.finish()
+        }
+    }
+
+    private func record(_ event: GAPEvent) {
+        let woken = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            state.events.append(event)
+            let events = state.events
+            var woken: [CheckedContinuation<Bool, Never>] = []
+            state.waiters.removeAll { waiter in
+                guard events.filter(waiter.predicate).count >= waiter.count else { return false }
+                woken.append(waiter.continuation)
+                return true
+            }
+            return woken
+        }
+        woken.forEach { $0.resume(returning: true) }
+    }
+
+    private func finish() {
+        let waiters = state.withLock { state in
+            state.finished = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters.forEach { $0.continuation.resume(returning: false) }
+    }
+
+    /// Returns once `count` events matching `predicate` were seen; false if the stream ended first.
+    @discardableResult
+    func wait(for count: Int = 1, _ predicate: @escaping @Sendable (GAPEvent) -> Bool) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let ready: Bool? = state.withLock { state in
+                if state.events.filter(predicate).count >= count { return true }
+                if state.finished { return false }
+                state.waiters.append((predicate, count, continuation))
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    func count(_ predicate: (GAPEvent) -> Bool) -> Int { state.withLock { $0.events.filter(predicate).count } }
+
+    static let started: @Sendable (GAPEvent) -> Bool = { if case .advertisingStarted = $0 { return true } else { return false } }
+    static let stopped: @Sendable (GAPEvent) -> Bool = { if case .advertisingStopped = $0 { return true } else { return false } }
+    static let connected: @Sendable (GAPEvent) -> Bool = { if case .connected = $0 { return true } else { return false } }
+    static let disconnected: @Sendable (GAPEvent) -> Bool = { if case .disconnected = $0 { return true } else { return false } }
+    static let recovered: @Sendable (GAPEvent) -> Bool = { if case .controllerRecovered = $0 { return true } else { return false } }
+    static let resetting: @Sendable (GAPEvent) -> Bool = { if case .controllerResetting = $0 { return true } else { return false } }
+}
+
+/// A daemon-like stack on a virtual radio: host, GAP peripheral, and scripted centrals.
 struct PeripheralFixture {
     let radio = VirtualRadio(label: "gap-tests")
     let controller: VirtualController
     let host: HCIHost
     let gap: GAPPeripheral
+    let log: GAPEventLog
     let address = BluetoothAddress("C4:11:22:33:44:55")!
 
     init(maxConnections: Int = 1, completion: VirtualController.CompletionPolicy = .immediate, bufferCount: UInt8 = 8) async throws {
         controller = radio.makeController(configuration: .init(address: BluetoothAddress("00:1B:DC:00:00:01")!,
                                                                aclBufferSize: 27, aclBufferCount: bufferCount,
                                                                inboundFragmentSize: 27, completionPolicy: completion))
+        // Virtual time: no host timeout can fire on a busy test machine unless a test moves it.
         var configuration = HCIHost.Configuration()
-        configuration.commandTimeout = .seconds(1)
+        configuration.clock = ManualClock()
         host = HCIHost(transport: controller, configuration: configuration)
         _ = try await host.start()
         gap = GAPPeripheral(host: host, configuration: .init(addressPolicy: .randomStatic(address), maxConnections: maxConnections))
+        log = GAPEventLog(gap)
         try await gap.start()
     }
 
@@ -34,17 +103,16 @@ struct PeripheralFixture {
         DeviceAddress(BluetoothAddress(littleEndian: [last, 0, 0, 0, 0, 0xC1]), type: .randomDevice)
     }
 
-    /// Waits until the peripheral reaches the given advertising state and connection count.
-    func eventually(_ what: String, advertising: Bool? = nil, connections: Int, timeout: Duration = .seconds(10)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            let isAdvertising = await gap.isAdvertising
-            let count = await gap.activeConnections.count
-            if count == connections, advertising == nil || advertising == isAdvertising { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("timed out waiting for \(what)")
-        return false
+    /// Connects a central and waits until the peripheral's host reported the `n`-th connection.
+    func connect(_ last: UInt8, expecting connections: Int) async throws -> VirtualLink {
+        let link = try await central(last).connect(to: identity)
+        await log.wait(for: connections, GAPEventLog.connected)
+        return link
+    }
+
+    /// The controller settled: GAP's driver ran and the radio agrees with what GAP believes.
+    func advertisingAgrees() async -> Bool {
+        await gap.isAdvertising == controller.isAdvertisingOnRadio
     }
 }
 
@@ -63,17 +131,20 @@ struct PeripheralFixture {
     @Test func advertisingResumesAfterDisconnectionAndPausesWhenSlotsAreFull() async throws {
         let fixture = try await PeripheralFixture(maxConnections: 2)
         try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
-        let first = try await fixture.central(1).connect(to: fixture.identity)
+        let first = try await fixture.connect(1, expecting: 1)
         // One slot left: advertising comes back by itself.
-        #expect(await fixture.eventually("advertising after first connection", advertising: true, connections: 1))
-        let second = try await fixture.central(2).connect(to: fixture.identity)
-        #expect(await fixture.eventually("two connections", connections: 2))
-        try await Task.sleep(for: .milliseconds(100))
+        await fixture.log.wait(for: 2, GAPEventLog.started)
+        #expect(fixture.controller.isAdvertisingOnRadio)
+        let second = try await fixture.connect(2, expecting: 2)
+        // Both slots used: the controller stopped for the connection and the driver leaves it off
+        // (asking again runs the driver to the end: the barrier).
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        #expect(!fixture.controller.isAdvertisingOnRadio)
         #expect(await !fixture.gap.isAdvertising)
-        let silent = await fixture.central(3).scan(for: .milliseconds(200))
-        #expect(!silent.contains { $0.address == fixture.identity })
         second.disconnect()
-        #expect(await fixture.eventually("advertising after a disconnection", advertising: true, connections: 1))
+        await fixture.log.wait(for: 1, GAPEventLog.disconnected)
+        await fixture.log.wait(for: 3, GAPEventLog.started)
+        #expect(fixture.controller.isAdvertisingOnRadio)
         first.disconnect()
         await fixture.host.shutdown()
     }
@@ -81,11 +152,14 @@ struct PeripheralFixture {
     @Test func controllerFaultResetsAndRestoresAdvertising() async throws {
         let fixture = try await PeripheralFixture()
         try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
-        _ = try await fixture.central(1).connect(to: fixture.identity)
-        #expect(await fixture.eventually("connection", connections: 1))
+        _ = try await fixture.connect(1, expecting: 1)
         fixture.controller.injectHardwareError(code: 0x11)
         // Reset drops the link; the peripheral reports it and advertises again.
-        #expect(await fixture.eventually("advertising after recovery", advertising: true, connections: 0))
+        await fixture.log.wait(for: 1, GAPEventLog.disconnected)
+        await fixture.log.wait(for: 1, GAPEventLog.recovered)
+        await fixture.log.wait(for: 2, GAPEventLog.started)
+        #expect(fixture.gap.activeLinks.isEmpty)
+        #expect(fixture.controller.isAdvertisingOnRadio)
         let rescan = await fixture.central(2).scan(for: .milliseconds(300))
         #expect(rescan.contains { $0.address == fixture.identity })
         await fixture.host.shutdown()
@@ -94,58 +168,126 @@ struct PeripheralFixture {
     @Test func hostNeverExceedsControllerCreditsUnderBackpressure() async throws {
         let fixture = try await PeripheralFixture(maxConnections: 2, completion: .manual, bufferCount: 4)
         try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
-        let slow = try await fixture.central(1).connect(to: fixture.identity)
-        #expect(await fixture.eventually("first connection", advertising: true, connections: 1))
-        let healthy = try await fixture.central(2).connect(to: fixture.identity)
-        #expect(await fixture.eventually("second connection", connections: 2))
-        let connections = await fixture.gap.activeConnections
-        let slowHandle = try #require(connections.first { $0.peer == fixture.centralAddress(1) }?.handle)
-        let healthyHandle = try #require(connections.first { $0.peer == fixture.centralAddress(2) }?.handle)
+        let slow = try await fixture.connect(1, expecting: 1)
+        let healthy = try await fixture.connect(2, expecting: 2)
+        let links = fixture.gap.activeLinks
+        let slowLink = try #require(links.first { $0.peer == fixture.centralAddress(1) })
+        let healthyLink = try #require(links.first { $0.peer == fixture.centralAddress(2) })
         let pdu: [UInt8] = [60, 0, 0x04, 0x00] + [UInt8](repeating: 0xEE, count: 60)   // 64 bytes → 3 fragments
         for _ in 0..<10 {
-            try fixture.host.acl.enqueue(pdu, on: slowHandle)
-            try fixture.host.acl.enqueue(pdu, on: healthyHandle)
+            try fixture.host.acl.enqueue(pdu, on: slowLink)
+            try fixture.host.acl.enqueue(pdu, on: healthyLink)
         }
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(fixture.controller.maxBuffersInUse <= 4)
-        #expect(fixture.host.acl.packetsInFlight(on: slowHandle) <= 3)
-        // Release only the healthy central's packets, as if the slow one had gone quiet.
+        #expect(fixture.host.acl.packetsInFlight == 4)
+        #expect(fixture.host.acl.packetsInFlight(on: slowLink) <= 3)
+        // Release only the healthy central's packets, as if the slow one had gone quiet: whenever
+        // the host has put some in the controller (the barrier), complete them, until all 30
+        // fragments of its 10 PDUs went.
         let controller = fixture.controller
-        let releaser = Task {
-            while !Task.isCancelled {
-                controller.completePackets(handle: healthyHandle, count: controller.packetsInBuffer[healthyHandle] ?? 0)
-                try? await Task.sleep(for: .milliseconds(5))
-            }
+        var completed = 0
+        while completed < 30 {
+            await controller.waitForPackets(on: healthyLink.handle)
+            let held = controller.packetsInBuffer[healthyLink.handle] ?? 0
+            controller.completePackets(handle: healthyLink.handle, count: held)
+            completed += held
         }
-        let stream = healthy.received
-        let delivered = await withTaskGroup(of: [[UInt8]]?.self) { group in
-            group.addTask {
-                var pdus: [[UInt8]] = []
-                for await next in stream {
-                    pdus.append(next)
-                    if pdus.count == 10 { break }
-                }
-                return pdus
-            }
-            group.addTask {
-                try? await Task.sleep(for: .seconds(5))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first ?? []
-        }
-        releaser.cancel()
-        let received = delivered.count
+        var delivered: [[UInt8]] = []
+        var iterator = healthy.received.makeAsyncIterator()
+        while delivered.count < 10, let next = await iterator.next() { delivered.append(next) }
+        #expect(delivered.count == 10)
         #expect(delivered.allSatisfy { $0 == pdu })
-        #expect(received == 10)
         #expect(fixture.controller.creditViolations == 0)
         #expect(fixture.controller.maxBuffersInUse <= 4)
         // Disconnecting the stalled central gives its credits back.
         slow.disconnect()
-        #expect(await fixture.eventually("slow central gone", connections: 1))
+        await fixture.log.wait(for: 1, GAPEventLog.disconnected)
         #expect(fixture.host.acl.statistics.creditsReclaimed > 0)
         #expect(fixture.host.acl.packetsInFlight <= 1)
+        await fixture.host.shutdown()
+    }
+}
+
+/// The advertising driver against the races the review found (its answers held back by the
+/// controller so the race happens every time, not by chance).
+@Suite struct AdvertisingDriverRaceTests {
+    @Test func aConnectionWhileEnableIsInFlightLeavesNoGhostAdvertising() async throws {
+        let fixture = try await PeripheralFixture(maxConnections: 1)
+        fixture.controller.holdAnswers(to: .leSetAdvertisingEnable)
+        let starting = Task { try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S")) }
+        await fixture.controller.waitForHeldAnswer()
+        // The controller advertises already; a central connects before the host hears back.
+        let link = try await fixture.connect(1, expecting: 1)
+        fixture.controller.releaseHeldAnswers()
+        _ = try await starting.value
+        // One slot, used: neither the radio nor GAP may think advertising is on (asking again runs
+        // the driver to the end).
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        #expect(!fixture.controller.isAdvertisingOnRadio)
+        #expect(await !fixture.gap.isAdvertising)
+        // When the slot frees up, advertising resumes (the driver still wants it); the first enable
+        // never counted as started, since the connection overtook it.
+        link.disconnect()
+        await fixture.log.wait(for: 1, GAPEventLog.disconnected)
+        await fixture.log.wait(for: 1, GAPEventLog.started)
+        #expect(fixture.controller.isAdvertisingOnRadio)
+        #expect(await fixture.advertisingAgrees())
+        await fixture.host.shutdown()
+    }
+
+    @Test func aConnectionWhileEnableIsInFlightResumesWhenSlotsRemain() async throws {
+        let fixture = try await PeripheralFixture(maxConnections: 2)
+        fixture.controller.holdAnswers(to: .leSetAdvertisingEnable)
+        let starting = Task { try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S")) }
+        await fixture.controller.waitForHeldAnswer()
+        _ = try await fixture.connect(1, expecting: 1)
+        fixture.controller.releaseHeldAnswers()
+        _ = try await starting.value
+        // The controller stopped for the connection; a slot is left, so the driver enables again.
+        await fixture.log.wait(for: 1, GAPEventLog.started)
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        #expect(fixture.controller.isAdvertisingOnRadio)
+        #expect(await fixture.advertisingAgrees())
+        await fixture.host.shutdown()
+    }
+
+    @Test func aStopWhileAResumeIsPendingWins() async throws {
+        let fixture = try await PeripheralFixture(maxConnections: 1)
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        let link = try await fixture.connect(1, expecting: 1)
+        // The disconnection starts a resume, whose enable the controller acts on but does not answer yet…
+        fixture.controller.holdAnswers(to: .leSetAdvertisingEnable)
+        link.disconnect()
+        await fixture.controller.waitForHeldAnswer()
+        // …and the application stops advertising meanwhile.
+        let stopping = Task { try await fixture.gap.stopAdvertising() }
+        fixture.controller.releaseHeldAnswers()
+        try await stopping.value
+        #expect(!fixture.controller.isAdvertisingOnRadio)
+        #expect(await !fixture.gap.isAdvertising)
+        #expect(fixture.log.count(GAPEventLog.stopped) == 1)
+        await fixture.host.shutdown()
+    }
+
+    @Test func aDisconnectionDuringAResetEndsAdvertisingOnce() async throws {
+        let fixture = try await PeripheralFixture(maxConnections: 1)
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        let link = try await fixture.connect(1, expecting: 1)
+        // The reset takes effect at the controller (the link goes) but its answer is held back.
+        fixture.controller.holdAnswers(to: .reset)
+        fixture.controller.injectHardwareError(code: 0x22)
+        await fixture.log.wait(for: 1, GAPEventLog.resetting)
+        await fixture.controller.waitForHeldAnswer()
+        link.disconnect()
+        _ = await link.disconnected
+        fixture.controller.releaseHeldAnswers()
+        await fixture.log.wait(for: 1, GAPEventLog.recovered)
+        await fixture.log.wait(for: 2, GAPEventLog.started)
+        // Once through the driver again: advertising is on, once, and GAP agrees with the radio.
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        #expect(fixture.controller.isAdvertisingOnRadio)
+        #expect(await fixture.advertisingAgrees())
+        #expect(fixture.log.count(GAPEventLog.disconnected) == 1)
+        #expect(fixture.gap.activeLinks.isEmpty)
         await fixture.host.shutdown()
     }
 }

@@ -5,7 +5,7 @@ public enum GAPError: Error, Equatable, Sendable, CustomStringConvertible {
     case advertisingData(AdvertisingDataError)
     case controller(HCIHostError)
     case notStarted
-    case unknownConnection(UInt16)
+    case linkClosed(LinkID)
     case invalidAdvertisingInterval(milliseconds: Double)
 
     public var description: String {
@@ -13,7 +13,7 @@ public enum GAPError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .advertisingData(error): return error.description
         case let .controller(error): return error.description
         case .notStarted: return "the peripheral is not started: call start() after the host is up"
-        case let .unknownConnection(handle): return "no connection with handle 0x\(String(handle, radix: 16))"
+        case let .linkClosed(link): return "\(link) is already closed"
         case let .invalidAdvertisingInterval(milliseconds):
             return "advertising interval \(milliseconds) ms is outside 20 ms … 10.24 s"
         }

@@ -1,12 +1,18 @@
 import BLECore
 import HCI
 import Logging
+import Synchronization
 
 /// The LE peripheral role of GAP: advertising with resume after disconnection while connection slots
-/// remain, connection tracking, and the per-connection procedures a peripheral runs on connect.
+/// remain, and the per-link procedures a peripheral runs on connect (remote version, data length,
+/// answering the central's encryption and parameter requests).
 ///
-/// Calling context: an actor; it is the single consumer of `HCIHost.events`. L2CAP PDUs from
-/// connections are handed to `dataHandler`, which the L2CAP layer installs.
+/// Advertising has one driver (`reconcile`): callers and events only change what is wanted, and the
+/// driver moves the controller toward it one command at a time, recomputing from the current state
+/// after every await. A connection that completes while an enable is in flight, a stop that races a
+/// resume, or a reset in the middle therefore always end with the controller doing what is wanted.
+///
+/// Calling context: an actor; it is the single consumer of `HCIHost.events`.
 public actor GAPPeripheral {
     public struct Configuration: Sendable {
         public var addressPolicy: AddressPolicy
@@ -29,7 +35,7 @@ public actor GAPPeripheral {
     }
 
     /// Supplies the long-term key for an encryption request; `nil` answers with a negative reply.
-    public typealias LongTermKeyProvider = @Sendable (LEConnection, _ random: UInt64, _ ediv: UInt16) async -> [UInt8]?
+    public typealias LongTermKeyProvider = @Sendable (Link, _ random: UInt64, _ ediv: UInt16) async -> LongTermKey?
 
     public nonisolated let host: HCIHost
     public nonisolated let events: AsyncStream<GAPEvent>
@@ -38,53 +44,59 @@ public actor GAPPeripheral {
     private let eventSink: AsyncStream<GAPEvent>.Continuation
     private let logger: Logger
     private var started = false
-    private var desiredAdvertising: AdvertisingContent? = nil
-    private var currentPlan: AdvertisingPlan? = nil
-    private var advertisingEnabled = false
-    private var connections: [UInt16: LEConnection] = [:]
     private var eventTask: Task<Void, Never>? = nil
-    private var dataHandler: (@Sendable (UInt16, [UInt8]) -> Void)? = nil
-    private var connectionObserver: (@Sendable (ConnectionChange) -> Void)? = nil
     private var longTermKeyProvider: LongTermKeyProvider? = nil
+
+    // What is wanted.
+    private var desiredContent: AdvertisingContent? = nil
+    private var currentPlan: AdvertisingPlan? = nil
+    /// Bumped whenever the content or plan changes, so the driver knows what it applied is stale.
+    private var contentVersion = 0
+    // What the controller is believed to do.
+    private var controllerReady = true
+    private var controllerAdvertising = false
+    private var addressApplied = false
+    private var appliedVersion: Int? = nil
+    /// Bumped (synchronously, on the host's inbound context) whenever the controller stops
+    /// advertising by itself: a connection was made from it, or it was reset.
+    private nonisolated let controllerEpoch = Epoch()
+    // The driver.
+    private var driverRunning = false
+    private var driverWaiters: [CheckedContinuation<GAPError?, Never>] = []
 
     public init(host: HCIHost, configuration: Configuration, logger: Logger = Logger(label: "blesensor.gap")) {
         self.host = host
         self.configuration = configuration
         self.logger = logger
         (events, eventSink) = AsyncStream.makeStream(of: GAPEvent.self)
-        host.acl.reserveCredits(forConnections: configuration.maxConnections)
+        host.acl.reserveCredits(forLinks: configuration.maxConnections)
+        let epoch = controllerEpoch
+        host.links.addObserver { change in
+            // Legacy advertising stops the moment a connection is made from it (Vol 6 Part B 4.4.2).
+            if case let .opened(link) = change, link.role == .peripheral { epoch.bump() }
+        }
     }
 
     /// Applies the address policy and starts consuming host events. Call once the host is started.
     public func start() async throws(GAPError) {
         guard !started else { return }
         started = true
-        try await applyAddress()
         eventTask = Task { [weak self, host] in
             for await event in host.events {
                 guard let self else { return }
                 await self.handle(event)
             }
         }
-    }
-
-    public func setDataHandler(_ handler: @escaping @Sendable (UInt16, [UInt8]) -> Void) {
-        dataHandler = handler
-    }
-
-    /// Called synchronously, in event order, when a link opens or closes: before any L2CAP data of
-    /// a new link reaches the data handler, and after the last data of a closed one. Upper layers
-    /// set up per-connection state here so no early PDU is lost.
-    public func setConnectionObserver(_ observer: @escaping @Sendable (ConnectionChange) -> Void) {
-        connectionObserver = observer
+        if let error = await reconcile() { throw error }
     }
 
     public func setLongTermKeyProvider(_ provider: @escaping LongTermKeyProvider) {
         longTermKeyProvider = provider
     }
 
-    public var activeConnections: [LEConnection] { connections.values.sorted { $0.handle < $1.handle } }
-    public var isAdvertising: Bool { advertisingEnabled }
+    /// Open links where we are the peripheral.
+    public nonisolated var activeLinks: [Link] { host.links.openLinks.filter { $0.role == .peripheral } }
+    public var isAdvertising: Bool { controllerAdvertising }
     public var advertisingPlan: AdvertisingPlan? { currentPlan }
 
     /// The address centrals see.
@@ -96,13 +108,16 @@ public actor GAPPeripheral {
         }
     }
 
-    // MARK: Advertising
+    // MARK: Advertising (what is wanted)
 
     /// Places the content (see `AdvertisingPlanner`) and advertises it, connectable and undirected.
     /// Advertising then resumes by itself after each disconnection while connection slots remain.
     @discardableResult
     public func startAdvertising(_ content: AdvertisingContent) async throws(GAPError) -> AdvertisingPlan {
         guard started else { throw .notStarted }
+        guard (20...10_240).contains(Double(advertisingIntervalUnits) * 0.625) else {
+            throw .invalidAdvertisingInterval(milliseconds: Double(advertisingIntervalUnits) * 0.625)
+        }
         let plan: AdvertisingPlan
         do { plan = try AdvertisingPlanner.plan(content) } catch { throw .advertisingData(error) }
         if !plan.omittedServiceUUIDs.isEmpty {
@@ -111,29 +126,23 @@ public actor GAPPeripheral {
         if plan.nameShortened {
             logger.notice("local name is advertised shortened: it does not fit a 31-byte packet")
         }
-        desiredAdvertising = content
+        desiredContent = content
         currentPlan = plan
-        try await applyAdvertising()
+        contentVersion += 1
+        if let error = await reconcile() { throw error }
         return plan
     }
 
+    /// Stops advertising; returns once the controller has stopped (or failed to).
     public func stopAdvertising() async throws(GAPError) {
-        desiredAdvertising = nil
-        guard advertisingEnabled else { return }
-        do {
-            _ = try await host.send(HCILESetAdvertisingEnable(enable: false))
-        } catch {
-            throw .controller(error)
-        }
-        advertisingEnabled = false
-        logger.info("advertising disabled")
-        eventSink.yield(.advertisingStopped)
+        desiredContent = nil
+        if let error = await reconcile() { throw error }
     }
 
-    public func disconnect(_ handle: UInt16, reason: HCIStatus = .remoteUserTerminated) async throws(GAPError) {
-        guard connections[handle] != nil else { throw .unknownConnection(handle) }
+    public func disconnect(_ link: Link, reason: HCIStatus = .remoteUserTerminated) async throws(GAPError) {
+        guard link.isOpen else { throw .linkClosed(link.id) }
         do {
-            _ = try await host.send(HCIDisconnect(handle: handle, reason: reason))
+            try await host.disconnect(link, reason: reason)
         } catch {
             throw .controller(error)
         }
@@ -141,9 +150,10 @@ public actor GAPPeripheral {
 
     /// Stops advertising and disconnects every central; used before an orderly shutdown.
     public func shutdown() async {
-        try? await stopAdvertising()
-        for handle in connections.keys {
-            _ = try? await host.send(HCIDisconnect(handle: handle, reason: .remotePowerOff))
+        desiredContent = nil
+        _ = await reconcile()
+        for link in activeLinks {
+            _ = try? await host.disconnect(link, reason: .remotePowerOff)
         }
     }
 
@@ -152,30 +162,106 @@ public actor GAPPeripheral {
         return UInt16(clamping: Int((milliseconds / 0.625).rounded()))
     }
 
-    private func applyAddress() async throws(GAPError) {
-        if case let .randomStatic(address) = configuration.addressPolicy {
-            do {
-                _ = try await host.send(HCILESetRandomAddress(address: address))
-            } catch {
-                throw .controller(error)
+    // MARK: Advertising (the driver)
+
+    /// Runs the driver if it is idle, else lets the running one pick up the change; returns once
+    /// it has settled, with the error that stopped it, if any.
+    private func reconcile() async -> GAPError? {
+        if driverRunning {
+            return await withCheckedContinuation { driverWaiters.append($0) }
+        }
+        driverRunning = true
+        let error = await drive()
+        driverRunning = false
+        let waiters = driverWaiters
+        driverWaiters = []
+        waiters.forEach { $0.resume(returning: error) }
+        return error
+    }
+
+    /// Nudges the driver from an event; errors are logged, and the next event retries.
+    private func reconcileInBackground() {
+        Task {
+            if let error = await self.reconcile() {
+                self.logger.error("advertising: \(error)")
             }
         }
     }
 
-    private func applyAdvertising() async throws(GAPError) {
-        guard let plan = currentPlan, desiredAdvertising != nil else { return }
-        guard (20...10_240).contains(Double(advertisingIntervalUnits) * 0.625) else {
-            throw .invalidAdvertisingInterval(milliseconds: Double(advertisingIntervalUnits) * 0.625)
-        }
-        guard connections.count < configuration.maxConnections else {
-            logger.info("advertising paused: \(connections.count) of \(configuration.maxConnections) connection slots in use")
-            return
-        }
-        do {
-            if advertisingEnabled {
-                _ = try await host.send(HCILESetAdvertisingEnable(enable: false))
-                advertisingEnabled = false
+    /// One command per step toward what is wanted, each decided from the state after the last await.
+    private func drive() async -> GAPError? {
+        do throws(GAPError) {
+            while true {
+                guard controllerReady else { return nil }
+                if !addressApplied {
+                    if case let .randomStatic(address) = configuration.addressPolicy {
+                        // Set Random Address is refused while advertising; the driver disabled it first below.
+                        if controllerAdvertising {
+                            try await setAdvertisingEnable(false)
+                            continue
+                        }
+                        do {
+                            _ = try await host.send(HCILESetRandomAddress(address: address))
+                        } catch {
+                            throw .controller(error)
+                        }
+                    }
+                    addressApplied = true
+                    continue
+                }
+                let peripheralLinks = activeLinks.count
+                let wanted = desiredContent != nil && peripheralLinks < configuration.maxConnections
+                if !wanted {
+                    guard controllerAdvertising else {
+                        if desiredContent != nil {
+                            logger.info("advertising paused: \(peripheralLinks) of \(configuration.maxConnections) connection slots in use")
+                        }
+                        return nil
+                    }
+                    try await setAdvertisingEnable(false)
+                    if desiredContent == nil {
+                        logger.info("advertising disabled")
+                        eventSink.yield(.advertisingStopped)
+                    }
+                    continue
+                }
+                if appliedVersion != contentVersion {
+                    // Parameters and data may only change while advertising is off.
+                    if controllerAdvertising {
+                        try await setAdvertisingEnable(false)
+                        continue
+                    }
+                    try await applyContent()
+                    continue
+                }
+                guard !controllerAdvertising else { return nil }
+                try await setAdvertisingEnable(true)
+                if controllerAdvertising, let plan = currentPlan {
+                    logger.info("advertising enabled (\(activeLinks.count)/\(configuration.maxConnections) connected)")
+                    eventSink.yield(.advertisingStarted(plan))
+                }
             }
+        } catch {
+            return error
+        }
+    }
+
+    /// Sends LE Set Advertising Enable and records what the controller does afterwards: an enable
+    /// that raced a connection (or a reset) leaves the controller not advertising.
+    private func setAdvertisingEnable(_ enable: Bool) async throws(GAPError) {
+        let epoch = controllerEpoch.value
+        do {
+            _ = try await host.send(HCILESetAdvertisingEnable(enable: enable))
+        } catch {
+            throw .controller(error)
+        }
+        controllerAdvertising = enable && controllerEpoch.value == epoch
+    }
+
+    private func applyContent() async throws(GAPError) {
+        guard let plan = currentPlan else { return }
+        let version = contentVersion
+        do {
             _ = try await host.send(HCILESetAdvertisingParameters(
                 intervalMin: advertisingIntervalUnits, intervalMax: advertisingIntervalUnits,
                 type: .connectableUndirected, ownAddressType: configuration.addressPolicy.ownAddressType))
@@ -184,146 +270,99 @@ public actor GAPPeripheral {
                 _ = try await host.send(HCILESetAdvertisingData(payload: data))
                 _ = try await host.send(HCILESetScanResponseData(payload: scanResponse))
             }
-            _ = try await host.send(HCILESetAdvertisingEnable(enable: true))
         } catch {
             throw .controller(error)
         }
-        advertisingEnabled = true
-        logger.info("advertising enabled (\(connections.count)/\(configuration.maxConnections) connected)")
-        eventSink.yield(.advertisingStarted(plan))
-    }
-
-    /// Resumes advertising after a connection slot frees up or the controller recovers.
-    private func resumeAdvertising() {
-        guard desiredAdvertising != nil, !advertisingEnabled, connections.count < configuration.maxConnections else { return }
-        Task {
-            do {
-                try await self.applyAdvertising()
-            } catch {
-                self.logger.error("could not resume advertising: \(error)")
-            }
-        }
+        appliedVersion = version
     }
 
     // MARK: Host events
 
     private func handle(_ event: HCIHostEvent) {
         switch event {
-        case let .controllerEvent(controllerEvent):
-            handleControllerEvent(controllerEvent)
-        case let .aclData(handle, pdu):
-            if let dataHandler {
-                dataHandler(handle, pdu)
-            } else {
-                logger.debug("no L2CAP layer attached; dropping \(pdu.count) bytes from 0x\(String(handle, radix: 16))")
-            }
+        case let .linkOpened(link):
+            guard link.role == .peripheral else { return }
+            // The controller stopped advertising for this connection (the epoch already says so).
+            controllerAdvertising = false
+            logger.info("central connected: \(link)")
+            eventSink.yield(.connected(link))
+            startLinkProcedures(link)
+            reconcileInBackground()
+        case let .linkClosed(link, reason):
+            guard link.role == .peripheral else { return }
+            logger.info("central disconnected: \(link.peer) reason \(reason)")
+            eventSink.yield(.disconnected(link, reason: reason))
+            reconcileInBackground()
+        case let .linkEvent(link, linkEvent):
+            handleLinkEvent(link, linkEvent)
+        case .controllerEvent:
+            break
         case let .controllerResetting(reason):
-            for connection in activeConnections {
-                connectionObserver?(.closed(connection, reason: .hardwareFailure))
-                eventSink.yield(.disconnected(connection, reason: .hardwareFailure))
-            }
-            connections.removeAll()
-            advertisingEnabled = false
+            controllerReady = false
+            controllerAdvertising = false
+            addressApplied = false
+            appliedVersion = nil
+            controllerEpoch.bump()
             eventSink.yield(.controllerResetting(reason))
         case let .controllerRecovered(info):
+            controllerReady = true
             eventSink.yield(.controllerRecovered(info))
-            Task {
-                do {
-                    try await self.applyAddress()
-                    try await self.applyAdvertising()
-                } catch {
-                    self.logger.error("could not restore advertising after the controller reset: \(error)")
-                }
-            }
+            reconcileInBackground()
         case let .controllerFailed(error):
-            advertisingEnabled = false
+            controllerReady = false
+            controllerAdvertising = false
             eventSink.yield(.controllerFailed(error))
         case let .transportClosed(error):
-            advertisingEnabled = false
+            controllerReady = false
+            controllerAdvertising = false
             eventSink.yield(.transportClosed(error))
             eventSink.finish()
         }
     }
 
-    private func handleControllerEvent(_ event: HCIEvent) {
+    private func handleLinkEvent(_ link: Link, _ event: HCIEvent) {
         switch event {
-        case let .le(.connectionComplete(complete)):
-            guard complete.status.isSuccess else {
-                logger.info("connection attempt failed: \(complete.status)")
-                return
-            }
-            let connection = LEConnection(complete)
-            connections[connection.handle] = connection
-            // Legacy advertising stops when a connection is created from it.
-            if complete.role == .peripheral { advertisingEnabled = false }
-            logger.info("central connected: \(connection)")
-            connectionObserver?(.opened(connection))
-            eventSink.yield(.connected(connection))
-            startConnectionProcedures(connection.handle)
-            resumeAdvertising()
-        case let .disconnectionComplete(complete):
-            guard complete.status.isSuccess, let connection = connections.removeValue(forKey: complete.handle) else { return }
-            logger.info("central disconnected: \(connection.peer) reason \(complete.reason)")
-            connectionObserver?(.closed(connection, reason: complete.reason))
-            eventSink.yield(.disconnected(connection, reason: complete.reason))
-            resumeAdvertising()
-        case let .le(.connectionUpdateComplete(update)):
-            guard update.status.isSuccess, var connection = connections[update.handle] else { return }
-            connection.interval = update.interval
-            connection.latency = update.latency
-            connection.supervisionTimeout = update.supervisionTimeout
-            connections[update.handle] = connection
-            eventSink.yield(.connectionUpdated(connection))
-        case let .le(.dataLengthChange(change)):
-            guard var connection = connections[change.handle] else { return }
-            connection.maxTxOctets = change.maxTxOctets
-            connection.maxRxOctets = change.maxRxOctets
-            connections[change.handle] = connection
-            eventSink.yield(.dataLengthChanged(connection))
+        case .le(.connectionUpdateComplete):
+            eventSink.yield(.connectionUpdated(link))
+        case .le(.dataLengthChange):
+            eventSink.yield(.dataLengthChanged(link))
         case let .encryptionChange(change):
-            guard var connection = connections[change.handle] else { return }
-            if change.status.isSuccess {
-                connection.encrypted = change.encryptionEnabled != 0
-                connection.encryptionKeySize = change.keySize
-                connections[change.handle] = connection
-            }
-            eventSink.yield(.encryptionChanged(connection, status: change.status))
-        case let .readRemoteVersionComplete(version):
-            guard version.status.isSuccess, var connection = connections[version.handle] else { return }
-            connection.remoteVersion = version
-            connections[version.handle] = connection
-            eventSink.yield(.remoteVersion(connection))
+            eventSink.yield(.encryptionChanged(link, status: change.status))
+        case .encryptionKeyRefreshComplete(let refresh):
+            eventSink.yield(.encryptionChanged(link, status: refresh.status))
+        case .readRemoteVersionComplete:
+            eventSink.yield(.remoteVersion(link))
         case let .le(.longTermKeyRequest(request)):
-            answerLongTermKeyRequest(request)
+            answerLongTermKeyRequest(request, on: link)
         case let .le(.remoteConnectionParameterRequest(request)):
             // The central knows its scheduling constraints; accept what it asks for.
             Task {
-                _ = try? await self.host.send(HCILERemoteConnectionParameterRequestReply(handle: request.handle, parameters: request.parameters))
+                _ = try? await self.host.send(HCILERemoteConnectionParameterRequestReply(handle: link.handle, parameters: request.parameters), for: link)
             }
         default:
-            logger.trace("unhandled event \(event)")
+            logger.trace("unhandled event on \(link.id): \(event)")
         }
     }
 
-    private func answerLongTermKeyRequest(_ request: LELongTermKeyRequestEvent) {
-        let connection = connections[request.handle]
+    private func answerLongTermKeyRequest(_ request: LELongTermKeyRequestEvent, on link: Link) {
         let provider = longTermKeyProvider
         Task {
-            var key: [UInt8]? = nil
-            if let provider, let connection { key = await provider(connection, request.random, request.ediv) }
+            let key = await provider?(link, request.random, request.ediv)
             do {
                 if let key {
-                    _ = try await self.host.send(HCILELongTermKeyRequestReply(handle: request.handle, longTermKey: key))
+                    // Recorded before the reply, so the Encryption Change it leads to finds it.
+                    link.expectEncryption(with: key.properties)
+                    _ = try await self.host.send(HCILELongTermKeyRequestReply(handle: link.handle, longTermKey: key.value), for: link)
                 } else {
-                    _ = try await self.host.send(HCILELongTermKeyRequestNegativeReply(handle: request.handle))
+                    _ = try await self.host.send(HCILELongTermKeyRequestNegativeReply(handle: link.handle), for: link)
                 }
             } catch {
-                self.logger.warning("could not answer the long term key request: \(error)")
+                self.logger.warning("\(link.id): could not answer the long term key request: \(error)")
             }
         }
     }
 
-    private func startConnectionProcedures(_ handle: UInt16) {
+    private func startLinkProcedures(_ link: Link) {
         let configuration = configuration
         Task {
             guard let info = await self.host.controllerInfo else { return }
@@ -331,12 +370,20 @@ public actor GAPPeripheral {
             let wantLength = configuration.requestMaximumDataLength && info.supportsDataLengthExtension && info.supports(.leSetDataLength)
             let length = self.host.configuration.suggestedDataLength
             do {
-                if wantVersion { _ = try await self.host.send(HCIReadRemoteVersionInformation(handle: handle)) }
-                if wantLength { _ = try await self.host.send(HCILESetDataLength(handle: handle, txOctets: length.octets, txTime: length.time)) }
+                if wantVersion { _ = try await self.host.send(HCIReadRemoteVersionInformation(handle: link.handle), for: link) }
+                if wantLength { _ = try await self.host.send(HCILESetDataLength(handle: link.handle, txOctets: length.octets, txTime: length.time), for: link) }
             } catch {
                 // Optional procedures: a refusal (e.g. the link already dropped) is not an error for the user.
-                self.logger.debug("connection 0x\(String(handle, radix: 16)) setup: \(error)")
+                self.logger.debug("\(link.id) setup: \(error)")
             }
         }
     }
+}
+
+/// Counts the times the controller stopped advertising by itself; bumped on the host's inbound
+/// context, read by the driver around each enable.
+final class Epoch: Sendable {
+    private let counter = Atomic<UInt64>(0)
+    var value: UInt64 { counter.load(ordering: .sequentiallyConsistent) }
+    func bump() { counter.wrappingAdd(1, ordering: .sequentiallyConsistent) }
 }
