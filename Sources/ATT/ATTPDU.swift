@@ -96,7 +96,7 @@ public enum ATTPDU: Hashable, Sendable {
     /// The opcode of the successful answer; nil for PDUs answered by nothing or only by an Error Response.
     public var responseOpcode: ATTOpcode? { opcode.responseOpcode }
 
-    static func answersAsRequest(_ opcode: ATTOpcode) -> Bool {
+    public static func answersAsRequest(_ opcode: ATTOpcode) -> Bool {
         opcode.isKnown ? opcode.isRequest : !opcode.isCommand
     }
 

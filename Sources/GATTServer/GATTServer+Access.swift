@@ -1,6 +1,7 @@
 import ATT
 import BLECore
 import GATT
+import HCI
 
 /// Which ATT procedure carries an access, for the property check of characteristic values.
 enum AccessKind {
@@ -30,12 +31,16 @@ extension GATTServer {
         }
         let needsAuthentication = permissions.contains(authentication)
         guard needsAuthentication || permissions.contains(encryption) else { return nil }
-        let security = delegate.security(of: context.connection)
-        if needsAuthentication, !security.authenticated { return .insufficientAuthentication }
-        if !security.encrypted { return .insufficientEncryption }
-        if security.keySize < LinkSecurity.requiredKeySize { return .encryptionKeySizeTooShort }
+        // The security the link had when this PDU arrived (in order with Encryption Change).
+        let security = context.security
+        if needsAuthentication, !security.isAuthenticated { return .insufficientAuthentication }
+        if !security.isEncrypted { return .insufficientEncryption }
+        if security.keySize < Self.requiredKeySize { return .encryptionKeySizeTooShort }
         return nil
     }
+
+    /// The key size attributes with a security requirement demand (the maximum, 128 bits).
+    static let requiredKeySize = 16
 
     /// The property a write procedure needs on a characteristic value (Core Vol 3 Part G 3.3.1.1).
     private static func requiredProperty(_ kind: GATTWriteKind) -> CharacteristicProperties {
@@ -68,7 +73,7 @@ extension GATTServer {
         case let .extendedProperties(flags):
             return flags.littleEndianBytes
         case let .clientCharacteristicConfiguration(id):
-            return configuration(of: id, on: context.connection).littleEndianBytes
+            return configuration(of: id, on: context.link).littleEndianBytes
         case let .serverCharacteristicConfiguration(id):
             let raw = serverConfiguration(of: id)
             return [UInt8(truncatingIfNeeded: raw), UInt8(truncatingIfNeeded: raw >> 8)]
@@ -76,11 +81,11 @@ extension GATTServer {
             if isClientSupportedFeatures(id, attribute) {
                 return withConnection(context) { $0.clientFeatures } ?? [0x00]
             }
-            return try await applicationValue(GATTReadRequest(connection: context.connection, characteristic: id),
+            return try await applicationValue(GATTReadRequest(link: context.link, characteristic: id),
                                               handle: attribute.handle)
         case let .descriptorValue(id, type):
             return try await applicationValue(
-                GATTReadRequest(connection: context.connection, characteristic: id, descriptor: type),
+                GATTReadRequest(link: context.link, characteristic: id, descriptor: type),
                 handle: attribute.handle)
         }
     }
@@ -90,7 +95,7 @@ extension GATTServer {
         case let .success(bytes):
             guard bytes.count <= ATTConstants.maximumAttributeValueLength else {
                 logger.warning("GATT: the application returned \(bytes.count) octets for \(request.characteristic); an attribute value holds at most 512, the rest is not sent",
-                               metadata: ["connection": "\(request.connection)"])
+                               metadata: ["link": "\(request.link.id)"])
                 return Array(bytes.prefix(ATTConstants.maximumAttributeValueLength))
             }
             return bytes

@@ -48,7 +48,7 @@ extension GATTServer {
 
     /// Entries stop at the first attribute that cannot be read (it is answered alone with its error
     /// when it is the first, 3.4.4.1), at a length change, when the MTU is full, and before a second
-    /// value that needs the application: one delegate round trip per request keeps the connection's
+    /// value that needs the application: one delegate round trip per request keeps the link's
     /// queue moving, and the client continues from the next handle.
     func readByType(start: UInt16, end: UInt16, type: BluetoothUUID,
                     context: ConnectionContext) async throws(RequestError) -> ATTPDU {
@@ -66,6 +66,7 @@ extension GATTServer {
                 break
             }
             entries.append(ATTHandleValue(handle: attribute.handle, value: try await value(of: attribute, context: context)))
+            noteDatabaseHashRead(attribute, context: context)
             // Enough for a full response: the builder drops whatever does not fit.
             if entries.count * 2 >= mtu { break }
         }

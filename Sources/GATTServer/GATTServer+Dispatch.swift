@@ -1,6 +1,7 @@
 import ATT
 import BLECore
 import GATT
+import HCI
 import Logging
 
 // Decoding one inbound PDU and routing it (Core v5.4 Vol 3 Part F 3.3, 3.4.9).
@@ -11,41 +12,43 @@ extension GATTServer {
             pdu = try ATTPDU.decode(bytes)
         } catch {
             logger.debug("ATT: undecodable PDU: \(error)",
-                         metadata: ["connection": "\(context.connection)", "pdu": "\(bytes.hexString)"])
-            if let response = error.errorResponse { reply(response, context: context) }
+                         metadata: ["link": "\(context.link.id)", "pdu": "\(bytes.hexString)"])
+            if let response = error.errorResponse { await reply(response, context: context) }
             return
         }
 
         switch pdu {
         case let .exchangeMTURequest(clientRxMTU):
-            exchangeMTU(clientRxMTU: clientRxMTU, context: context)
+            await exchangeMTU(clientRxMTU: clientRxMTU, context: context)
         case .findInformationRequest, .findByTypeValueRequest, .readByTypeRequest, .readByGroupTypeRequest,
              .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest,
              .writeRequest, .prepareWriteRequest, .executeWriteRequest:
             let response: ATTPDU
             do {
+                try checkChangeAwareness(of: pdu, context: context)
                 response = try await answer(pdu, context: context)
             } catch {
                 logger.debug("ATT: \(pdu.opcode) failed: \(error.code)",
-                             metadata: ["connection": "\(context.connection)", "handle": "\(error.handle)"])
+                             metadata: ["link": "\(context.link.id)", "handle": "\(error.handle)"])
                 response = .errorResponse(for: pdu.opcode, handle: error.handle, error: error.code)
             }
-            reply(response, context: context)
+            await reply(response, context: context)
         case let .writeCommand(handle, value):
+            guard isChangeAwareForCommand(context) else { return }
             await writeCommand(handle: handle, value: value, context: context)
         case let .signedWriteCommand(handle, _, _):
             // No signing key exists until bonding is implemented; a command whose signature cannot be
             // verified is not processed (Core Vol 3 Part F 3.4.5.4) and has no response.
             logger.info("ATT: Signed Write Command dropped: no signature key (CSRK) is known for this client",
-                        metadata: ["connection": "\(context.connection)", "handle": "\(handle)"])
+                        metadata: ["link": "\(context.link.id)", "handle": "\(handle)"])
         case .handleValueConfirmation:
-            delegate.indicationConfirmed(connection: context.connection)
+            // Normally handled on arrival; one that carried extra octets ends up here.
+            logger.debug("ATT: malformed Handle Value Confirmation ignored", metadata: ["link": "\(context.link.id)"])
         case let .unknown(opcode, _):
             if pdu.isRequest {
-                reply(.errorResponse(for: opcode, handle: 0x0000, error: .requestNotSupported), context: context)
+                await reply(.errorResponse(for: opcode, handle: 0x0000, error: .requestNotSupported), context: context)
             } else {
-                logger.debug("ATT: unsupported command \(opcode) ignored",
-                             metadata: ["connection": "\(context.connection)"])
+                logger.debug("ATT: unsupported command \(opcode) ignored", metadata: ["link": "\(context.link.id)"])
             }
         case .errorResponse, .exchangeMTUResponse, .findInformationResponse, .findByTypeValueResponse,
              .readByTypeResponse, .readResponse, .readBlobResponse, .readMultipleResponse,
@@ -54,7 +57,7 @@ extension GATTServer {
              .multipleHandleValueNotification:
             // We never act as a client, so responses and server-initiated PDUs have nothing to match.
             logger.info("ATT: \(pdu.opcode) from the client ignored; this server sends no requests",
-                        metadata: ["connection": "\(context.connection)"])
+                        metadata: ["link": "\(context.link.id)"])
         }
     }
 
@@ -90,27 +93,38 @@ extension GATTServer {
         }
     }
 
-    /// Exchange MTU (3.4.2). A client sends it at most once per connection (3.4.2.1); a repeated one
+    /// Exchange MTU (3.4.2). A client sends it at most once per link (3.4.2.1); a repeated one
     /// is still answered with our Rx MTU so the client is not left waiting, but the MTU negotiated
     /// first stays in force, because changing it mid-connection would desynchronise the two sides.
-    private func exchangeMTU(clientRxMTU: UInt16, context: ConnectionContext) {
+    private func exchangeMTU(clientRxMTU: UInt16, context: ConnectionContext) async {
         let negotiated = ATTConstants.negotiatedMTU(clientRxMTU: clientRxMTU, serverRxMTU: serverRxMTU)
-        // nil when the connection is gone; `changedTo` nil for a repeated exchange.
+        // nil when the link is gone; `changedTo` nil for a repeated exchange.
         let outcome = withConnection(context) { entry -> (repeated: Bool, changedTo: Int?) in
             guard !entry.mtuExchanged else { return (true, nil) }
             entry.mtuExchanged = true
-            entry.mtu = negotiated
             // Reported even when it stays 23: the exchange itself is news to the application.
             return (false, negotiated)
         }
         if outcome?.repeated == true {
             logger.info("ATT: repeated Exchange MTU answered; the MTU negotiated first stays in force",
-                        metadata: ["connection": "\(context.connection)", "clientRxMTU": "\(clientRxMTU)"])
+                        metadata: ["link": "\(context.link.id)", "clientRxMTU": "\(clientRxMTU)"])
         }
         // The response goes out before the new MTU is used for anything (3.4.2.2).
-        reply(.exchangeMTUResponse(serverRxMTU: serverRxMTU), context: context)
+        await reply(.exchangeMTUResponse(serverRxMTU: serverRxMTU), context: context)
         if let mtu = outcome?.changedTo {
-            delegate.mtuChanged(connection: context.connection, mtu: mtu)
+            context.link.setMTU(mtu)
+            delegate.mtuChanged(link: context.link, mtu: mtu)
+        }
+    }
+
+    /// A Handle Value Confirmation: the delegate completes the outstanding indication; a confirmed
+    /// Service Changed makes a robust-caching client change-aware.
+    func confirmationReceived(on link: Link) {
+        guard let handle = delegate.indicationConfirmed(link: link) else { return }
+        state.withLock { state in
+            guard handle == state.database.valueHandle(for: .serviceChanged),
+                  state.connections[link.id]?.robustCachingEnabled == true else { return }
+            state.connections[link.id]?.caching = RobustCaching()
         }
     }
 }

@@ -5,15 +5,15 @@ import GATT
 // Prepare Write and Execute Write (Core Vol 3 Part F 3.4.6).
 extension GATTServer {
     /// Handle, permissions and security are checked now; offsets and lengths only at execution
-    /// (3.4.6.1). The queue is bounded per connection in entries and octets.
+    /// (3.4.6.1). The queue is bounded per link in entries and octets.
     func prepareWrite(handle: UInt16, offset: UInt16, part: [UInt8], context: ConnectionContext) throws(RequestError) -> ATTPDU {
         _ = try writableAttribute(handle, kind: .preparedExecution, context: context)
         let limits = (entries: configuration.maxPreparedWrites, bytes: configuration.maxPreparedBytes)
         let queued = state.withLock { state -> Bool in
-            guard var entry = state.connections[context.connection], entry.generation == context.generation else {
+            guard var entry = state.connections[context.link.id] else {
                 return true // The link is gone; the response is dropped anyway.
             }
-            defer { state.connections[context.connection] = entry }
+            defer { state.connections[context.link.id] = entry }
             guard state.databaseGeneration == context.databaseGeneration else {
                 // Checked against a database replaced since: as if queued and then emptied by the
                 // replacement, so the next Execute Write fails.
@@ -78,7 +78,7 @@ extension GATTServer {
         var writes: [PlannedWrite] = []
         for handle in order {
             guard let attribute = attributes[handle], let value = assembled[handle] else { continue }
-            writes.append(try planValue(value, for: attribute, context: context))
+            writes.append(try planValue(value, for: attribute, kind: .preparedExecution, context: context))
         }
         return writes
     }

@@ -7,6 +7,7 @@ extension GATTServer {
     func read(handle: UInt16, context: ConnectionContext) async throws(RequestError) -> ATTPDU {
         let attribute = try readableAttribute(handle, context: context)
         let value = try await freshValue(of: attribute, context: context)
+        noteDatabaseHashRead(attribute, context: context)
         return .readResponse(value: value, mtu: currentMTU(context))
     }
 
@@ -29,7 +30,7 @@ extension GATTServer {
         }
     }
 
-    /// The value now; an application value is kept as this connection's snapshot so the blobs of one
+    /// The value now; an application value is kept as this link's snapshot so the blobs of one
     /// long read come from one consistent value.
     private func freshValue(of attribute: Attribute, context: ConnectionContext) async throws(RequestError) -> [UInt8] {
         let value = try await self.value(of: attribute, context: context)

@@ -17,7 +17,7 @@ extension GATTServer {
             try await apply([planned], kind: .command, context: context)
         } catch {
             logger.debug("ATT: Write Command dropped: \(error.code)",
-                         metadata: ["connection": "\(context.connection)", "handle": "\(error.handle)"])
+                         metadata: ["link": "\(context.link.id)", "handle": "\(error.handle)"])
         }
     }
 
@@ -25,7 +25,7 @@ extension GATTServer {
     func planWrite(handle: UInt16, value: [UInt8], kind: GATTWriteKind,
                    context: ConnectionContext) throws(RequestError) -> PlannedWrite {
         let attribute = try writableAttribute(handle, kind: kind, context: context)
-        return try planValue(value, for: attribute, context: context)
+        return try planValue(value, for: attribute, kind: kind, context: context)
     }
 
     func writableAttribute(_ handle: UInt16, kind: GATTWriteKind, context: ConnectionContext) throws(RequestError) -> Attribute {
@@ -37,7 +37,8 @@ extension GATTServer {
     }
 
     /// The value checks of a write the access checks allowed.
-    func planValue(_ value: [UInt8], for attribute: Attribute, context: ConnectionContext) throws(RequestError) -> PlannedWrite {
+    func planValue(_ value: [UInt8], for attribute: Attribute, kind: GATTWriteKind,
+                   context: ConnectionContext) throws(RequestError) -> PlannedWrite {
         let handle = attribute.handle
         guard value.count <= ATTConstants.maximumAttributeValueLength else {
             throw RequestError(handle, .invalidAttributeValueLength)
@@ -47,6 +48,9 @@ extension GATTServer {
             // Declarations and static values are never writeable; the permissions already say so.
             throw RequestError(handle, .writeNotPermitted)
         case let .clientCharacteristicConfiguration(id):
+            // A CCCD is written with the Write Characteristic Descriptors procedure (Core Vol 3
+            // Part G 4.12.3), which is a Write Request; a Write Command cannot change a subscription.
+            guard kind == .request || kind == .preparedExecution else { throw RequestError(handle, .writeNotPermitted) }
             guard let requested = ClientConfiguration(littleEndian: value) else {
                 throw RequestError(handle, .invalidAttributeValueLength)
             }
@@ -90,41 +94,41 @@ extension GATTServer {
             if firstApplicationHandle == nil { firstApplicationHandle = handle }
         }
         if let firstApplicationHandle {
-            let result = await delegate.write(items, connection: context.connection, kind: kind)
+            let result = await delegate.write(items, link: context.link, kind: kind)
             if case let .failure(code) = result {
                 switch kind {
                 case .request, .preparedExecution:
                     throw RequestError(firstApplicationHandle, code)
                 case .command, .signedCommand:
                     logger.debug("GATT: the application refused a write command: \(code)",
-                                 metadata: ["connection": "\(context.connection)"])
+                                 metadata: ["link": "\(context.link.id)"])
                 }
             }
         }
         var subscriptionChanges: [(CharacteristicID, ClientConfiguration)] = []
         let written = Set(writes.map(\.handle))
         state.withLock { state in
-            // Any write ends the long reads of that attribute on every connection.
-            for connection in Array(state.connections.keys) {
-                for handle in written { state.connections[connection]?.readSnapshots[handle] = nil }
+            // Any write ends the long reads of that attribute on every link.
+            for id in Array(state.connections.keys) {
+                for handle in written { state.connections[id]?.readSnapshots[handle] = nil }
             }
-            guard state.connections[context.connection]?.generation == context.generation else { return }
+            guard state.connections[context.link.id] != nil else { return }
             for write in writes {
                 switch write {
                 case .application:
                     break
                 case let .clientConfiguration(_, id, configuration):
-                    let result = state.clientConfigurations.write(configuration.rawValue, to: id, for: context.connection)
+                    let result = state.clientConfigurations.write(configuration.rawValue, to: id, for: context.link.id)
                     if case let .updated(_, current) = result { subscriptionChanges.append((id, current)) }
                 case let .clientFeatures(_, value):
-                    state.connections[context.connection]?.clientFeatures = value
+                    state.connections[context.link.id]?.clientFeatures = value
                 case let .serverConfiguration(_, id, raw):
                     state.serverConfigurations[id] = raw == 0 ? nil : raw
                 }
             }
         }
         for (id, configuration) in subscriptionChanges {
-            delegate.subscriptionChanged(connection: context.connection, characteristic: id, configuration: configuration)
+            delegate.subscriptionChanged(link: context.link, characteristic: id, configuration: configuration)
         }
     }
 }

@@ -1,24 +1,43 @@
 import ATT
 import BLECore
 import GATT
+import HCI
 import Logging
 import Synchronization
+
+/// Where the server's PDUs go: L2CAP's ATT channel, with backpressure.
+public struct ATTOutput: Sendable {
+    public enum Outcome: Sendable { case sent, full, closed }
+
+    /// Sends one ATT PDU (no L2CAP header); `.full` when the link's transmit queue has no room.
+    public var send: @Sendable (_ link: Link, _ pdu: [UInt8]) -> Outcome
+    /// Suspends until the link's transmit queue drained (or the link closed).
+    public var waitForRoom: @Sendable (_ link: Link) async -> Void
+
+    public init(send: @escaping @Sendable (Link, [UInt8]) -> Outcome, waitForRoom: @escaping @Sendable (Link) async -> Void) {
+        self.send = send
+        self.waitForRoom = waitForRoom
+    }
+}
 
 /// The ATT server role over an immutable `AttributeDatabase` (Core v5.4 Vol 3 Part F 3.4, Part G),
 /// which `replaceDatabase` may swap as a whole for another (a service added or removed).
 ///
-/// Each connection has its own inbound queue drained by one task, so PDUs of a connection are handled
-/// strictly in order while a request that awaits the delegate holds back only that connection.
-/// The server keeps a strong reference to its delegate; a delegate that owns the server must break
-/// the cycle itself (for example through an adapter that holds it weakly).
+/// Each link has its own bounded inbound queue drained by one task, so PDUs of a link are handled
+/// strictly in order while a request that awaits the delegate holds back only that link. Handle
+/// Value Confirmations skip the queue. Permission checks use the link's security at the moment the
+/// PDU arrived. The server keeps a strong reference to its delegate; a delegate that owns the
+/// server must break the cycle itself (for example through an adapter that holds it weakly).
 public final class GATTServer: Sendable {
     public struct Configuration: Sendable {
         /// Our Rx MTU, 23…517; values outside are clamped.
         public var mtu: Int = 247
-        /// Entries in the prepare queue per connection.
+        /// Entries in the prepare queue per link.
         public var maxPreparedWrites: Int = 64
-        /// Octets of part values in the prepare queue per connection.
+        /// Octets of part values in the prepare queue per link.
         public var maxPreparedBytes: Int = 4096
+        /// Commands (Write Command and the like) waiting per link; more are dropped and counted.
+        public var maxQueuedCommands: Int = 32
         public init() {}
     }
 
@@ -27,19 +46,18 @@ public final class GATTServer: Sendable {
     let configuration: Configuration
     let delegate: any GATTServerDelegate
     let logger: Logger
-    let send: @Sendable (_ connection: UInt16, _ pdu: [UInt8]) -> Void
+    let output: ATTOutput
     let state: Mutex<ServerState>
     /// Our Rx MTU as sent in Exchange MTU Responses.
     let serverRxMTU: UInt16
 
-    /// `send` hands one ATT PDU (no L2CAP header) to L2CAP for a connection; it must not block.
     public init(database: AttributeDatabase, configuration: Configuration = .init(),
                 delegate: any GATTServerDelegate, logger: Logger = Logger(label: "blesensor.gatt"),
-                send: @escaping @Sendable (_ connection: UInt16, _ pdu: [UInt8]) -> Void) {
+                output: ATTOutput) {
         self.configuration = configuration
         self.delegate = delegate
         self.logger = logger
-        self.send = send
+        self.output = output
         self.state = Mutex(ServerState(database: database))
         self.serverRxMTU = UInt16(min(max(configuration.mtu, ATTConstants.defaultLEMTU), ATTConstants.maximumMTU))
     }
@@ -52,76 +70,87 @@ public final class GATTServer: Sendable {
         }
     }
 
-    // MARK: Connection lifecycle
+    // MARK: Link lifecycle
 
-    /// Starts serving a connection. Opening a handle that is already open restarts it from scratch.
-    public func connectionOpened(_ connection: UInt16) {
-        if state.withLock({ $0.connections[connection] != nil }) {
-            logger.warning("ATT: connection opened twice; dropping the old state",
-                           metadata: ["connection": "\(connection)"])
-            connectionClosed(connection)
+    /// Starts serving a link.
+    public func linkOpened(_ link: Link) {
+        let inbound = LinkInbound(maxCommands: configuration.maxQueuedCommands)
+        let added = state.withLock { state -> Bool in
+            guard state.connections[link.id] == nil else { return false }
+            state.connections[link.id] = ConnectionState(link: link, inbound: inbound)
+            return true
         }
-        let (stream, continuation) = AsyncStream.makeStream(of: [UInt8].self)
-        let generation = state.withLock { state -> UInt64 in
-            let generation = state.nextGeneration
-            state.nextGeneration += 1
-            state.connections[connection] = ConnectionState(generation: generation, inbound: continuation)
-            return generation
-        }
+        guard added else { return }
         let worker = Task { [weak self] in
-            for await pdu in stream {
+            while let item = await inbound.next() {
                 guard let self else { return }
                 let (database, databaseGeneration) = self.state.withLock { ($0.database, $0.databaseGeneration) }
-                await self.process(pdu, context: ConnectionContext(connection: connection, generation: generation,
-                                                                   database: database, databaseGeneration: databaseGeneration))
+                await self.process(item.bytes, context: ConnectionContext(link: link, security: item.security,
+                                                                          database: database, databaseGeneration: databaseGeneration))
+                if item.isRequest { inbound.requestAnswered() }
             }
         }
         state.withLock { state in
-            if state.connections[connection]?.generation == generation {
-                state.connections[connection]?.worker = worker
+            if state.connections[link.id] != nil {
+                state.connections[link.id]?.worker = worker
             } else {
                 worker.cancel()
             }
         }
     }
 
-    /// Stops serving a connection: its queue, prepared writes, read snapshots and CCCD values go.
+    /// Stops serving a link: its queue, prepared writes, read snapshots and CCCD values go.
     /// A request still awaiting the delegate is not answered.
-    public func connectionClosed(_ connection: UInt16) {
+    public func linkClosed(_ link: Link) {
         let entry = state.withLock { state -> ConnectionState? in
             // Bonding does not exist yet, so every client's configuration ends with its link.
-            state.clientConfigurations.peerDisconnected(connection, bonded: false)
-            return state.connections.removeValue(forKey: connection)
+            state.clientConfigurations.peerDisconnected(link.id, bonded: false)
+            return state.connections.removeValue(forKey: link.id)
         }
         guard let entry else { return }
         entry.inbound.finish()
         entry.worker?.cancel()
     }
 
-    /// One inbound ATT PDU from L2CAP. PDUs of a connection are processed strictly in order (requests
+    /// One inbound ATT PDU from L2CAP. PDUs of a link are processed strictly in order (requests
     /// may await the delegate); this call never blocks.
-    public func receive(_ pdu: [UInt8], on connection: UInt16) {
-        guard let inbound = state.withLock({ $0.connections[connection]?.inbound }) else {
-            logger.warning("ATT: PDU on a connection the server does not know; dropped (call connectionOpened first)",
-                           metadata: ["connection": "\(connection)", "pdu": "\(pdu.hexString)"])
+    public func receive(_ pdu: [UInt8], on link: Link) {
+        guard let inbound = state.withLock({ $0.connections[link.id]?.inbound }) else {
+            logger.warning("ATT: PDU on a link the server does not know; dropped (call linkOpened first)",
+                           metadata: ["link": "\(link.id)", "pdu": "\(pdu.hexString)"])
             return
         }
-        inbound.yield(pdu)
+        if pdu == [ATTOpcode.handleValueConfirmation.rawValue] {
+            // Never queued behind application requests: the next indication waits for it.
+            confirmationReceived(on: link)
+            return
+        }
+        switch inbound.offer(pdu, security: link.security) {
+        case .queued:
+            break
+        case .droppedRequest:
+            logger.warning("ATT: request while another is outstanding (the client broke the sequential rule); dropped",
+                           metadata: ["link": "\(link.id)", "pdu": "\(pdu.hexString)"])
+        case .droppedCommand:
+            logger.warning("ATT: more than \(configuration.maxQueuedCommands) commands waiting; dropped",
+                           metadata: ["link": "\(link.id)", "pdu": "\(pdu.hexString)"])
+        }
     }
 
     // MARK: Database replacement
 
-    /// Serves `newDatabase` from now on, on every connection at once (a service was added or removed
+    /// Serves `newDatabase` from now on, on every link at once (a service was added or removed
     /// after publication; announcing the change with Service Changed is the caller's job).
     ///
-    /// Kept per connection: the ATT MTU, Client Supported Features, and the CCCD values of
+    /// Kept per link: the ATT MTU, Client Supported Features, and the CCCD values of
     /// characteristics that still exist in `newDatabase` (matched by `CharacteristicID`, so the
     /// built-in Service Changed subscription survives); CCCDs of characteristics that are gone are
     /// dropped, as are Server Characteristic Configurations of removed characteristics.
     /// Cleared: read snapshots (their handles may now name other attributes) and prepare queues.
     /// A prepared write cannot be applied to handles that changed meaning, so a non-empty queue is
-    /// emptied and the connection's next Execute Write Request with the "write" flag is answered
-    /// with Invalid Handle (naming the first handle that was queued); "cancel" succeeds as usual.
+    /// emptied and the link's next Execute Write Request with the "write" flag is answered with
+    /// Invalid Handle (naming the first handle that was queued); "cancel" succeeds as usual.
+    /// Clients that enabled robust caching become change-unaware (Core Vol 3 Part G 2.5.2.1).
     /// Requests already being processed finish against the database they started with.
     public func replaceDatabase(_ newDatabase: AttributeDatabase) {
         state.withLock { state in
@@ -129,15 +158,16 @@ public final class GATTServer: Sendable {
             state.databaseGeneration += 1
             state.clientConfigurations = state.clientConfigurations.carriedOver(to: newDatabase)
             state.serverConfigurations = state.serverConfigurations.filter { newDatabase.characteristic(id: $0.key)?.sccdHandle != nil }
-            for connection in Array(state.connections.keys) {
-                guard var entry = state.connections[connection] else { continue }
+            for id in Array(state.connections.keys) {
+                guard var entry = state.connections[id] else { continue }
                 entry.readSnapshots = [:]
                 if let first = entry.prepareQueue.first, entry.discardedPreparedWrite == nil {
                     entry.discardedPreparedWrite = first.handle
                 }
                 entry.prepareQueue = []
                 entry.preparedBytes = 0
-                state.connections[connection] = entry
+                if entry.robustCachingEnabled { entry.caching.databaseChanged() }
+                state.connections[id] = entry
             }
         }
         logger.info("ATT: database replaced; \(newDatabase.lastHandle) attributes now")
@@ -145,33 +175,47 @@ public final class GATTServer: Sendable {
 
     // MARK: Queries
 
-    /// The ATT MTU of a connection: 23 until an Exchange MTU completes.
-    public func mtu(of connection: UInt16) -> Int {
-        state.withLock { $0.connections[connection]?.mtu } ?? ATTConstants.defaultLEMTU
+    public func configuration(of characteristic: CharacteristicID, on link: Link) -> ClientConfiguration {
+        state.withLock { $0.clientConfigurations.configuration(of: characteristic, for: link.id) }
     }
 
-    public func configuration(of characteristic: CharacteristicID, on connection: UInt16) -> ClientConfiguration {
-        state.withLock { $0.clientConfigurations.configuration(of: characteristic, for: connection) }
-    }
-
-    /// Connections subscribed to notifications or indications of `characteristic`.
-    public func subscribers(of characteristic: CharacteristicID) -> [UInt16: ClientConfiguration] {
-        state.withLock { $0.clientConfigurations.subscribers(of: characteristic) }
+    /// Links subscribed to notifications or indications of `characteristic`.
+    public func subscribers(of characteristic: CharacteristicID) -> [(link: Link, configuration: ClientConfiguration)] {
+        state.withLock { state in
+            state.clientConfigurations.subscribers(of: characteristic).compactMap { id, configuration in
+                state.connections[id].map { ($0.link, configuration) }
+            }.sorted { $0.link.id < $1.link.id }
+        }
     }
 
     /// Whether the client declared support for Multiple Handle Value Notifications (Client Supported Features bit 2).
-    public func supportsMultipleHandleValueNotifications(_ connection: UInt16) -> Bool {
-        clientSupportedFeatures(of: connection).first.map { $0 & ClientFeatureBits.multipleHandleValueNotifications != 0 } ?? false
+    public func supportsMultipleHandleValueNotifications(_ link: Link) -> Bool {
+        clientSupportedFeatures(of: link).first.map { $0 & ClientFeatureBits.multipleHandleValueNotifications != 0 } ?? false
     }
 
-    /// The Client Supported Features value the client wrote on `connection` (one zero octet until then).
-    public func clientSupportedFeatures(of connection: UInt16) -> [UInt8] {
-        state.withLock { $0.connections[connection]?.clientFeatures } ?? [0x00]
+    /// The Client Supported Features value the client wrote on `link` (one zero octet until then).
+    public func clientSupportedFeatures(of link: Link) -> [UInt8] {
+        state.withLock { $0.connections[link.id]?.clientFeatures } ?? [0x00]
     }
 
-    /// Connections the server is serving now.
-    public var openConnections: Set<UInt16> {
-        state.withLock { Set($0.connections.keys) }
+    /// Whether the client is change-aware (Core Vol 3 Part G 2.5.2.1); always true for a client that
+    /// did not enable robust caching.
+    public func isChangeAware(_ link: Link) -> Bool {
+        state.withLock { state in
+            guard let entry = state.connections[link.id], entry.robustCachingEnabled else { return true }
+            return entry.caching.changeAware
+        }
+    }
+
+    /// Requests and commands dropped on `link` by the inbound bounds.
+    public func inboundDrops(on link: Link) -> (requests: Int, commands: Int) {
+        let counters = state.withLock { $0.connections[link.id]?.inbound.counters }
+        return (counters?.requestsDropped ?? 0, counters?.commandsDropped ?? 0)
+    }
+
+    /// Links the server is serving now.
+    public var openLinks: [Link] {
+        state.withLock { $0.connections.values.map(\.link) }.sorted { $0.id < $1.id }
     }
 
     /// The Server Characteristic Configuration (broadcast bit) of `characteristic`, shared by all clients.
@@ -181,45 +225,48 @@ public final class GATTServer: Sendable {
 
     // MARK: Plumbing used by the request handlers
 
-    /// Runs `body` on the connection's state if it is still the same link and the database the request
-    /// started with is still the one served (else its handles may mean other attributes now).
+    /// Runs `body` on the link's state if it is still served and the database the request started
+    /// with is still the one served (else its handles may mean other attributes now).
     func withCurrentDatabase<T>(_ context: ConnectionContext, _ body: (inout ConnectionState) -> T) -> T? {
         state.withLock { state in
             guard state.databaseGeneration == context.databaseGeneration,
-                  var entry = state.connections[context.connection], entry.generation == context.generation else {
+                  var entry = state.connections[context.link.id] else {
                 return nil
             }
             let result = body(&entry)
-            state.connections[context.connection] = entry
+            state.connections[context.link.id] = entry
             return result
         }
     }
 
-    /// Runs `body` on the connection's state if it is still the same link.
+    /// Runs `body` on the link's state if it is still served.
     func withConnection<T>(_ context: ConnectionContext, _ body: (inout ConnectionState) -> T) -> T? {
         state.withLock { state in
-            guard var entry = state.connections[context.connection], entry.generation == context.generation else {
-                return nil
-            }
+            guard var entry = state.connections[context.link.id] else { return nil }
             let result = body(&entry)
-            state.connections[context.connection] = entry
+            state.connections[context.link.id] = entry
             return result
         }
     }
 
     func currentMTU(_ context: ConnectionContext) -> Int {
-        withConnection(context) { $0.mtu } ?? ATTConstants.defaultLEMTU
+        context.link.mtu
     }
 
-    /// Sends `pdu` unless the link closed while the request was being handled.
-    func reply(_ pdu: ATTPDU, context: ConnectionContext) {
-        let open = state.withLock { $0.connections[context.connection]?.generation == context.generation }
-        guard open else {
-            logger.debug("ATT: connection closed before the answer was ready; dropped",
-                         metadata: ["connection": "\(context.connection)", "pdu": "\(pdu.opcode)"])
-            return
+    /// Sends `pdu` unless the link closed while the request was being handled; waits for room when
+    /// the link's transmit queue is full, so a response is never dropped for lack of it.
+    func reply(_ pdu: ATTPDU, context: ConnectionContext) async {
+        let bytes = pdu.encode()
+        while state.withLock({ $0.connections[context.link.id] != nil }) {
+            switch output.send(context.link, bytes) {
+            case .sent, .closed:
+                return
+            case .full:
+                await output.waitForRoom(context.link)
+            }
         }
-        send(context.connection, pdu.encode())
+        logger.debug("ATT: link closed before the answer was ready; dropped",
+                     metadata: ["link": "\(context.link.id)", "pdu": "\(pdu.opcode)"])
     }
 }
 

@@ -4,9 +4,9 @@ import GATT
 enum PlannedWrite: Sendable {
     /// A dynamic value or descriptor the application stores.
     case application(handle: UInt16, GATTWriteItem)
-    /// A CCCD of this connection.
+    /// A CCCD of this link.
     case clientConfiguration(handle: UInt16, CharacteristicID, ClientConfiguration)
-    /// Client Supported Features of this connection.
+    /// Client Supported Features of this link.
     case clientFeatures(handle: UInt16, [UInt8])
     /// A server-wide SCCD.
     case serverConfiguration(handle: UInt16, CharacteristicID, UInt16)

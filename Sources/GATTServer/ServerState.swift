@@ -1,21 +1,21 @@
 import ATT
 import GATT
+import HCI
 
-/// One Prepare Write Request waiting in a connection's queue.
+/// One Prepare Write Request waiting in a link's queue.
 struct PreparedWrite: Sendable, Equatable {
     let handle: UInt16
     let offset: UInt16
     let part: [UInt8]
 }
 
-/// What the server keeps for one open connection. Only that connection's task changes it (besides
-/// open/close), so a request that awaits the delegate never sees another request's half-done work.
+/// What the server keeps for one open link. Only that link's worker changes it (besides open,
+/// close and database replacement), so a request that awaits the delegate never sees another
+/// request's half-done work.
 struct ConnectionState: Sendable {
-    /// Distinguishes a reused connection handle from the link it had before.
-    let generation: UInt64
-    let inbound: AsyncStream<[UInt8]>.Continuation
+    let link: Link
+    let inbound: LinkInbound
     var worker: Task<Void, Never>?
-    var mtu = ATTConstants.defaultLEMTU
     var mtuExchanged = false
     /// Client Supported Features as last written (Core Vol 3 Part G 7.2); one zero octet until then.
     var clientFeatures: [UInt8] = [0x00]
@@ -27,6 +27,23 @@ struct ConnectionState: Sendable {
     var discardedPreparedWrite: UInt16?
     /// Values of delegate-served attributes kept between the blobs of one long read.
     var readSnapshots: [UInt16: [UInt8]] = [:]
+    var caching = RobustCaching()
+
+    var robustCachingEnabled: Bool { (clientFeatures.first ?? 0) & ClientFeatureBits.robustCaching != 0 }
+}
+
+/// Change-awareness of one client (Core Vol 3 Part G 2.5.2.1), meaningful once it enabled robust
+/// caching. A client is change-aware when the link starts (no bond yet keeps it across links).
+struct RobustCaching: Sendable, Equatable {
+    var changeAware = true
+    /// It read the Database Hash while change-unaware: its next request makes it change-aware.
+    var databaseHashRead = false
+    /// It was answered Database Out Of Sync: its next request makes it change-aware.
+    var outOfSyncSent = false
+
+    mutating func databaseChanged() {
+        self = RobustCaching(changeAware: false)
+    }
 }
 
 /// Everything mutable in the server, behind one lock.
@@ -35,9 +52,8 @@ struct ServerState: Sendable {
     var database: AttributeDatabase
     /// Counts replacements, so work begun against an older database leaves no trace in the new one.
     var databaseGeneration: UInt64 = 0
-    var connections: [UInt16: ConnectionState] = [:]
-    var nextGeneration: UInt64 = 1
-    var clientConfigurations: ClientConfigurationStore<UInt16>
+    var connections: [LinkID: ConnectionState] = [:]
+    var clientConfigurations: ClientConfigurationStore<LinkID>
     /// Server Characteristic Configuration values: server-wide, not per client (Core Vol 3 Part G 3.3.3.4).
     var serverConfigurations: [CharacteristicID: UInt16] = [:]
 
@@ -47,12 +63,12 @@ struct ServerState: Sendable {
     }
 }
 
-/// Identifies the link a PDU arrived on, so a late answer never lands on a reused connection handle,
-/// and the database the PDU is served from: a request finishes against the database it started
-/// with even if `replaceDatabase` runs while it awaits the application.
+/// Identifies the link a PDU arrived on (a late answer never lands on another link) with the
+/// security it had then, and the database the PDU is served from: a request finishes against the
+/// database it started with even if `replaceDatabase` runs while it awaits the application.
 struct ConnectionContext: Sendable {
-    let connection: UInt16
-    let generation: UInt64
+    let link: Link
+    let security: LinkSecurity
     let database: AttributeDatabase
     let databaseGeneration: UInt64
 }

@@ -79,7 +79,7 @@ import Testing
         // Every CCCD is the connection's own value, served by the server itself.
         #expect(await harness.exchange("08 0100 ffff 0229") == h("09 04 0b00 0000 1300 0000 2300 0000"))
         #expect(await harness.exchange("08 0100 ffff " + le(TestDatabase.setpointUUID)) == h("09 04 1a00 1234"))
-        #expect(harness.delegate.reads == [GATTReadRequest(connection: 1, characteristic: TestDatabase.setpoint)])
+        #expect(harness.delegate.reads == [GATTReadRequest(link: harness.link(1), characteristic: TestDatabase.setpoint)])
         #expect(await harness.exchange("08 0100 ffff 002a") == h("09 0b 0300") + Array("blesensor".utf8).hexString)
         #expect(await harness.exchange("08 0100 ffff 2a2b") == h("09 12 0f00") + harness.server.database.databaseHash.hexString)
     }

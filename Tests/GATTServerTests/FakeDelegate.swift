@@ -2,6 +2,7 @@ import ATT
 import BLECore
 import GATT
 import GATTServer
+import HCI
 import Synchronization
 
 /// A delegate that serves values from a table, records every call and can hold one read open.
@@ -20,7 +21,8 @@ final class FakeDelegate: GATTServerDelegate {
 
     struct State: Sendable {
         var values: [GATTReadRequestKey: [UInt8]] = [:]
-        var security: [UInt16: LinkSecurity] = [:]
+        /// What `indicationConfirmed` answers (the value handle of the confirmed indication).
+        var confirmedHandle: UInt16?
         var readError: ATTErrorCode?
         var writeError: ATTErrorCode?
         var reads: [GATTReadRequest] = []
@@ -47,10 +49,6 @@ final class FakeDelegate: GATTServerDelegate {
 
     func setValue(_ value: [UInt8], for id: CharacteristicID, descriptor: BluetoothUUID? = nil) {
         state.withLock { $0.values[GATTReadRequestKey(characteristic: id, descriptor: descriptor)] = value }
-    }
-
-    func setSecurity(_ security: LinkSecurity, for connection: UInt16) {
-        state.withLock { $0.security[connection] = security }
     }
 
     var reads: [GATTReadRequest] { state.withLock { $0.reads } }
@@ -98,9 +96,9 @@ final class FakeDelegate: GATTServerDelegate {
         }
     }
 
-    func write(_ items: [GATTWriteItem], connection: UInt16, kind: GATTWriteKind) async -> Result<Void, ATTErrorCode> {
+    func write(_ items: [GATTWriteItem], link: Link, kind: GATTWriteKind) async -> Result<Void, ATTErrorCode> {
         state.withLock { state in
-            state.writes.append(WriteCall(items: items, connection: connection, kind: kind))
+            state.writes.append(WriteCall(items: items, connection: link.handle, kind: kind))
             if let error = state.writeError { return .failure(error) }
             for item in items {
                 state.values[GATTReadRequestKey(characteristic: item.characteristic, descriptor: item.descriptor)] = item.value
@@ -109,22 +107,21 @@ final class FakeDelegate: GATTServerDelegate {
         }
     }
 
-    func subscriptionChanged(connection: UInt16, characteristic: CharacteristicID, configuration: ClientConfiguration) {
+    func subscriptionChanged(link: Link, characteristic: CharacteristicID, configuration: ClientConfiguration) {
         state.withLock {
-            $0.subscriptions.append(SubscriptionCall(connection: connection, characteristic: characteristic,
+            $0.subscriptions.append(SubscriptionCall(connection: link.handle, characteristic: characteristic,
                                                      configuration: configuration))
         }
     }
 
-    func security(of connection: UInt16) -> LinkSecurity {
-        state.withLock { $0.security[connection] ?? .none }
+    func indicationConfirmed(link: Link) -> UInt16? {
+        state.withLock { state in
+            state.confirmations.append(link.handle)
+            return state.confirmedHandle
+        }
     }
 
-    func indicationConfirmed(connection: UInt16) {
-        state.withLock { $0.confirmations.append(connection) }
-    }
-
-    func mtuChanged(connection: UInt16, mtu: Int) {
-        state.withLock { $0.mtuChanges[connection, default: []].append(mtu) }
+    func mtuChanged(link: Link, mtu: Int) {
+        state.withLock { $0.mtuChanges[link.handle, default: []].append(mtu) }
     }
 }

@@ -27,11 +27,11 @@ func le(_ uuid: BluetoothUUID) -> String { uuid.littleEndian128.hexString }
 
     @Test func exchangeMTUAnswersOurRxMTUAndKeepsTheSmaller() async throws {
         let harness = try Harness()
-        #expect(harness.server.mtu(of: 1) == 23)
+        #expect(harness.link(1).mtu == 23)
         // Client Rx MTU 512, ours 247 (0x00F7).
         #expect(await harness.exchange("02 0002") == "03f700")
-        #expect(harness.server.mtu(of: 1) == 247)
-        #expect(harness.server.mtu(of: 2) == 23)
+        #expect(harness.link(1).mtu == 247)
+        #expect(harness.link(2).mtu == 23)
         #expect(harness.delegate.mtuChanges(1) == [247])
         // A long read now carries MTU − 1 = 246 octets.
         #expect(await harness.exchange("0a 1e00") == "0b" + TestDatabase.longValue.prefix(246).hexString)
@@ -40,16 +40,16 @@ func le(_ uuid: BluetoothUUID) -> String { uuid.littleEndian128.hexString }
     @Test func aRepeatedExchangeIsAnsweredButTheFirstMTUStays() async throws {
         let harness = try Harness()
         #expect(await harness.exchange("02 6400") == "03f700")
-        #expect(harness.server.mtu(of: 1) == 100)
+        #expect(harness.link(1).mtu == 100)
         #expect(await harness.exchange("02 0002") == "03f700")
-        #expect(harness.server.mtu(of: 1) == 100)
+        #expect(harness.link(1).mtu == 100)
         #expect(harness.delegate.mtuChanges(1) == [100])
     }
 
     @Test func aClientMTUBelowTheDefaultLeavesTheDefault() async throws {
         let harness = try Harness()
         #expect(await harness.exchange("02 1000") == "03f700")
-        #expect(harness.server.mtu(of: 1) == 23)
+        #expect(harness.link(1).mtu == 23)
         // The first exchange is always reported, even when the MTU stays 23.
         #expect(harness.delegate.mtuChanges(1) == [23])
     }
@@ -59,16 +59,16 @@ func le(_ uuid: BluetoothUUID) -> String { uuid.littleEndian128.hexString }
         configuration.mtu = 9000
         let harness = try Harness(configuration: configuration)
         #expect(await harness.exchange("02 5802") == "030502")
-        #expect(harness.server.mtu(of: 1) == 517)
+        #expect(harness.link(1).mtu == 517)
     }
 
     @Test func theMTUIsPerConnectionAndEndsWithIt() async throws {
         let harness = try Harness()
         #expect(await harness.exchange("02 0002", on: 2) == "03f700")
-        #expect(harness.server.mtu(of: 2) == 247)
-        #expect(harness.server.mtu(of: 1) == 23)
-        harness.server.connectionClosed(2)
-        harness.server.connectionOpened(2)
-        #expect(harness.server.mtu(of: 2) == 23)
+        #expect(harness.link(2).mtu == 247)
+        #expect(harness.link(1).mtu == 23)
+        harness.close(2)
+        harness.open(2)
+        #expect(harness.link(2).mtu == 23)
     }
 }

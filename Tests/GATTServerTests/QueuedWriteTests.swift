@@ -37,7 +37,7 @@ import Testing
                          GATTWriteItem(characteristic: TestDatabase.control, value: [0x09])],
                  connection: 1, kind: .preparedExecution),
         ])
-        #expect(harness.server.configuration(of: TestDatabase.measurement, on: 1) == .notifications)
+        #expect(harness.server.configuration(of: TestDatabase.measurement, on: harness.link(1)) == .notifications)
     }
 
     @Test func oneInvalidEntryAppliesNothing() async throws {
@@ -48,7 +48,7 @@ import Testing
         #expect(await harness.exchange("16 1700 0500 02") == h("17 1700 0500 02"))
         #expect(await harness.exchange("18 01") == h("01 18 1700 07"))
         #expect(harness.delegate.writes.isEmpty)
-        #expect(harness.server.configuration(of: TestDatabase.measurement, on: 1) == [])
+        #expect(harness.server.configuration(of: TestDatabase.measurement, on: harness.link(1)) == [])
         // The queue was dropped with the error.
         #expect(await harness.exchange("18 01") == "19")
         #expect(harness.delegate.writes.isEmpty)
@@ -111,14 +111,14 @@ import Testing
         #expect(await harness.exchange("16 1300 0000 0100") != nil)
         #expect(await harness.exchange("16 1a00 0000 01") != nil)
         #expect(await harness.exchange("18 01") == h("01 18 1a00 81"))
-        #expect(harness.server.configuration(of: TestDatabase.measurement, on: 1) == [])
+        #expect(harness.server.configuration(of: TestDatabase.measurement, on: harness.link(1)) == [])
     }
 
     @Test func closingTheConnectionDropsItsQueue() async throws {
         let harness = try Harness()
         #expect(await harness.exchange("16 1a00 0000 01") != nil)
-        harness.server.connectionClosed(1)
-        harness.server.connectionOpened(1)
+        harness.close(1)
+        harness.open(1)
         #expect(await harness.exchange("18 01") == "19")
         #expect(harness.delegate.writes.isEmpty)
     }

@@ -44,8 +44,8 @@ import Testing
         #expect(await harness.exchange("0a 1a00") == h("0b 1234"))
         #expect(await harness.exchange("0a 1c00", on: 2) == h("0b 0064"))
         #expect(harness.delegate.reads == [
-            GATTReadRequest(connection: 1, characteristic: TestDatabase.setpoint),
-            GATTReadRequest(connection: 2, characteristic: TestDatabase.setpoint, descriptor: TestDatabase.validRange),
+            GATTReadRequest(link: harness.link(1), characteristic: TestDatabase.setpoint),
+            GATTReadRequest(link: harness.link(2), characteristic: TestDatabase.setpoint, descriptor: TestDatabase.validRange),
         ])
     }
 
@@ -100,15 +100,15 @@ import Testing
         let harness = try Harness()
         harness.delegate.setValue([0x5A], for: TestDatabase.secure)
         #expect(await harness.exchange("0a 2000") == h("01 0a 2000 0f"))
-        harness.delegate.setSecurity(LinkSecurity(encrypted: true, keySize: 7), for: 1)
+        harness.encrypt(1, keySize: 7)
         #expect(await harness.exchange("0a 2000") == h("01 0a 2000 0c"))
-        harness.delegate.setSecurity(LinkSecurity(encrypted: true, keySize: 16), for: 1)
+        harness.encrypt(1, keySize: 16)
         #expect(await harness.exchange("0a 2000") == h("0b 5a"))
         // Writing needs authentication first, then the key size.
         #expect(await harness.exchange("12 2000 01") == h("01 12 2000 05"))
-        harness.delegate.setSecurity(LinkSecurity(encrypted: true, authenticated: true, keySize: 7), for: 1)
+        harness.encrypt(1, keySize: 7, authenticated: true)
         #expect(await harness.exchange("12 2000 01") == h("01 12 2000 0c"))
-        harness.delegate.setSecurity(LinkSecurity(encrypted: true, authenticated: true, keySize: 16), for: 1)
+        harness.encrypt(1, keySize: 16, authenticated: true)
         #expect(await harness.exchange("12 2000 01") == "13")
         // The other connection is still unencrypted.
         #expect(await harness.exchange("0a 2000", on: 2) == h("01 0a 2000 0f"))

@@ -33,18 +33,18 @@ enum ReplacementDatabase {
         #expect(await harness.exchange("12 2300 0200") == "13") // custom alert: indications
         #expect(await harness.exchange("12 0d00 04") == "13")   // Client Supported Features
         #expect(await harness.exchange("12 1300 0100", on: 2) == "13")
-        #expect(harness.server.subscribers(of: TestDatabase.alert).keys.sorted() == [1])
+        #expect(harness.subscribers(of: TestDatabase.alert).keys.sorted() == [1])
 
         harness.server.replaceDatabase(try ReplacementDatabase.make())
 
         #expect(harness.server.database.lastHandle == 0x1A)
-        #expect(harness.server.mtu(of: 1) == 185)
-        #expect(harness.server.clientSupportedFeatures(of: 1) == [0x04])
-        #expect(harness.server.configuration(of: .serviceChanged, on: 1) == .indications)
-        #expect(harness.server.configuration(of: TestDatabase.measurement, on: 1) == .notifications)
-        #expect(harness.server.configuration(of: TestDatabase.measurement, on: 2) == .notifications)
-        #expect(harness.server.configuration(of: TestDatabase.alert, on: 1) == [])
-        #expect(harness.server.subscribers(of: TestDatabase.alert).isEmpty)
+        #expect(harness.link(1).mtu == 185)
+        #expect(harness.server.clientSupportedFeatures(of: harness.link(1)) == [0x04])
+        #expect(harness.server.configuration(of: .serviceChanged, on: harness.link(1)) == .indications)
+        #expect(harness.server.configuration(of: TestDatabase.measurement, on: harness.link(1)) == .notifications)
+        #expect(harness.server.configuration(of: TestDatabase.measurement, on: harness.link(2)) == .notifications)
+        #expect(harness.server.configuration(of: TestDatabase.alert, on: harness.link(1)) == [])
+        #expect(harness.subscribers(of: TestDatabase.alert).isEmpty)
         // The CCCDs read back through the new database; the MTU still bounds responses.
         #expect(await harness.exchange("0a 0b00") == h("0b 0200"))
         #expect(await harness.exchange("0a 1300") == h("0b 0100"))

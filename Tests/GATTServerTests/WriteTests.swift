@@ -72,10 +72,10 @@ import Testing
         #expect(await harness.exchange("0a 1300") == h("0b 0100"))
         #expect(await harness.exchange("0a 1300", on: 2) == h("0b 0000"))
         #expect(await harness.exchange("12 2300 0200", on: 2) == "13")
-        #expect(harness.server.configuration(of: TestDatabase.measurement, on: 1) == .notifications)
-        #expect(harness.server.configuration(of: TestDatabase.measurement, on: 2) == [])
-        #expect(harness.server.subscribers(of: TestDatabase.measurement) == [1: .notifications])
-        #expect(harness.server.subscribers(of: TestDatabase.alert) == [2: .indications])
+        #expect(harness.server.configuration(of: TestDatabase.measurement, on: harness.link(1)) == .notifications)
+        #expect(harness.server.configuration(of: TestDatabase.measurement, on: harness.link(2)) == [])
+        #expect(harness.subscribers(of: TestDatabase.measurement) == [1: .notifications])
+        #expect(harness.subscribers(of: TestDatabase.alert) == [2: .indications])
         // Writing the same value again is not a change.
         #expect(await harness.exchange("12 1300 0100") == "13")
         #expect(await harness.exchange("12 1300 0000") == "13")
@@ -96,27 +96,27 @@ import Testing
         #expect(await harness.exchange("12 1300 01") == h("01 12 1300 0d"))
         #expect(await harness.exchange("12 1300 010000") == h("01 12 1300 0d"))
         #expect(await harness.exchange("12 0b00 0200") == "13")
-        #expect(harness.server.subscribers(of: .serviceChanged) == [1: .indications])
-        #expect(harness.server.configuration(of: TestDatabase.measurement, on: 1) == [])
+        #expect(harness.subscribers(of: .serviceChanged) == [1: .indications])
+        #expect(harness.server.configuration(of: TestDatabase.measurement, on: harness.link(1)) == [])
     }
 
     @Test func closingAConnectionForgetsItsSubscriptions() async throws {
         let harness = try Harness()
         #expect(await harness.exchange("12 1300 0100") == "13")
         #expect(await harness.exchange("12 1300 0100", on: 2) == "13")
-        harness.server.connectionClosed(1)
-        #expect(harness.server.subscribers(of: TestDatabase.measurement) == [2: .notifications])
-        harness.server.connectionOpened(1)
+        harness.close(1)
+        #expect(harness.subscribers(of: TestDatabase.measurement) == [2: .notifications])
+        harness.open(1)
         #expect(await harness.exchange("0a 1300") == h("0b 0000"))
     }
 
     @Test func clientSupportedFeaturesMayOnlyGainBits() async throws {
         let harness = try Harness()
         #expect(await harness.exchange("0a 0d00") == "0b00")
-        #expect(!harness.server.supportsMultipleHandleValueNotifications(1))
+        #expect(!harness.server.supportsMultipleHandleValueNotifications(harness.link(1)))
         #expect(await harness.exchange("12 0d00 04") == "13")
-        #expect(harness.server.supportsMultipleHandleValueNotifications(1))
-        #expect(!harness.server.supportsMultipleHandleValueNotifications(2))
+        #expect(harness.server.supportsMultipleHandleValueNotifications(harness.link(1)))
+        #expect(!harness.server.supportsMultipleHandleValueNotifications(harness.link(2)))
         #expect(await harness.exchange("0a 0d00") == "0b04")
         #expect(await harness.exchange("0a 0d00", on: 2) == "0b00")
         // Clearing bit 2 is refused; adding bit 0 keeps bit 2.
@@ -125,7 +125,7 @@ import Testing
         #expect(await harness.exchange("12 0d00 05") == "13")
         #expect(await harness.exchange("12 0d00") == h("01 12 0d00 0d"))
         #expect(await harness.exchange("0a 0d00") == "0b05")
-        #expect(harness.server.clientSupportedFeatures(of: 1) == [0x05])
+        #expect(harness.server.clientSupportedFeatures(of: harness.link(1)) == [0x05])
         #expect(harness.delegate.writes.isEmpty)
     }
 
