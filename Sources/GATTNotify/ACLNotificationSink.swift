@@ -6,8 +6,8 @@ import Synchronization
 /// cannot): at most `maximumQueuedPDUs` PDUs per connection wait there for credits.
 ///
 /// Calling context: as `NotificationSink`. `enqueue` may synchronously invoke the controller's
-/// `onQueueDrained`, which (through `NotificationPumpRelay`) re-enters `NotificationEngine.pump()`;
-/// the engine tolerates that because it never holds its lock while calling `trySend`.
+/// drain observers, one of which re-enters `NotificationEngine.pump()`; the engine tolerates that
+/// because it never holds its lock while calling `trySend`.
 public struct ACLNotificationSink: NotificationSink {
     public let flowController: ACLFlowController
     public let maximumQueuedPDUs: Int
@@ -21,49 +21,19 @@ public struct ACLNotificationSink: NotificationSink {
     /// transport in the buffer the engine built.
     public var headroom: Int { ACLFlowController.frameHeadroom }
 
-    public func trySend(_ l2capPDU: consuming [UInt8], on connection: UInt16) -> Bool {
-        guard flowController.queuedPDUs(on: connection) < maximumQueuedPDUs else { return false }
+    public func trySend(_ l2capPDU: consuming [UInt8], on link: Link) -> Bool {
+        guard flowController.queuedPDUs(on: link) < maximumQueuedPDUs else { return false }
         do {
-            try flowController.enqueue(consume l2capPDU, on: connection, headroom: headroom)
+            try flowController.enqueue(consume l2capPDU, on: link, headroom: headroom)
             return true
         } catch {
-            // queueFull, unknownConnection or notConfigured: keep the value in the engine; a drained
-            // queue or the connection's removal resolves it.
+            // queueFull, linkClosed or notConfigured: keep the value in the engine; a drained
+            // queue or the link's removal resolves it.
             return false
         }
     }
 
-    public func packetsInFlight(on connection: UInt16) -> Int {
-        flowController.packetsInFlight(on: connection)
-    }
-}
-
-/// Breaks the construction cycle between `ACLFlowController` (which takes its `onQueueDrained`
-/// callback at init) and the engine (which takes the controller's sink):
-///
-///     let relay = NotificationPumpRelay()
-///     let acl = ACLFlowController(send: transport.write, onQueueDrained: relay.queueDrained)
-///     let engine = NotificationEngine(sink: ACLNotificationSink(flowController: acl))
-///     relay.attach(engine)
-///
-/// Holds the engine weakly; drained signals before `attach` are ignored (nothing was queued yet).
-public final class NotificationPumpRelay: Sendable {
-    private struct WeakEngine: @unchecked Sendable {
-        // NotificationEngine is Sendable; the box only exists because `weak` needs a stored var.
-        weak var engine: NotificationEngine?
-    }
-
-    private let target = Mutex(WeakEngine())
-
-    public init() {}
-
-    public func attach(_ engine: NotificationEngine) {
-        target.withLock { $0.engine = engine }
-    }
-
-    /// Pass as `ACLFlowController`'s `onQueueDrained`.
-    public func queueDrained(_ connection: UInt16) {
-        let engine = target.withLock { $0.engine }
-        engine?.pump()
+    public func packetsInFlight(on link: Link) -> Int {
+        flowController.packetsInFlight(on: link)
     }
 }

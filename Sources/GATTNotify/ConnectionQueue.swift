@@ -1,7 +1,9 @@
+import BLECore
+import HCI
+
 /// A value the pump is handing to the sink (taken under the lock, sent without it).
 struct Transmission {
-    var handle: UInt16
-    var connectionID: UInt64
+    var link: Link
     var isIndication: Bool
     /// Non-zero for a Multiple Handle Value Notification carrying the first `combinedCount`
     /// notifications of the queue; `value` is then the finished frame (built under the lock, where the
@@ -41,10 +43,10 @@ enum Admission {
     case noRoom
 }
 
-/// One connection's queues and counters. Only touched with the engine's lock held.
+/// One link's queues and counters. Only touched with the engine's lock held.
 struct ConnectionQueue {
-    let handle: UInt16
-    let id: UInt64
+    let link: Link
+    var id: LinkID { link.id }
     var mtu: Int
     let limits: QueueLimits
     var notifications: ValueRing
@@ -52,6 +54,10 @@ struct ConnectionQueue {
     var queuedBytes = 0
     /// Sent indication awaiting its confirmation.
     var outstanding: QueuedValue?
+    /// Counts indications handed to the sink, so a timer armed for one never acts on the next.
+    var indicationSequence: UInt64 = 0
+    /// The ATT transaction timer of `outstanding`.
+    var indicationTimer: TimerHandle?
     /// The head of `indications` (or the first `transmittingNotifications` of `notifications`) is
     /// with the sink right now.
     var transmitting = false
@@ -69,9 +75,8 @@ struct ConnectionQueue {
     private var characteristicSlots: [UInt16: Int] = [:]
     private(set) var characteristicStates: [CharacteristicQueueState] = []
 
-    init(handle: UInt16, id: UInt64, mtu: Int, limits: QueueLimits) {
-        self.handle = handle
-        self.id = id
+    init(link: Link, mtu: Int, limits: QueueLimits) {
+        self.link = link
         self.mtu = mtu
         self.limits = limits
         notifications = ValueRing(capacity: limits.maximumEntries)
@@ -111,6 +116,8 @@ struct ConnectionQueue {
         switch policy {
         case .indication:
             return fits(entries: entries + 1, bytes: queuedBytes + length) ? .append(length: length, indication: true) : .noRoom
+        case .fifo:
+            break
         case .latestValue:
             if let sequence = replaceableSequence(of: characteristic) {
                 let bytes = queuedBytes - notifications[sequence].length + length
@@ -184,7 +191,7 @@ struct ConnectionQueue {
         transmitting = true
         transmittingIndication = isIndication
         transmittingNotifications = isIndication ? 0 : 1
-        return Transmission(handle: handle, connectionID: id, isIndication: isIndication, characteristic: entry.characteristic,
+        return Transmission(link: link, isIndication: isIndication, characteristic: entry.characteristic,
                             value: entry.value, length: entry.length, generation: generation)
     }
 
@@ -216,7 +223,7 @@ struct ConnectionQueue {
         transmitting = true
         transmittingIndication = false
         transmittingNotifications = count
-        return Transmission(handle: handle, connectionID: id, isIndication: false, combinedCount: UInt16(clamping: count),
+        return Transmission(link: link, isIndication: false, combinedCount: UInt16(clamping: count),
                             characteristic: notifications[head].characteristic, value: frame, length: frame.count,
                             generation: generation)
     }
@@ -237,6 +244,7 @@ struct ConnectionQueue {
         if transmission.isIndication {
             entry = indications.removeFirst()
             outstanding = entry
+            indicationSequence &+= 1
         } else {
             entry = notifications.removeFirst()
         }
@@ -276,6 +284,8 @@ struct ConnectionQueue {
 
     /// Empties the queues for a disconnection and returns the indications that will never be confirmed.
     mutating func close() -> [AbandonedIndication] {
+        indicationTimer?.cancel()
+        indicationTimer = nil
         var abandoned: [AbandonedIndication] = []
         if let sent = outstanding {
             abandoned.append(AbandonedIndication(characteristic: sent.characteristic, value: Array(sent.value.prefix(sent.length)), wasSent: true))
@@ -294,6 +304,46 @@ struct ConnectionQueue {
         }
         queuedBytes = 0
         return abandoned
+    }
+}
+
+extension ConnectionQueue {
+    /// Discards queued values of `characteristic` (notifications, indications or both) that are not
+    /// with the sink right now; returns the indications discarded.
+    mutating func purge(_ characteristic: UInt16, notifications purgeNotifications: Bool,
+                        indications purgeIndications: Bool) -> [AbandonedIndication] {
+        guard let slot = characteristicSlots[characteristic] else { return [] }
+        var abandoned: [AbandonedIndication] = []
+        var removed = 0
+        if purgeNotifications {
+            let protected = transmitting && !transmittingIndication ? transmittingNotifications : 0
+            for entry in notifications.remove(keepingFirst: protected, where: { $0.characteristic == characteristic }) {
+                queuedBytes -= entry.length
+                removed += 1
+            }
+            // Sequences moved: find the value a later update of this characteristic may replace again.
+            characteristicStates[slot].coalescible = notifications.lastSequence(after: protected) { $0.characteristic == characteristic }
+        }
+        if purgeIndications {
+            let protected = transmitting && transmittingIndication ? 1 : 0
+            for entry in indications.remove(keepingFirst: protected, where: { $0.characteristic == characteristic }) {
+                queuedBytes -= entry.length
+                removed += 1
+                abandoned.append(AbandonedIndication(characteristic: characteristic, value: Array(entry.value.prefix(entry.length)), wasSent: false))
+            }
+        }
+        counters.purged += removed
+        characteristicStates[slot].counters.purged += removed
+        characteristicStates[slot].queued -= removed
+        return abandoned
+    }
+
+    /// Whether an update of `length` octets of `characteristic` would be admitted now.
+    func hasRoom(for length: Int, characteristic: UInt16, policy: UpdatePolicy) -> Bool {
+        if case .noRoom = admission(of: [UInt8](repeating: 0, count: min(length, maximumValueLength)), characteristic: characteristic, policy: policy) {
+            return false
+        }
+        return true
     }
 }
 

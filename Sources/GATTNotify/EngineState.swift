@@ -1,16 +1,16 @@
+import HCI
+
 /// Everything the engine's mutex protects.
 struct EngineState {
     var connections: [ConnectionQueue] = []
-    var indexByHandle: [UInt16: Int] = [:]
+    var indexByLink: [LinkID: Int] = [:]
     /// Round-robin position in `connections`: each turn sends one value of one connection.
     var cursor = 0
     /// A thread is running the pump loop; others only leave work for it.
     var pumping = false
     /// Bumped each time the sink may have room again; a refusal is remembered per generation.
     var sinkGeneration: UInt64 = 0
-    var nextConnectionID: UInt64 = 0
-    /// Connections with `waitingForRoom` set.
-    var waitingConnections = 0
+    /// A link that refused an update has room again, or is gone: the ready signal is owed.
     var readyDue = false
     var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
     var nextWaiterID: UInt64 = 0
@@ -18,32 +18,42 @@ struct EngineState {
     var retiredCharacteristics: [UInt16: NotificationStatistics.Counters] = [:]
     var retiredTotals = NotificationStatistics.Counters()
 
-    /// All-or-nothing: queues the value on every listed connection (unknown handles are skipped,
-    /// a central may have just disconnected) or, when any of them lacks room, on none.
+    /// All-or-nothing across both target lists: queues the value on every listed link (unknown links
+    /// are skipped, a central may have just disconnected) or, when any of them lacks room, on none.
     mutating func admit(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy,
-                        to targets: UnsafeBufferPointer<UInt16>) -> Bool {
+                        to targets: UnsafeBufferPointer<LinkID>,
+                        indicating indicated: UnsafeBufferPointer<LinkID>) -> Bool {
         var refused = false
-        for handle in targets {
-            guard let index = indexByHandle[handle] else { continue }
+        refuse(value, characteristic: characteristic, policy: policy, targets: targets, refused: &refused)
+        refuse(value, characteristic: characteristic, policy: .indication, targets: indicated, refused: &refused)
+        if refused { return false }
+        apply(value, characteristic: characteristic, policy: policy, targets: targets)
+        apply(value, characteristic: characteristic, policy: .indication, targets: indicated)
+        return true
+    }
+
+    private mutating func refuse(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy,
+                                 targets: UnsafeBufferPointer<LinkID>, refused: inout Bool) {
+        for link in targets {
+            guard let index = indexByLink[link] else { continue }
             if case .noRoom = connections[index].admission(of: value, characteristic: characteristic, policy: policy) {
                 refused = true
                 connections[index].recordRejection(characteristic: characteristic)
-                if !connections[index].waitingForRoom {
-                    connections[index].waitingForRoom = true
-                    waitingConnections += 1
-                }
+                connections[index].waitingForRoom = true
             }
         }
-        if refused { return false }
-        for handle in targets {
-            guard let index = indexByHandle[handle] else { continue }
+    }
+
+    private mutating func apply(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy,
+                                targets: UnsafeBufferPointer<LinkID>) {
+        for link in targets {
+            guard let index = indexByLink[link] else { continue }
             let admission = connections[index].admission(of: value, characteristic: characteristic, policy: policy)
             if !connections[index].apply(admission, value: value, characteristic: characteristic) {
-                // Only reachable when a merge hook is not deterministic or a handle is listed twice.
+                // Only reachable when a merge hook is not deterministic or a link is listed twice.
                 connections[index].recordRejection(characteristic: characteristic)
             }
         }
-        return true
     }
 
     /// Claims the pump if nobody runs it and returns the first value to send.
@@ -70,32 +80,36 @@ struct EngineState {
         return nil
     }
 
-    mutating func finish(_ transmission: Transmission, accepted: Bool) {
-        // The connection may have been removed (or its handle reused) while the sink had the value.
-        guard let index = indexByHandle[transmission.handle], connections[index].id == transmission.connectionID else { return }
+    /// Books the sink's answer; returns the sequence number of an indication it took (its ATT
+    /// transaction timer starts now).
+    mutating func finish(_ transmission: Transmission, accepted: Bool) -> UInt64? {
+        // The link may have been removed while the sink had the value.
+        guard let index = indexByLink[transmission.link.id] else { return nil }
         connections[index].finish(transmission, accepted: accepted)
         if accepted, connections[index].waitingForRoom, connections[index].hasReadyRoom {
             stopWaiting(at: index)
         }
+        return accepted && transmission.isIndication ? connections[index].indicationSequence : nil
     }
 
     mutating func stopWaiting(at index: Int) {
         connections[index].waitingForRoom = false
-        waitingConnections -= 1
-        if waitingConnections == 0 { readyDue = true }
+        readyDue = true
     }
 
-    /// The ready signal and the async updaters to wake, if room has returned.
-    mutating func takeReady() -> (due: Bool, waiters: [CheckedContinuation<Bool, Never>]) {
-        guard readyDue else { return (false, []) }
+    /// When the ready signal is owed: the links that can be updated now (none of them waiting for
+    /// room) and the async updaters to wake.
+    mutating func takeReady() -> (links: [LinkID], waiters: [CheckedContinuation<Bool, Never>])? {
+        guard readyDue else { return nil }
         readyDue = false
         let woken = waiters.map(\.continuation)
         waiters.removeAll()
-        return (true, woken)
+        return (connections.filter { !$0.waitingForRoom }.map(\.id), woken)
     }
 
-    mutating func remove(_ handle: UInt16) -> [AbandonedIndication]? {
-        guard let index = indexByHandle.removeValue(forKey: handle) else { return nil }
+    mutating func remove(_ link: LinkID) -> [AbandonedIndication]? {
+        guard let index = indexByLink.removeValue(forKey: link) else { return nil }
+        // The refusal it caused is over: whoever waited may retry.
         if connections[index].waitingForRoom { stopWaiting(at: index) }
         let abandoned = connections[index].close()
         retiredTotals.absorb(connections[index].counters)
@@ -105,7 +119,7 @@ struct EngineState {
         let last = connections.count - 1
         if index != last {
             connections.swapAt(index, last)
-            indexByHandle[connections[index].handle] = index
+            indexByLink[connections[index].id] = index
         }
         connections.removeLast()
         if cursor > connections.count { cursor = 0 }

@@ -1,12 +1,16 @@
+import BLECore
+import HCI
 import Synchronization
 
 /// Backpressure-aware queue between `updateValue(_:for:onSubscribedCentrals:)` and the ACL layer.
 ///
-/// Each connection has a bounded queue (entries and bytes). Notifications coalesce to the latest
-/// value or go through a merge hook, so a central that stops acknowledging costs bounded memory;
-/// indications are FIFO with one outstanding per connection. Values leave only when the sink
-/// accepts them (the ACL adapter accepts only while the controller's credits keep its queue short),
-/// one connection per turn so a stalled central does not delay a healthy one.
+/// Each link has a bounded queue (entries and bytes). Notifications coalesce to the latest value or
+/// go through a merge hook, so a central that stops acknowledging costs bounded memory; indications
+/// are FIFO with one outstanding per link, under the ATT transaction timer (30 s by default): an
+/// indication that stays unconfirmed is reported as `.indicationTimedOut` so its link can be
+/// dropped. Values leave only when the sink accepts them (the ACL adapter accepts only while the
+/// controller's credits keep its queue short), one link per turn so a stalled central does not
+/// delay a healthy one.
 ///
 /// Calling context: every method is synchronous (except `updateWaitingForRoom`) and may be called
 /// from any thread. State is behind one mutex that is never held while calling the sink, a merge
@@ -21,6 +25,8 @@ public final class NotificationEngine: Sendable {
     /// Read once: the sink's headroom does not change.
     private let headroom: Int
     private let defaultLimits: QueueLimits
+    private let clock: any HostClock
+    private let indicationTimeout: Duration
     private let onEvent: @Sendable (NotificationEvent) -> Void
     private let eventContinuation: AsyncStream<NotificationEvent>.Continuation
 
@@ -29,14 +35,18 @@ public final class NotificationEngine: Sendable {
 
     /// - Parameters:
     ///   - sink: receives finished L2CAP PDUs; see `NotificationSink` for its duties.
-    ///   - defaultLimits: queue capacity of connections added without their own limits.
+    ///   - defaultLimits: queue capacity of links added without their own limits.
+    ///   - clock: runs the ATT transaction timer of indications.
     ///   - onEvent: called synchronously, without the lock, on the thread that caused the event;
     ///     the same events are also delivered on `events`.
     public init(sink: any NotificationSink, defaultLimits: QueueLimits = .standard,
+                clock: any HostClock = SystemClock.shared, indicationTimeout: Duration = .seconds(30),
                 onEvent: @escaping @Sendable (NotificationEvent) -> Void = { _ in }) {
         self.sink = sink
         self.headroom = sink.headroom
         self.defaultLimits = defaultLimits
+        self.clock = clock
+        self.indicationTimeout = indicationTimeout
         self.onEvent = onEvent
         (events, eventContinuation) = AsyncStream.makeStream(of: NotificationEvent.self, bufferingPolicy: .bufferingNewest(256))
     }
@@ -45,90 +55,123 @@ public final class NotificationEngine: Sendable {
         eventContinuation.finish()
     }
 
-    // MARK: Connection lifecycle
+    // MARK: Link lifecycle
 
-    /// Registers a connection when its link comes up (ATT MTU 23 until exchanged).
-    public func addConnection(_ handle: UInt16, mtu: Int = 23, limits: QueueLimits? = nil) throws(NotificationEngineError) {
+    /// Registers a link when it comes up, with its current ATT MTU (23 until exchanged).
+    public func addLink(_ link: Link, limits: QueueLimits? = nil) throws(NotificationEngineError) {
+        let mtu = link.mtu
         guard (23...Int(UInt16.max)).contains(mtu) else { throw .invalidMTU(mtu) }
         let limits = limits ?? defaultLimits
         try state.withLock { state throws(NotificationEngineError) in
-            guard state.indexByHandle[handle] == nil else { throw .duplicateConnection(handle) }
-            state.nextConnectionID += 1
-            state.indexByHandle[handle] = state.connections.count
-            state.connections.append(ConnectionQueue(handle: handle, id: state.nextConnectionID, mtu: mtu, limits: limits))
+            guard state.indexByLink[link.id] == nil else { throw .duplicateLink(link.id) }
+            state.indexByLink[link.id] = state.connections.count
+            state.connections.append(ConnectionQueue(link: link, mtu: mtu, limits: limits))
         }
     }
 
     /// Applies a new ATT MTU to values queued from now on (queued ones keep their truncation, as
     /// CoreBluetooth truncates when `updateValue` is called).
-    public func updateMTU(_ mtu: Int, on handle: UInt16) throws(NotificationEngineError) {
+    public func updateMTU(_ mtu: Int, on link: LinkID) throws(NotificationEngineError) {
         guard (23...Int(UInt16.max)).contains(mtu) else { throw .invalidMTU(mtu) }
         try state.withLock { state throws(NotificationEngineError) in
-            guard let index = state.indexByHandle[handle] else { throw .unknownConnection(handle) }
+            guard let index = state.indexByLink[link] else { throw .unknownLink(link) }
             state.connections[index].mtu = mtu
         }
     }
 
-    /// Whether queued notifications on `connection` may leave combined in ATT Multiple Handle Value
+    /// Whether queued notifications on `link` may leave combined in ATT Multiple Handle Value
     /// Notifications (opcode 0x23): set it when the client has declared support (Client Supported
     /// Features bit 2). When a notification is about to go and other characteristics' notifications
     /// queued right behind it fit in MTU − 1 with it, they leave as one PDU; a lone notification
     /// still goes as a plain Handle Value Notification. Indications are never combined.
     ///
-    /// Cheap to call on every update (a lock and a compare); unknown handles are ignored, as a
+    /// Cheap to call on every update (a lock and a compare); unknown links are ignored, as a
     /// central may have just disconnected.
-    public func setMultipleHandleValueNotifications(_ enabled: Bool, on connection: UInt16) {
+    public func setMultipleHandleValueNotifications(_ enabled: Bool, on link: LinkID) {
         state.withLock { state in
-            guard let index = state.indexByHandle[connection], state.connections[index].multipleNotifications != enabled else { return }
+            guard let index = state.indexByLink[link], state.connections[index].multipleNotifications != enabled else { return }
             state.connections[index].multipleNotifications = enabled
         }
     }
 
-    /// Forgets a disconnected connection: queued notifications are dropped (counted), indications
-    /// queued or awaiting confirmation are returned and reported in `.indicationsAbandoned`. Unknown
-    /// handles are ignored (returns an empty list).
+    /// Forgets a closed link: queued notifications are dropped (counted), indications queued or
+    /// awaiting confirmation are returned and reported in `.indicationsAbandoned`. Unknown links
+    /// are ignored (returns an empty list).
     @discardableResult
-    public func removeConnection(_ handle: UInt16) -> [AbandonedIndication] {
+    public func removeLink(_ link: LinkID) -> [AbandonedIndication] {
         let (abandoned, ready) = state.withLock { state in
-            (state.remove(handle) ?? [], state.takeReady())
+            (state.remove(link) ?? [], state.takeReady())
         }
-        if !abandoned.isEmpty { emit(.indicationsAbandoned(connection: handle, abandoned)) }
+        if !abandoned.isEmpty { emit(.indicationsAbandoned(link: link, abandoned)) }
         deliver(ready)
         return abandoned
     }
 
-    // MARK: Updates
-
-    /// Queues `value` for `characteristic` on each listed connection and sends what the sink accepts.
-    ///
-    /// All or nothing, as CoreBluetooth's `updateValue` appears to the app: returns `false` when any
-    /// listed connection lacks room, and then nothing is queued anywhere; a `.readyToUpdateSubscribers`
-    /// event follows once those queues have room, and the app retries the same update. (With
-    /// `.latestValue` a queue never fills for a characteristic already queued, so a stalled central
-    /// does not block the others; with FIFO policies an app that wants centrals independent updates
-    /// them one by one.) Values longer than MTU − 3 are truncated per connection. Handles not
-    /// registered (a central that just disconnected) are skipped; list each connection once.
-    @discardableResult
-    public func update(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy = .latestValue,
-                       to connections: [UInt16]) -> Bool {
-        // Not generic over Collection on purpose: unspecialised iteration across the module
-        // boundary allocates coroutine frames on every call.
-        connections.withUnsafeBufferPointer { update(value, characteristic: characteristic, policy: policy, targets: $0) }
+    /// Discards queued values of `characteristic` (a value handle) on `link`, or on every link when
+    /// nil: the client turned the subscription off, or the characteristic is gone. Values already
+    /// handed to the sink, and an indication awaiting confirmation, are not recalled. Discarded
+    /// indications are reported in `.indicationsAbandoned`.
+    public func purge(characteristic: UInt16, on link: LinkID? = nil, notifications: Bool = true, indications: Bool = true) {
+        let (abandoned, ready) = state.withLock { state -> ([(LinkID, [AbandonedIndication])], (links: [LinkID], waiters: [CheckedContinuation<Bool, Never>])?) in
+            var abandoned: [(LinkID, [AbandonedIndication])] = []
+            for index in state.connections.indices where link == nil || state.connections[index].id == link {
+                let discarded = state.connections[index].purge(characteristic, notifications: notifications, indications: indications)
+                if !discarded.isEmpty { abandoned.append((state.connections[index].id, discarded)) }
+                if state.connections[index].waitingForRoom, state.connections[index].hasReadyRoom { state.stopWaiting(at: index) }
+            }
+            return (abandoned, state.takeReady())
+        }
+        for (link, indications) in abandoned { emit(.indicationsAbandoned(link: link, indications)) }
+        deliver(ready)
     }
 
-    /// `update` for one connection.
+    // MARK: Updates
+
+    /// Queues `value` for `characteristic` on each listed link and sends what the sink accepts.
+    ///
+    /// All or nothing, as CoreBluetooth's `updateValue` appears to the app: returns `false` when any
+    /// listed link lacks room, and then nothing is queued anywhere; `.readyToUpdateSubscribers`
+    /// follows when a link that refused has room again (or closed), naming the links that can take
+    /// updates now, and the app retries (for all, or for those). With `.latestValue` a queue never
+    /// fills for a characteristic already queued, so a stalled central does not block the others;
+    /// with FIFO policies the ready event and `linksWithRoom` tell which links to go on with. Values longer than MTU − 3 are truncated per link. Links not
+    /// registered (a central that just disconnected) are skipped; list each link once.
     @discardableResult
     public func update(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy = .latestValue,
-                       to connection: UInt16) -> Bool {
-        withUnsafePointer(to: connection) {
-            update(value, characteristic: characteristic, policy: policy, targets: UnsafeBufferPointer(start: $0, count: 1))
+                       to links: [LinkID]) -> Bool {
+        // Not generic over Collection on purpose: unspecialised iteration across the module
+        // boundary allocates coroutine frames on every call.
+        links.withUnsafeBufferPointer { notify in
+            update(value, characteristic: characteristic, policy: policy, notify: notify, indicate: UnsafeBufferPointer(start: nil, count: 0))
+        }
+    }
+
+    /// `update` for one link.
+    @discardableResult
+    public func update(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy = .latestValue,
+                       to link: LinkID) -> Bool {
+        withUnsafePointer(to: link) {
+            update(value, characteristic: characteristic, policy: policy, notify: UnsafeBufferPointer(start: $0, count: 1),
+                   indicate: UnsafeBufferPointer(start: nil, count: 0))
+        }
+    }
+
+    /// One update to notifying links (with `policy`) and indicating links at once, all or nothing
+    /// across both: either every listed link has it queued, or none has and `false` comes back.
+    @discardableResult
+    public func update(_ value: [UInt8], characteristic: UInt16, notifying: [LinkID], policy: UpdatePolicy = .latestValue,
+                       indicating: [LinkID]) -> Bool {
+        notifying.withUnsafeBufferPointer { notify in
+            indicating.withUnsafeBufferPointer { indicate in
+                update(value, characteristic: characteristic, policy: policy, notify: notify, indicate: indicate)
+            }
         }
     }
 
     private func update(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy,
-                        targets: UnsafeBufferPointer<UInt16>) -> Bool {
+                        notify: UnsafeBufferPointer<LinkID>, indicate: UnsafeBufferPointer<LinkID>) -> Bool {
         let (admitted, first) = state.withLock { state in
-            state.admit(value, characteristic: characteristic, policy: policy, to: targets)
+            state.admit(value, characteristic: characteristic, policy: policy, to: notify, indicating: indicate)
                 ? (true, state.startPump()) : (false, nil)
         }
         if let first { run(from: first) }
@@ -136,9 +179,10 @@ public final class NotificationEngine: Sendable {
     }
 
     /// `update` that, instead of returning `false`, waits for room and retries until the value is
-    /// queued. Throws `CancellationError` (nothing queued) if the task is cancelled while waiting.
-    public func updateWaitingForRoom(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy = .latestValue,
-                                     to connections: [UInt16]) async throws(CancellationError) {
+    /// queued on every listed link. Throws `CancellationError` (nothing queued) if the task is
+    /// cancelled while waiting.
+    public func updateWaitingForRoom(_ value: [UInt8], characteristic: UInt16, notifying: [LinkID] = [],
+                                     policy: UpdatePolicy = .latestValue, indicating: [LinkID] = []) async throws(CancellationError) {
         while true {
             if Task.isCancelled { throw CancellationError() }
             let waiterID = state.withLock { state in
@@ -148,8 +192,10 @@ public final class NotificationEngine: Sendable {
             let admitted = await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                     let outcome: (admitted: Bool, first: Transmission?)? = state.withLock { state in
-                        let admitted = connections.withUnsafeBufferPointer {
-                            state.admit(value, characteristic: characteristic, policy: policy, to: $0)
+                        let admitted = notifying.withUnsafeBufferPointer { notify in
+                            indicating.withUnsafeBufferPointer { indicate in
+                                state.admit(value, characteristic: characteristic, policy: policy, to: notify, indicating: indicate)
+                            }
                         }
                         if admitted {
                             return (true, state.startPump())
@@ -174,10 +220,21 @@ public final class NotificationEngine: Sendable {
         }
     }
 
+    /// Of `links`, those that would take an update of `length` octets of `characteristic` now.
+    public func linksWithRoom(among links: [LinkID], characteristic: UInt16, policy: UpdatePolicy = .latestValue,
+                              length: Int) -> [LinkID] {
+        state.withLock { state in
+            links.filter { link in
+                guard let index = state.indexByLink[link] else { return false }
+                return state.connections[index].hasRoom(for: length, characteristic: characteristic, policy: policy)
+            }
+        }
+    }
+
     // MARK: Transport and ATT signals
 
     /// Sends queued values while the sink accepts them. Call it whenever the sink may have room
-    /// again (the ACL adapter's `queueDrained`); the engine calls it itself after updates.
+    /// again (the ACL adapter's drain observer); the engine calls it itself after updates.
     public func pump() {
         let first = state.withLock { state in
             state.sinkGeneration &+= 1
@@ -187,27 +244,30 @@ public final class NotificationEngine: Sendable {
     }
 
     /// The central's Handle Value Confirmation: the outstanding indication is complete and the next
-    /// one may go. Returns `false` (and changes nothing) when no indication was outstanding.
+    /// one may go. Returns the value handle it confirmed, or nil (changing nothing) when no
+    /// indication was outstanding.
     @discardableResult
-    public func confirmationReceived(on connection: UInt16) -> Bool {
-        let (confirmed, first): (UInt16?, Transmission?) = state.withLock { state in
-            guard let index = state.indexByHandle[connection],
-                  let outstanding = state.connections[index].outstanding else { return (nil, nil) }
+    public func confirmationReceived(on link: LinkID) -> UInt16? {
+        let (confirmed, timer, first): (UInt16?, TimerHandle?, Transmission?) = state.withLock { state in
+            guard let index = state.indexByLink[link],
+                  let outstanding = state.connections[index].outstanding else { return (nil, nil, nil) }
             state.connections[index].outstanding = nil
             state.connections[index].recordConfirmation(of: outstanding.characteristic)
-            return (outstanding.characteristic, state.startPump())
+            let timer = state.connections[index].indicationTimer.take()
+            return (outstanding.characteristic, timer, state.startPump())
         }
-        guard let confirmed else { return false }
-        emit(.indicationConfirmed(connection: connection, characteristic: confirmed))
+        timer?.cancel()
+        guard let confirmed else { return nil }
+        emit(.indicationConfirmed(link: link, characteristic: confirmed))
         if let first { run(from: first) }
-        return true
+        return confirmed
     }
 
     // MARK: Statistics
 
     public func statistics() -> NotificationStatistics {
-        var snapshot = state.withLock { state in
-            var snapshot = NotificationStatistics()
+        var snapshot = NotificationStatistics()
+        let links = state.withLock { state in
             snapshot.characteristics = state.retiredCharacteristics
             snapshot.totals = state.retiredTotals
             for connection in state.connections {
@@ -217,17 +277,17 @@ public final class NotificationEngine: Sendable {
                     snapshot.characteristics[queueState.characteristic, default: NotificationStatistics.Counters()].absorb(queueState.counters)
                 }
                 snapshot.totals.absorb(connection.counters)
-                snapshot.connections[connection.handle] = NotificationStatistics.Connection(
-                    handle: connection.handle, mtu: connection.mtu, counters: connection.counters,
+                snapshot.connections[connection.id] = NotificationStatistics.Connection(
+                    link: connection.id, handle: connection.link.handle, mtu: connection.mtu, counters: connection.counters,
                     characteristics: perCharacteristic, queuedEntries: connection.entries,
                     queuedBytes: connection.queuedBytes, indicationOutstanding: connection.outstanding != nil,
                     packetsInFlight: 0, multipleNotificationsEnabled: connection.multipleNotifications)
             }
-            return snapshot
+            return state.connections.map(\.link)
         }
         // Asked outside the lock: the sink may take its own.
-        for handle in snapshot.connections.keys {
-            snapshot.connections[handle]?.packetsInFlight = sink.packetsInFlight(on: handle)
+        for link in links {
+            snapshot.connections[link.id]?.packetsInFlight = sink.packetsInFlight(on: link)
         }
         return snapshot
     }
@@ -237,22 +297,47 @@ public final class NotificationEngine: Sendable {
     /// The pump loop, run by the thread that claimed it: one lock per value (finish + pick next).
     private func run(from first: Transmission) {
         var next: Transmission? = first
-        var ready: (due: Bool, waiters: [CheckedContinuation<Bool, Never>]) = (false, [])
+        var ready: (links: [LinkID], waiters: [CheckedContinuation<Bool, Never>])? = nil
         while let transmission = next {
-            let accepted = sink.trySend(transmission.pdu(headroom: headroom), on: transmission.handle)
+            let accepted = sink.trySend(transmission.pdu(headroom: headroom), on: transmission.link)
+            var sentIndication: UInt64? = nil
             next = state.withLock { state in
-                state.finish(transmission, accepted: accepted)
+                sentIndication = state.finish(transmission, accepted: accepted)
                 let following = state.nextTransmission()
                 if following == nil { ready = state.takeReady() }
                 return following
             }
+            if let sequence = sentIndication { startTransactionTimer(transmission.link, sequence: sequence) }
         }
         deliver(ready)
     }
 
-    private func deliver(_ ready: (due: Bool, waiters: [CheckedContinuation<Bool, Never>])) {
-        guard ready.due else { return }
-        emit(.readyToUpdateSubscribers)
+    /// Arms the ATT transaction timer for the indication just handed to the sink (outside the lock;
+    /// a confirmation that raced ahead finds no timer, and this one is then dropped).
+    private func startTransactionTimer(_ link: Link, sequence: UInt64) {
+        let timer = clock.schedule(after: indicationTimeout) { [weak self] in self?.transactionTimedOut(link, sequence: sequence) }
+        let stale = state.withLock { state -> Bool in
+            guard let index = state.indexByLink[link.id], state.connections[index].outstanding != nil,
+                  state.connections[index].indicationSequence == sequence else { return true }
+            state.connections[index].indicationTimer = timer
+            return false
+        }
+        if stale { timer.cancel() }
+    }
+
+    private func transactionTimedOut(_ link: Link, sequence: UInt64) {
+        let expired = state.withLock { state -> Bool in
+            guard let index = state.indexByLink[link.id], state.connections[index].outstanding != nil,
+                  state.connections[index].indicationSequence == sequence else { return false }
+            state.connections[index].indicationTimer = nil
+            return true
+        }
+        if expired { emit(.indicationTimedOut(link)) }
+    }
+
+    private func deliver(_ ready: (links: [LinkID], waiters: [CheckedContinuation<Bool, Never>])?) {
+        guard let ready else { return }
+        emit(.readyToUpdateSubscribers(ready.links))
         for waiter in ready.waiters { waiter.resume(returning: false) }
     }
 

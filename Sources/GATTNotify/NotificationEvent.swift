@@ -1,7 +1,10 @@
-/// An indication that will never be confirmed because its connection went away.
+import HCI
+
+/// An indication that will never be confirmed because its link went away (or its client turned
+/// indications off before it was sent).
 public struct AbandonedIndication: Sendable, Equatable {
     public var characteristic: UInt16
-    /// The value as it was (or would have been) sent, truncated to the connection's MTU − 3.
+    /// The value as it was (or would have been) sent, truncated to the link's MTU − 3.
     public var value: [UInt8]
     /// `true` when it was handed to the transport and was waiting for its confirmation.
     public var wasSent: Bool
@@ -15,11 +18,17 @@ public struct AbandonedIndication: Sendable, Equatable {
 
 /// What the notification engine reports to the layer above (the peripheral manager).
 public enum NotificationEvent: Sendable, Equatable {
-    /// An `update` returned `false` earlier and every queue that refused has room again: retry now
-    /// (CoreBluetooth's `peripheralManagerIsReady(toUpdateSubscribers:)`). Sent once per refusal episode.
-    case readyToUpdateSubscribers
+    /// A link that refused an update (`update` returned `false`) has room again, or closed: retry
+    /// (CoreBluetooth's `peripheralManagerIsReady(toUpdateSubscribers:)`). Lists every link that can
+    /// take updates now, so an app can go on with those while a stalled one is still full. Sent
+    /// once per refusal episode of each link.
+    case readyToUpdateSubscribers([LinkID])
     /// The central confirmed the outstanding indication of this characteristic.
-    case indicationConfirmed(connection: UInt16, characteristic: UInt16)
-    /// The connection was removed with indications queued or awaiting confirmation.
-    case indicationsAbandoned(connection: UInt16, [AbandonedIndication])
+    case indicationConfirmed(link: LinkID, characteristic: UInt16)
+    /// The link was removed with indications queued or awaiting confirmation, or its client turned
+    /// indications off with some still queued.
+    case indicationsAbandoned(link: LinkID, [AbandonedIndication])
+    /// The outstanding indication was not confirmed within the ATT transaction timeout (Core Vol 3
+    /// Part F 3.3.3): no further ATT PDU may be sent on the bearer, so the link must be dropped.
+    case indicationTimedOut(Link)
 }

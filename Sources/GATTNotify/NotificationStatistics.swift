@@ -1,7 +1,9 @@
+import HCI
+
 /// A snapshot of the engine's counters, for the daemon's status output.
 ///
-/// For every connection and characteristic:
-/// `enqueued == sent + coalesced + merged + dropped + abandoned + (entries still queued)`.
+/// For every link and characteristic:
+/// `enqueued == sent + coalesced + merged + dropped + abandoned + purged + (entries still queued)`.
 public struct NotificationStatistics: Sendable, Equatable {
     public struct Counters: Sendable, Equatable {
         /// Values accepted into a queue (one per update per connection).
@@ -19,6 +21,9 @@ public struct NotificationStatistics: Sendable, Equatable {
         public var dropped = 0
         /// Queued, never sent indications discarded when the connection was removed.
         public var abandoned = 0
+        /// Queued values discarded because the client turned the subscription off, or the
+        /// characteristic was removed from the database.
+        public var purged = 0
         /// Indications sent but not confirmed when the connection was removed.
         public var unconfirmed = 0
         /// Indications confirmed by the central.
@@ -43,6 +48,7 @@ public struct NotificationStatistics: Sendable, Equatable {
             rejected += other.rejected
             dropped += other.dropped
             abandoned += other.abandoned
+            purged += other.purged
             unconfirmed += other.unconfirmed
             confirmed += other.confirmed
             truncated += other.truncated
@@ -53,6 +59,7 @@ public struct NotificationStatistics: Sendable, Equatable {
     }
 
     public struct Connection: Sendable, Equatable {
+        public var link: LinkID
         public var handle: UInt16
         public var mtu: Int
         public var counters: Counters
@@ -67,7 +74,7 @@ public struct NotificationStatistics: Sendable, Equatable {
         public var multipleNotificationsEnabled: Bool
     }
 
-    public var connections: [UInt16: Connection] = [:]
+    public var connections: [LinkID: Connection] = [:]
     /// Per characteristic across all connections, including removed ones.
     public var characteristics: [UInt16: Counters] = [:]
     /// Everything, including removed connections.

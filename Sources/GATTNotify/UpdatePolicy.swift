@@ -17,6 +17,9 @@ public enum UpdatePolicy: Sendable {
     /// Notification that coalesces: a queued, not yet sent value of the same characteristic is
     /// replaced by the newer one (counted as coalesced). At most one value per characteristic waits.
     case latestValue
+    /// Notification that never coalesces: every value is queued in order and sent, as
+    /// CoreBluetooth's `updateValue` does; a full queue refuses the update.
+    case fifo
     /// Notification whose queued value is combined with the newer one by the hook (for example Heart
     /// Rate Measurement RR-intervals, which must accumulate rather than be lost).
     case merge(MergeHook)

@@ -52,6 +52,39 @@ struct ValueRing {
         return entry
     }
 
+    /// Removes the entries matching `shouldRemove`, except the first `protected` ones, keeping the
+    /// order of the rest (their sequence numbers shift down). Returns the removed entries.
+    mutating func remove(keepingFirst protected: Int, where shouldRemove: (QueuedValue) -> Bool) -> [QueuedValue] {
+        var kept: [QueuedValue] = []
+        var removed: [QueuedValue] = []
+        for sequence in (head + protected)..<tail {
+            let entry = self[sequence]
+            if shouldRemove(entry) { removed.append(entry) } else { kept.append(entry) }
+        }
+        guard !removed.isEmpty else { return [] }
+        var sequence = head + protected
+        for entry in kept {
+            storage[sequence % storage.count] = entry
+            sequence += 1
+        }
+        while sequence < tail {
+            storage[sequence % storage.count].value = []
+            sequence += 1
+        }
+        tail = head + protected + kept.count
+        return removed
+    }
+
+    /// Sequence of the newest entry, past the first `skipping`, that matches.
+    func lastSequence(after skipping: Int, where matches: (QueuedValue) -> Bool) -> Int? {
+        var sequence = tail - 1
+        while sequence >= head + skipping {
+            if matches(self[sequence]) { return sequence }
+            sequence -= 1
+        }
+        return nil
+    }
+
     mutating func removeAll() -> [QueuedValue] {
         var entries: [QueuedValue] = []
         entries.reserveCapacity(count)

@@ -1,3 +1,4 @@
+import BLECore
 import HCI
 import Synchronization
 import Testing
@@ -16,10 +17,10 @@ final class ControllerModel: Sendable {
 
     let state = Mutex(State())
 
-    func receive(_ packet: HCIPacket) {
+    func receive(_ packet: HCIPacket) -> Bool {
         guard let acl = try? HCIACLPacket(body: packet.body) else {
             state.withLock { $0.undecodable += 1 }
-            return
+            return true
         }
         state.withLock { state in
             state.inFlight[acl.handle, default: 0] += 1
@@ -34,6 +35,7 @@ final class ControllerModel: Sendable {
                 state.partial[acl.handle] = buffer
             }
         }
+        return true
     }
 
     /// The controller transmitted everything it holds for the connection (Number Of Completed Packets).
@@ -55,15 +57,14 @@ final class ControllerModel: Sendable {
     @Test func creditsAreNeverExceededAndTheLatestValueArrives() throws {
         let credits = 4
         let model = ControllerModel()
-        let relay = NotificationPumpRelay()
-        let flow = ACLFlowController(send: model.receive, onQueueDrained: relay.queueDrained)
+        let flow = ACLFlowController(clock: ManualClock(), send: { model.receive($0) })
         flow.configure(bufferSize: 27, bufferCount: credits)
         let engine = NotificationEngine(sink: ACLNotificationSink(flowController: flow))
-        relay.attach(engine)
+        flow.addDrainObserver { [weak engine] _ in engine?.pump() }
         let stalled: UInt16 = 0x40, healthy: UInt16 = 0x41
         for handle in [stalled, healthy] {
-            flow.addConnection(handle)
             try engine.addConnection(handle, mtu: 247)
+            flow.add(engine.link(handle))
         }
 
         func value(_ step: Int) -> [UInt8] { (0..<244).map { UInt8(truncatingIfNeeded: $0 &+ step) } }
@@ -74,12 +75,12 @@ final class ControllerModel: Sendable {
             // one works with the remaining credit, returned every step.
             model.completeAll(on: healthy, flow: flow)
             // Values wait in the engine (where they coalesce), not in the ACL queue.
-            #expect(flow.queuedPDUs(on: stalled) <= 1 && flow.queuedPDUs(on: healthy) <= 1)
+            #expect(flow.queuedPDUs(on: engine.link(stalled)) <= 1 && flow.queuedPDUs(on: engine.link(healthy)) <= 1)
             #expect(flow.packetsInFlight <= credits)
         }
         let whileStalled = engine.statistics()
-        #expect(whileStalled.connections[stalled]?.queuedEntries == 1)
-        #expect(whileStalled.connections[stalled]?.packetsInFlight == flow.packetsInFlight(on: stalled))
+        #expect(whileStalled[connection: stalled]?.queuedEntries == 1)
+        #expect(whileStalled[connection: stalled]?.packetsInFlight == flow.packetsInFlight(on: engine.link(stalled)))
         #expect(model.pdus(on: stalled).count <= 1)   // only what its credits allowed
         #expect(model.pdus(on: healthy).count > 100)
 
@@ -93,23 +94,22 @@ final class ControllerModel: Sendable {
             let delivered = try model.pdus(on: handle).map(decode)
             #expect(delivered.allSatisfy { $0.opcode == 0x1B && $0.handle == 0x002A && $0.value.count == 244 })
             #expect(delivered.last?.value == value(steps - 1))
-            let counters = try #require(engine.statistics().connections[handle]?.counters)
+            let counters = try #require(engine.statistics()[connection: handle]?.counters)
             #expect(counters.sent == delivered.count)
             #expect(counters.enqueued == counters.sent + counters.coalesced)
-            #expect(flow.queuedPDUs(on: handle) == 0)
+            #expect(flow.queuedPDUs(on: engine.link(handle)) == 0)
         }
         #expect(flow.statistics.pdusSent == model.pdus(on: stalled).count + model.pdus(on: healthy).count)
     }
 
     @Test func indicationsThroughACLWaitForConfirmation() throws {
         let model = ControllerModel()
-        let relay = NotificationPumpRelay()
-        let flow = ACLFlowController(send: model.receive, onQueueDrained: relay.queueDrained)
+        let flow = ACLFlowController(clock: ManualClock(), send: { model.receive($0) })
         flow.configure(bufferSize: 251, bufferCount: 2)
         let engine = NotificationEngine(sink: ACLNotificationSink(flowController: flow))
-        relay.attach(engine)
-        flow.addConnection(1)
+        flow.addDrainObserver { [weak engine] _ in engine?.pump() }
         try engine.addConnection(1)
+        flow.add(engine.link(1))
         for i in UInt8(0)..<3 { #expect(engine.update([i], characteristic: 0x30, policy: .indication, to: 1)) }
         #expect(model.pdus(on: 1).count == 1)
         model.completeAll(on: 1, flow: flow)

@@ -72,7 +72,7 @@ func release(_ sink: FakeSink, _ engine: NotificationEngine) {
             0x21, 0x00, 0x01, 0x00, 0x03,
             0x22, 0x01, 0x03, 0x00, 0x04, 0x05, 0x06,
         ]])
-        let connection = try #require(engine.statistics().connections[1])
+        let connection = try #require(engine.statistics()[connection: 1])
         #expect(connection.multipleNotificationsEnabled)
         #expect(connection.queuedEntries == 0 && connection.queuedBytes == 0)
         #expect(connection.counters.sent == 3)
@@ -106,7 +106,7 @@ func release(_ sink: FakeSink, _ engine: NotificationEngine) {
             .single(opcode: 0x1B, handle: 0x0041, value: [0x77]),
         ])
         #expect(sink.sent(on: 1).allSatisfy { $0.count <= 4 + 23 })
-        let counters = try #require(engine.statistics().connections[1]?.counters)
+        let counters = try #require(engine.statistics()[connection: 1]?.counters)
         #expect(counters.sent == 7 && counters.multipleNotificationPDUs == 2 && counters.multipleNotificationValues == 4)
     }
 
@@ -135,7 +135,7 @@ func release(_ sink: FakeSink, _ engine: NotificationEngine) {
                 [0x04, 0x00, 0x04, 0x00, 0x1B, 0x21, 0x00, 0x03],
                 [0x04, 0x00, 0x04, 0x00, 0x1B, 0x22, 0x00, 0x04],
             ])
-            let counters = try #require(engine.statistics().connections[1])
+            let counters = try #require(engine.statistics()[connection: 1])
             #expect(!counters.multipleNotificationsEnabled)
             #expect(counters.counters.sent == 3 && counters.counters.multipleNotificationPDUs == 0)
         }
@@ -156,7 +156,7 @@ func release(_ sink: FakeSink, _ engine: NotificationEngine) {
         ])
         #expect(engine.confirmationReceived(on: 1))
         #expect(try sink.sent(on: 1).map(classify).last == .single(opcode: 0x1D, handle: 0x0051, value: [0xA2]))
-        let counters = try #require(engine.statistics().connections[1]?.counters)
+        let counters = try #require(engine.statistics()[connection: 1]?.counters)
         #expect(counters.sent == 4 && counters.multipleNotificationValues == 2 && counters.multipleNotificationPDUs == 1)
     }
 
@@ -172,7 +172,7 @@ func release(_ sink: FakeSink, _ engine: NotificationEngine) {
             [0x05, 0x00, 0x04, 0x00, 0x1B, 0x2A, 0x00, 0x01, 0x02],
             [0x04, 0x00, 0x04, 0x00, 0x1B, 0x2B, 0x00, 0x03],
         ])
-        #expect(engine.statistics().connections[1]?.counters.multipleNotificationPDUs == 0)
+        #expect(engine.statistics()[connection: 1]?.counters.multipleNotificationPDUs == 0)
     }
 
     @Test func aCharacteristicAppearsAtMostOncePerPDU() throws {
@@ -201,7 +201,7 @@ func release(_ sink: FakeSink, _ engine: NotificationEngine) {
         #expect(engine.update([0x03], characteristic: 0x0022, to: 1))
         release(sink, engine)
         #expect(try sink.sent(on: 1).map(classify) == [.multiple([(0x0020, [0x11]), (0x0021, [0x02]), (0x0022, [0x03])])])
-        let counters = try #require(engine.statistics().connections[1]?.counters)
+        let counters = try #require(engine.statistics()[connection: 1]?.counters)
         #expect(counters.enqueued == 4 && counters.coalesced == 1 && counters.sent == 3)
     }
 
@@ -223,7 +223,7 @@ func release(_ sink: FakeSink, _ engine: NotificationEngine) {
             .multiple([(0x0020, [0x01]), (0x0021, [0x02])]),
             .multiple([(0x0021, [0x21]), (0x0020, [0x20])]),
         ])
-        let counters = try #require(engine.statistics().connections[1]?.counters)
+        let counters = try #require(engine.statistics()[connection: 1]?.counters)
         #expect(counters.coalesced == 0 && counters.sent == 4 && counters.multipleNotificationPDUs == 2)
     }
 
@@ -232,9 +232,9 @@ func release(_ sink: FakeSink, _ engine: NotificationEngine) {
         let engine = NotificationEngine(sink: sink)
         engine.setMultipleHandleValueNotifications(true, on: 7)
         try engine.addConnection(7)
-        #expect(engine.statistics().connections[7]?.multipleNotificationsEnabled == false)
+        #expect(engine.statistics()[connection: 7]?.multipleNotificationsEnabled == false)
         engine.setMultipleHandleValueNotifications(true, on: 7)
         engine.setMultipleHandleValueNotifications(true, on: 7)
-        #expect(engine.statistics().connections[7]?.multipleNotificationsEnabled == true)
+        #expect(engine.statistics()[connection: 7]?.multipleNotificationsEnabled == true)
     }
 }

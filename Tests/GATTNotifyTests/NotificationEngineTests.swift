@@ -33,7 +33,7 @@ import Testing
             let value: [UInt8] = [UInt8(i & 0xFF), UInt8(i >> 8), 0x55]
             #expect(engine.update(value, characteristic: 0x0020 + UInt16(i % 3), to: 1))
         }
-        let stalled = try #require(engine.statistics().connections[1])
+        let stalled = try #require(engine.statistics()[connection: 1])
         #expect(stalled.queuedEntries == 3)
         #expect(stalled.queuedBytes == 9)
         #expect(stalled.counters.maximumDepth == 3)
@@ -52,7 +52,7 @@ import Testing
             DecodedPDU(opcode: 0x1B, handle: 0x21, value: [UInt8(9_997 & 0xFF), UInt8(9_997 >> 8), 0x55]),
             DecodedPDU(opcode: 0x1B, handle: 0x22, value: [UInt8(9_998 & 0xFF), UInt8(9_998 >> 8), 0x55]),
         ])
-        let drained = try #require(engine.statistics().connections[1])
+        let drained = try #require(engine.statistics()[connection: 1])
         #expect(drained.queuedEntries == 0 && drained.queuedBytes == 0)
         #expect(drained.counters.sent == 3)
     }
@@ -89,7 +89,7 @@ import Testing
         let delivered = try sink.sent(on: 1).map(decode)
         #expect(delivered.map(\.value.count) == [20, 8])
         #expect(delivered.flatMap { rrIntervals(of: $0.value) } == intervals)
-        #expect(engine.statistics().connections[1]?.counters.merged == 10)
+        #expect(engine.statistics()[connection: 1]?.counters.merged == 10)
     }
 }
 
@@ -103,15 +103,15 @@ import Testing
             #expect(engine.update([i], characteristic: 0x30, policy: .indication, to: 1))
         }
         #expect(try sink.sent(on: 1).map(decode).map(\.value) == [[0]])
-        #expect(engine.statistics().connections[1]?.indicationOutstanding == true)
+        #expect(engine.statistics()[connection: 1]?.indicationOutstanding == true)
         for confirmed in 1...3 {
             #expect(engine.confirmationReceived(on: 1))
             #expect(try sink.sent(on: 1).map(decode).map(\.value) == (0...confirmed).map { [UInt8($0)] })
         }
         #expect(engine.confirmationReceived(on: 1))
         #expect(!engine.confirmationReceived(on: 1))   // nothing outstanding any more
-        #expect(log.all.filter { $0 == .indicationConfirmed(connection: 1, characteristic: 0x30) }.count == 4)
-        #expect(engine.statistics().connections[1]?.counters.confirmed == 4)
+        #expect(log.all.filter { $0 == .indicationConfirmed(link: engine.link(1).id, characteristic: 0x30) }.count == 4)
+        #expect(engine.statistics()[connection: 1]?.counters.confirmed == 4)
     }
 
     @Test func notificationsFlowWhileAnIndicationIsOutstanding() throws {
@@ -134,7 +134,7 @@ import Testing
         engine.pump()
         while engine.confirmationReceived(on: 1) {}
         #expect(try sink.sent(on: 1).map(decode).map(\.value) == [[0], [1], [2]])
-        let counters = try #require(engine.statistics().connections[1]?.counters)
+        let counters = try #require(engine.statistics()[connection: 1]?.counters)
         #expect(counters.enqueued == 3 && counters.sent == 3 && counters.rejected == 1 && counters.confirmed == 3)
     }
 }
@@ -158,7 +158,7 @@ import Testing
         engine.pump()
         #expect(log.readyCount == 1)
         #expect(try sink.sent(on: 1).map(decode).map(\.value) == [[1], [2], [3]])
-        #expect(engine.statistics().connections[1]?.counters.rejected == 2)
+        #expect(engine.statistics()[connection: 1]?.counters.rejected == 2)
     }
 
     @Test func allOrNothingAcrossConnections() throws {
@@ -169,9 +169,9 @@ import Testing
         #expect(engine.update([9], characteristic: 0x30, policy: .indication, to: 2))
         #expect(!engine.update([1], characteristic: 0x30, policy: .indication, to: [1, 2]))
         let statistics = engine.statistics()
-        #expect(statistics.connections[1]?.queuedEntries == 0)   // nothing partially applied
-        #expect(statistics.connections[1]?.counters.rejected == 0)
-        #expect(statistics.connections[2]?.counters.rejected == 1)
+        #expect(statistics[connection: 1]?.queuedEntries == 0)   // nothing partially applied
+        #expect(statistics[connection: 1]?.counters.rejected == 0)
+        #expect(statistics[connection: 2]?.counters.rejected == 1)
     }
 
     @Test func removingTheBlockingConnectionSignalsReady() throws {
@@ -194,7 +194,7 @@ import Testing
             try await engine.updateWaitingForRoom([2], characteristic: 0x30, policy: .merge(keepEveryValue), to: [UInt16(1)])
         }
         // Let the task reach its wait (it registers under the lock, so ordering is not required for correctness).
-        while engine.statistics().connections[1]?.counters.rejected == 0 { await Task.yield() }
+        while engine.statistics()[connection: 1]?.counters.rejected == 0 { await Task.yield() }
         sink.allow(.max, on: 1)
         engine.pump()
         try await waiting.value
@@ -209,7 +209,7 @@ import Testing
         let waiting = Task {
             try await engine.updateWaitingForRoom([2], characteristic: 0x30, policy: .merge(keepEveryValue), to: [UInt16(1)])
         }
-        while engine.statistics().connections[1]?.counters.rejected == 0 { await Task.yield() }
+        while engine.statistics()[connection: 1]?.counters.rejected == 0 { await Task.yield() }
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
         sink.allow(.max, on: 1)
@@ -229,9 +229,9 @@ import Testing
         #expect(sink.sent(on: 2).count == 1_000)
         #expect(sink.sent(on: 1).isEmpty)
         let statistics = engine.statistics()
-        #expect(statistics.connections[1]?.queuedEntries == 1)
-        #expect(statistics.connections[1]?.counters.coalesced == 999)
-        #expect(statistics.connections[2]?.counters.sent == 1_000)
+        #expect(statistics[connection: 1]?.queuedEntries == 1)
+        #expect(statistics[connection: 1]?.counters.coalesced == 999)
+        #expect(statistics[connection: 2]?.counters.sent == 1_000)
         // Refused once, then not retried until the sink signals: the stalled link costs no sink calls.
         #expect(sink.refusals == 1)
     }
@@ -265,7 +265,7 @@ import Testing
         engine.update(value, characteristic: 0x20, to: 1)
         let delivered = try sink.sent(on: 1).map(decode)
         #expect(delivered.map(\.value) == [Array(value[0..<20]), value])
-        #expect(engine.statistics().connections[1]?.counters.truncated == 1)
+        #expect(engine.statistics()[connection: 1]?.counters.truncated == 1)
     }
 
     @Test func differentMTUsPerConnection() throws {
@@ -292,16 +292,16 @@ import Testing
         let expected = [AbandonedIndication(characteristic: 0x30, value: [1], wasSent: true),
                         AbandonedIndication(characteristic: 0x30, value: [2], wasSent: false)]
         #expect(abandoned == expected)
-        #expect(log.all.contains(.indicationsAbandoned(connection: 1, expected)))
+        #expect(log.all.contains(.indicationsAbandoned(link: engine.link(1).id, expected)))
         let statistics = engine.statistics()
-        #expect(statistics.connections[1] == nil)
+        #expect(statistics[connection: 1] == nil)
         #expect(statistics.totals.dropped == 1 && statistics.totals.abandoned == 1 && statistics.totals.unconfirmed == 1)
         #expect(statistics.characteristics[0x30]?.abandoned == 1)
         // A late update to the gone handle is skipped; the handle can be reused with fresh state.
         #expect(engine.update([4], characteristic: 0x20, to: 1))
         #expect(!engine.confirmationReceived(on: 1))
         try engine.addConnection(1)
-        #expect(engine.statistics().connections[1]?.counters == NotificationStatistics.Counters())
+        #expect(engine.statistics()[connection: 1]?.counters == NotificationStatistics.Counters())
         #expect(engine.removeConnection(99).isEmpty)
     }
 
@@ -319,18 +319,18 @@ import Testing
         } }
         engine.update([7], characteristic: 0x20, to: [1, 2])
         let statistics = engine.statistics()
-        #expect(statistics.connections[1]?.counters == NotificationStatistics.Counters())
-        #expect(statistics.connections[2]?.counters.sent == 1)
+        #expect(statistics[connection: 1]?.counters == NotificationStatistics.Counters())
+        #expect(statistics[connection: 2]?.counters.sent == 1)
         #expect(statistics.totals.dropped == 1)   // the value removal found queued
     }
 
     @Test func invalidInputGetsTypedErrors() throws {
         let engine = NotificationEngine(sink: FakeSink())
         try engine.addConnection(1)
-        #expect(throws: NotificationEngineError.duplicateConnection(1)) { try engine.addConnection(1) }
+        #expect(throws: NotificationEngineError.duplicateLink(engine.link(1).id)) { try engine.addLink(engine.link(1)) }
         #expect(throws: NotificationEngineError.invalidMTU(22)) { try engine.addConnection(2, mtu: 22) }
         #expect(throws: NotificationEngineError.invalidMTU(70_000)) { try engine.updateMTU(70_000, on: 1) }
-        #expect(throws: NotificationEngineError.unknownConnection(3)) { try engine.updateMTU(100, on: 3) }
+        #expect(throws: NotificationEngineError.unknownLink(engine.link(3).id)) { try engine.updateMTU(100, on: 3) }
         #expect(throws: NotificationEngineError.invalidQueueLimits(entries: 0, bytes: 10)) {
             try QueueLimits(maximumEntries: 0, maximumBytes: 10)
         }
@@ -354,7 +354,7 @@ import Testing
         engine.pump()
 
         let statistics = engine.statistics()
-        let one = try #require(statistics.connections[1])
+        let one = try #require(statistics[connection: 1])
         var expected = NotificationStatistics.Counters()
         expected.enqueued = 9
         expected.coalesced = 4
@@ -368,8 +368,8 @@ import Testing
         #expect(one.queuedBytes == 1 + 3)   // 0x21: [1] and the merged [2, 1, 2]
         #expect(one.indicationOutstanding)
         #expect(one.counters.enqueued == one.counters.sent + one.counters.coalesced + one.counters.merged + one.queuedEntries)
-        #expect(statistics.connections[2]?.counters.enqueued == 5)
-        #expect(statistics.connections[2]?.counters.coalesced == 4)
+        #expect(statistics[connection: 2]?.counters.enqueued == 5)
+        #expect(statistics[connection: 2]?.counters.coalesced == 4)
         #expect(statistics.characteristics[0x20]?.enqueued == 10)
         #expect(statistics.characteristics[0x20]?.coalesced == 8)
         #expect(statistics.characteristics[0x21]?.maximumDepth == 2)

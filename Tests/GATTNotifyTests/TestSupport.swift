@@ -1,5 +1,84 @@
+import BLECore
+import HCI
 import Synchronization
 @testable import GATTNotify
+
+/// Links named by handle, per engine, so tests speak of connections as a controller does.
+/// `addConnection` on a handle makes a new link there (a reused handle is a new link).
+enum HandleLinks {
+    static let registry = Mutex<[ObjectIdentifier: [UInt16: Link]]>([:])
+
+    static func make(_ handle: UInt16) -> Link {
+        Link(handle: handle, role: .peripheral, peer: DeviceAddress(.zero, type: .randomDevice),
+             parameters: Link.Parameters(interval: 24, latency: 0, supervisionTimeout: 500))
+    }
+
+    static func link(_ engine: NotificationEngine, _ handle: UInt16) -> Link {
+        registry.withLock { registry in
+            if let link = registry[ObjectIdentifier(engine)]?[handle] { return link }
+            let link = make(handle)
+            registry[ObjectIdentifier(engine), default: [:]][handle] = link
+            return link
+        }
+    }
+
+    static func fresh(_ engine: NotificationEngine, _ handle: UInt16) -> Link {
+        let link = make(handle)
+        registry.withLock { $0[ObjectIdentifier(engine), default: [:]][handle] = link }
+        return link
+    }
+}
+
+/// The handle-based calls the tests were written with, over the link-based API.
+extension NotificationEngine {
+    func link(_ handle: UInt16) -> Link { HandleLinks.link(self, handle) }
+
+    func addConnection(_ handle: UInt16, mtu: Int = 23, limits: QueueLimits? = nil) throws(NotificationEngineError) {
+        let link = HandleLinks.fresh(self, handle)
+        link.setMTU(mtu)
+        try addLink(link, limits: limits)
+    }
+
+    @discardableResult
+    func update(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy = .latestValue, to handle: UInt16) -> Bool {
+        update(value, characteristic: characteristic, policy: policy, to: link(handle).id)
+    }
+
+    @discardableResult
+    func update(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy = .latestValue, to handles: [UInt16]) -> Bool {
+        update(value, characteristic: characteristic, policy: policy, to: handles.map { link($0).id })
+    }
+
+    func updateWaitingForRoom(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy = .latestValue,
+                              to handles: [UInt16]) async throws(CancellationError) {
+        let links = handles.map { link($0).id }
+        if case .indication = policy {
+            try await updateWaitingForRoom(value, characteristic: characteristic, indicating: links)
+        } else {
+            try await updateWaitingForRoom(value, characteristic: characteristic, notifying: links, policy: policy)
+        }
+    }
+
+    @discardableResult
+    func removeConnection(_ handle: UInt16) -> [AbandonedIndication] { removeLink(link(handle).id) }
+
+    /// `true` when an indication was outstanding.
+    @discardableResult
+    func confirmationReceived(on handle: UInt16) -> Bool { confirmationReceived(on: link(handle).id) != nil }
+
+    func updateMTU(_ mtu: Int, on handle: UInt16) throws(NotificationEngineError) { try updateMTU(mtu, on: link(handle).id) }
+
+    func setMultipleHandleValueNotifications(_ enabled: Bool, on handle: UInt16) {
+        setMultipleHandleValueNotifications(enabled, on: link(handle).id)
+    }
+}
+
+extension NotificationStatistics {
+    /// The open connection on `handle`.
+    subscript(connection handle: UInt16) -> Connection? {
+        connections.values.first { $0.handle == handle }
+    }
+}
 
 /// A sink that accepts a per-connection allowance of PDUs, then refuses until given more.
 final class FakeSink: NotificationSink {
@@ -18,7 +97,8 @@ final class FakeSink: NotificationSink {
         state = Mutex(State(defaultAllowance: allowance))
     }
 
-    func trySend(_ l2capPDU: [UInt8], on connection: UInt16) -> Bool {
+    func trySend(_ l2capPDU: [UInt8], on link: Link) -> Bool {
+        let connection = link.handle
         if let hook = duringSend.withLock({ $0 }) { hook(connection) }
         return state.withLock { state in
             let left = state.allowance[connection] ?? state.defaultAllowance
@@ -49,7 +129,15 @@ final class EventLog: Sendable {
     let events = Mutex<[NotificationEvent]>([])
     func record(_ event: NotificationEvent) { events.withLock { $0.append(event) } }
     var all: [NotificationEvent] { events.withLock { $0 } }
-    var readyCount: Int { all.filter { $0 == .readyToUpdateSubscribers }.count }
+    var readyCount: Int {
+        all.filter { if case .readyToUpdateSubscribers = $0 { return true } else { return false } }.count
+    }
+    /// Links named in ready events, in order.
+    var readyLinks: [LinkID] {
+        all.flatMap { event -> [LinkID] in
+            if case let .readyToUpdateSubscribers(links) = event { return links } else { return [] }
+        }
+    }
 }
 
 struct DecodedPDU: Equatable {
