@@ -1,5 +1,6 @@
 import GAP
 import GATT
+import GATTNotify
 import HCI
 
 /// The peripheral's state, as CoreBluetooth reports it.
@@ -14,6 +15,14 @@ public enum PeripheralState: Sendable, Equatable {
     case poweredOff
 }
 
+/// An indication that was queued for a central and will never be confirmed.
+public struct AbandonedUpdate: Sendable, Equatable {
+    public let characteristic: CharacteristicID
+    public let value: [UInt8]
+    /// It had been sent and was waiting for its confirmation.
+    public let wasSent: Bool
+}
+
 /// Everything the application reacts to, in order.
 public enum PeripheralEvent: Sendable {
     case stateChanged(PeripheralState)
@@ -21,10 +30,20 @@ public enum PeripheralEvent: Sendable {
     case centralConnected(Central)
     case centralDisconnected(Central, reason: HCIStatus)
     case mtuChanged(Central, mtu: Int)
+    /// The central's link was encrypted (or its encryption failed); `security` is what it has now.
+    case securityChanged(Central, LinkSecurity)
     case readRequest(ReadRequest)
     case writeRequests(WriteBatch)
     case subscribed(Central, CharacteristicID)
     case unsubscribed(Central, CharacteristicID)
-    /// `updateValue` returned `false` earlier and the transmit queues have room again.
-    case readyToUpdateSubscribers
+    /// `updateValue` returned `false` earlier and a central that refused has room again (or left):
+    /// retry (CoreBluetooth's `peripheralManagerIsReady(toUpdateSubscribers:)`). The centrals listed
+    /// are those that can take updates now, so one stalled central never holds the others back.
+    case readyToUpdateSubscribers([Central])
+    /// Indications that will never be confirmed: the central disconnected, turned indications off,
+    /// or timed out.
+    case indicationsAbandoned(Central, [AbandonedUpdate])
+    /// The central left an indication unconfirmed for the ATT transaction timeout (30 s); its link
+    /// is being disconnected, as no further ATT PDU may be sent on it.
+    case indicationTimedOut(Central)
 }

@@ -12,10 +12,10 @@ import Synchronization
 /// The peripheral role, shaped like CoreBluetooth's `CBPeripheralManager`: add services, publish,
 /// advertise, answer each read and write batch exactly once, and update subscribers through a
 /// backpressure-aware queue (`updateValue` returns `false` when full; `.readyToUpdateSubscribers`
-/// follows).
+/// follows, naming the centrals that have room again).
 ///
-/// Calling context: an actor for configuration and life cycle; `respond`, `updateValue` and
-/// `statistics` are `nonisolated` and synchronous, callable from any thread.
+/// Calling context: an actor for configuration and life cycle; `respond`, `updateValue`,
+/// `centralsReadyToUpdate` and `statistics` are `nonisolated` and synchronous, callable from any thread.
 public actor PeripheralManager {
     public struct Configuration: Sendable {
         /// GAP Device Name (the full name; advertising may carry a shortened one).
@@ -29,7 +29,13 @@ public actor PeripheralManager {
         public var queueLimits: QueueLimits = .standard
         /// How long the application has to answer a read or write before the central gets Unlikely Error.
         public var requestTimeout: Duration = .seconds(10)
+        /// The ATT transaction timeout for indications (Core Vol 3 Part F 3.3.3).
         public var indicationTimeout: Duration = .seconds(30)
+        /// Write commands (writes without response) waiting in `events` for the application; more
+        /// are dropped and counted (`droppedWriteCommands`).
+        public var maxUndeliveredWriteCommands = 256
+        /// Every timer of the stack runs on this clock (a `ManualClock` in tests).
+        public var clock: any HostClock = SystemClock.shared
 
         public init(deviceName: String) { self.deviceName = deviceName }
     }
@@ -48,13 +54,14 @@ public actor PeripheralManager {
         }
     }
 
-    public nonisolated let events: AsyncStream<PeripheralEvent>
+    public nonisolated let events: PeripheralEvents
     public nonisolated let configuration: Configuration
     public nonisolated let host: HCIHost
     public nonisolated let gap: GAPPeripheral
     nonisolated let channels: L2CAPFixedChannels
     nonisolated let broker: RequestBroker
     nonisolated let published = Mutex<Published?>(nil)
+    private nonisolated let roomWaiters = LinkRoomWaiters()
     private nonisolated let eventSink: AsyncStream<PeripheralEvent>.Continuation
     private nonisolated let logger: Logger
     private var builder: AttributeDatabaseBuilder?
@@ -64,23 +71,24 @@ public actor PeripheralManager {
     public init(transport: any HCITransport, configuration: Configuration, logger: Logger = Logger(label: "blesensor.peripheral")) {
         self.configuration = configuration
         self.logger = logger
-        let (events, sink) = AsyncStream.makeStream(of: PeripheralEvent.self)
-        self.events = events
+        let (stream, sink) = AsyncStream.makeStream(of: PeripheralEvent.self)
         self.eventSink = sink
-        host = HCIHost(transport: transport, logger: logger)
+        var hostConfiguration = HCIHost.Configuration()
+        hostConfiguration.clock = configuration.clock
+        host = HCIHost(transport: transport, configuration: hostConfiguration, logger: logger)
         gap = GAPPeripheral(host: host, configuration: .init(
             addressPolicy: configuration.addressPolicy, maxConnections: configuration.maxConnections,
             advertisingInterval: configuration.advertisingInterval), logger: logger)
-        channels = L2CAPFixedChannels(acl: host.acl, logger: logger)
-        let gap = gap
-        let watchdog = IndicationWatchdog(timeout: configuration.indicationTimeout) { [logger] connection in
-            logger.error("connection 0x\(String(connection, radix: 16)): indication not confirmed within the ATT transaction timeout; disconnecting")
-            Task { try? await gap.disconnect(connection, reason: .remoteUserTerminated) }
-        }
-        broker = RequestBroker(requestTimeout: configuration.requestTimeout, logger: logger,
-                               indicationWatchdog: watchdog) { event in sink.yield(event) }
+        channels = L2CAPFixedChannels(acl: host.acl, clock: configuration.clock, logger: logger)
+        broker = RequestBroker(requestTimeout: configuration.requestTimeout, clock: configuration.clock,
+                               maxUndeliveredCommands: configuration.maxUndeliveredWriteCommands, logger: logger) { event in sink.yield(event) }
+        events = PeripheralEvents(stream: stream, budget: broker.commandBudget)
         builder = try? AttributeDatabaseBuilder(builtInServices: BuiltInServices(deviceName: configuration.deviceName,
                                                                                  appearance: configuration.appearance))
+        channels.attach(to: host.links)
+        let waiters = roomWaiters
+        host.acl.addDrainObserver { link in waiters.resume(link.id) }
+        host.links.addObserver { [weak self] change in self?.linkChanged(change) }
     }
 
     // MARK: Life cycle
@@ -99,9 +107,6 @@ public actor PeripheralManager {
             setState(failed)
             throw .controller(error)
         }
-        let channels = channels
-        await gap.setDataHandler { connection, pdu in channels.receive(pdu, on: connection) }
-        await gap.setConnectionObserver { [weak self] change in self?.linkChanged(change) }
         do { try await gap.start() } catch { throw .advertising(error) }
         gapTask = Task { [weak self, gap] in
             for await event in gap.events {
@@ -139,10 +144,10 @@ public actor PeripheralManager {
         self.builder = builder
     }
 
-    /// Removes a service added earlier (its characteristics' subscriptions and routes go with it).
-    /// After `publish()` the change is served at once and announced with Service Changed, as for `add`.
-    /// Throws when no such service was added, when it is the built-in GAP or GATT service, or when
-    /// another service still includes it.
+    /// Removes a service added earlier (its characteristics' subscriptions, routes and queued values
+    /// go with it). After `publish()` the change is served at once and announced with Service
+    /// Changed, as for `add`. Throws when no such service was added, when it is the built-in GAP or
+    /// GATT service, or when another service still includes it.
     public func remove(serviceUUID: BluetoothUUID) throws(PeripheralError) {
         guard let builder else { throw .database(.deviceNameTooLong(configuration.deviceName.utf8.count)) }
         if serviceUUID == GATTUUID.genericAccessService || serviceUUID == GATTUUID.genericAttributeService {
@@ -166,21 +171,28 @@ public actor PeripheralManager {
     }
 
     /// Serves the database `builder` builds, if services are published already: the server swaps
-    /// databases, routes follow the new handles, and Service Changed goes to the centrals that
-    /// enabled its indications. Nothing changes when the build fails.
+    /// databases, routes follow the new handles, values queued for removed characteristics are
+    /// purged, and Service Changed goes to the centrals that enabled its indications. Nothing
+    /// changes when the build fails.
     private func republish(_ builder: AttributeDatabaseBuilder) throws(PeripheralError) {
         guard let current = published.withLock({ $0 }) else { return }
         let database: AttributeDatabase
         do { database = try builder.build() } catch { throw .database(error) }
         let range = ServiceChangedRange.affected(from: current.database, to: database)
+        let removed = current.database.characteristics.filter { database.characteristic(id: $0.id) == nil }
         current.server.replaceDatabase(database)
-        let removed = Set(current.database.characteristics.map(\.id)).subtracting(database.characteristics.map(\.id))
         broker.subscribers.republish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }),
-                                     removed: removed)
+                                     removed: Set(removed.map(\.id)))
+        broker.setValueHandles(Self.valueHandles(of: database))
+        for characteristic in removed { current.engine.purge(characteristic: characteristic.valueHandle) }
         let next = Published(database: database, server: current.server, engine: current.engine)
         published.withLock { $0 = next }
         logger.info("database changed: \(builder.services.count) service(s) with GAP and GATT, \(database.lastHandle) attributes")
         if let range { announceServiceChanged(range, in: next) }
+    }
+
+    private static func valueHandles(of database: AttributeDatabase) -> [UInt16: CharacteristicID] {
+        Dictionary(database.characteristics.map { ($0.valueHandle, $0.id) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Indicates the changed range on Service Changed to every connected central whose CCCD enables
@@ -191,21 +203,17 @@ public actor PeripheralManager {
             return
         }
         let centrals = published.server.subscribers(of: .serviceChanged)
-            .filter { $0.value.contains(.indications) }.keys.sorted()
+            .filter { $0.configuration.contains(.indications) }.map(\.link.id)
         guard !centrals.isEmpty else { return }
         let value = ServiceChangedRange.value(for: range)
         logger.info("Service Changed 0x\(String(range.lowerBound, radix: 16))-0x\(String(range.upperBound, radix: 16)) indicated to \(centrals.count) central(s)")
-        let engine = published.engine, watchdog = broker.indicationWatchdog
-        if engine.update(value, characteristic: handle, policy: .indication, to: centrals) {
-            centrals.forEach(watchdog.queued(on:))
-            return
-        }
-        // An indication is never dropped: a central whose queue is full gets it once there is room.
-        for central in centrals {
+        let engine = published.engine
+        // An indication is never dropped: a central whose queue is full gets it once there is room,
+        // without holding back the others.
+        for central in centrals where !engine.update(value, characteristic: handle, notifying: [], indicating: [central]) {
             Task {
                 // Only cancellation ends the wait early, and nothing cancels this task.
-                guard (try? await engine.updateWaitingForRoom(value, characteristic: handle, policy: .indication, to: [central])) != nil else { return }
-                watchdog.queued(on: central)
+                try? await engine.updateWaitingForRoom(value, characteristic: handle, indicating: [central])
             }
         }
     }
@@ -216,29 +224,47 @@ public actor PeripheralManager {
         guard let builder else { throw .database(.deviceNameTooLong(configuration.deviceName.utf8.count)) }
         let database: AttributeDatabase
         do { database = try builder.build() } catch { throw .database(error) }
-        let channels = channels
-        let acl = host.acl
         var serverConfiguration = GATTServer.Configuration()
         serverConfiguration.mtu = configuration.mtu
-        let server = GATTServer(database: database, configuration: serverConfiguration, delegate: broker, logger: logger) { connection, pdu in
-            do { try channels.send(pdu, channel: L2CAPChannelID.attribute, on: connection) } catch {
-                // The link is going away (unknown connection) or its queue is hopelessly full.
-                Logger(label: "blesensor.peripheral").warning("ATT PDU to 0x\(String(connection, radix: 16)) not sent: \(error)")
-            }
+        let server = GATTServer(database: database, configuration: serverConfiguration, delegate: broker, logger: logger,
+                                output: attOutput())
+        let engine = NotificationEngine(sink: ACLNotificationSink(flowController: host.acl), defaultLimits: configuration.queueLimits,
+                                        clock: configuration.clock, indicationTimeout: configuration.indicationTimeout) { [weak self] event in
+            self?.engineEvent(event)
         }
-        let sink = eventSink
-        let engine = NotificationEngine(sink: ACLNotificationSink(flowController: acl), defaultLimits: configuration.queueLimits) { event in
-            if case .readyToUpdateSubscribers = event { sink.yield(.readyToUpdateSubscribers) }
-        }
-        acl.setQueueDrainedHandler { [weak engine] _ in engine?.pump() }
+        host.acl.addDrainObserver { [weak engine] _ in engine?.pump() }
         broker.attach(engine) { server.supportsMultipleHandleValueNotifications($0) }
-        channels.setHandler(for: L2CAPChannelID.attribute) { connection, payload in server.receive(payload, on: connection) }
+        broker.setValueHandles(Self.valueHandles(of: database))
+        channels.setHandler(for: L2CAPChannelID.attribute) { link, payload in server.receive(payload, on: link) }
         broker.subscribers.publish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }))
         published.withLock { $0 = Published(database: database, server: server, engine: engine) }
+        // Links that opened before publication are served from now on.
+        for link in host.links.openLinks where link.role == .peripheral { linkChanged(.opened(link)) }
         logger.info("published \(builder.services.count) service(s), \(database.lastHandle) attributes")
     }
 
     public var database: AttributeDatabase? { published.withLock { $0?.database } }
+
+    /// ATT PDUs to L2CAP, waiting for the link's ACL queue to drain when it is full.
+    private nonisolated func attOutput() -> ATTOutput {
+        let channels = channels, acl = host.acl, waiters = roomWaiters, logger = logger
+        return ATTOutput(send: { link, pdu in
+            do throws(ACLSendError) {
+                try channels.send(pdu, channel: L2CAPChannelID.attribute, on: link)
+                return .sent
+            } catch {
+                switch error {
+                case .queueFull: return .full
+                case .linkClosed, .notConfigured: return .closed
+                case .pduTooLong:
+                    logger.error("\(link.id): ATT PDU not sent: \(error)")
+                    return .closed
+                }
+            }
+        }, waitForRoom: { link in
+            await waiters.wait(for: link) { acl.queuedPDUs(on: link) < acl.maxQueuedPDUsPerLink || !link.isOpen }
+        })
+    }
 
     // MARK: Advertising
 
@@ -279,59 +305,80 @@ public actor PeripheralManager {
         broker.subscribers.setPolicy(policy, for: characteristic)
     }
 
-    /// Sends `value` to the subscribed centrals (all of them, or those listed). Returns `false` when
-    /// a transmit queue is full; `.readyToUpdateSubscribers` follows when there is room. Values
-    /// longer than MTU−3 are truncated in the notification, as CoreBluetooth does.
+    /// Sends `value` to the subscribed centrals (all of them, or those listed). All or nothing:
+    /// returns `false` when a transmit queue of any of them is full, and then nothing is queued for
+    /// any; `.readyToUpdateSubscribers` follows, naming the centrals with room again, and
+    /// `centralsReadyToUpdate(_:)` says which can take the value now. Values longer than MTU−3 are
+    /// truncated in the notification, as CoreBluetooth does.
     @discardableResult
     public nonisolated func updateValue(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [Central]? = nil) -> Bool {
         guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: centrals) else { return false }
-        var admitted = true
-        if !route.indicate.isEmpty {
-            admitted = published.engine.update(value, characteristic: route.valueHandle, policy: .indication, to: route.indicate)
-            if admitted { route.indicate.forEach(broker.indicationWatchdog.queued(on:)) }
-        }
-        if admitted, !route.notify.isEmpty {
-            admitted = published.engine.update(value, characteristic: route.valueHandle, policy: route.policy, to: route.notify)
-        }
-        return admitted
+        return published.engine.update(value, characteristic: route.valueHandle, notifying: route.notify, policy: route.policy,
+                                       indicating: route.indicate)
     }
 
     /// `updateValue` that waits for room instead of returning `false`.
     public nonisolated func updateValueWaitingForRoom(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [Central]? = nil) async throws(CancellationError) {
         guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: centrals) else { return }
-        if !route.indicate.isEmpty {
-            try await published.engine.updateWaitingForRoom(value, characteristic: route.valueHandle, policy: .indication, to: route.indicate)
-            route.indicate.forEach(broker.indicationWatchdog.queued(on:))
-        }
-        if !route.notify.isEmpty {
-            try await published.engine.updateWaitingForRoom(value, characteristic: route.valueHandle, policy: route.policy, to: route.notify)
-        }
+        try await published.engine.updateWaitingForRoom(value, characteristic: route.valueHandle, notifying: route.notify,
+                                                        policy: route.policy, indicating: route.indicate)
     }
 
-    /// Queue counters per connection and characteristic.
+    /// The subscribed centrals of `characteristic` whose transmit queues can take an update of
+    /// `length` octets now; after `updateValue` returned `false`, update these while the others drain.
+    public nonisolated func centralsReadyToUpdate(_ characteristic: CharacteristicID, length: Int = 20) -> [Central] {
+        guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: nil) else { return [] }
+        let ready = published.engine.linksWithRoom(among: route.notify, characteristic: route.valueHandle, policy: route.policy, length: length)
+            + published.engine.linksWithRoom(among: route.indicate, characteristic: route.valueHandle, policy: .indication, length: length)
+        return broker.centrals(ready)
+    }
+
+    /// Queue counters per link and characteristic.
     public nonisolated func statistics() -> NotificationStatistics? {
         published.withLock { $0 }?.engine.statistics()
     }
+
+    /// Write commands dropped because the application did not take its events fast enough.
+    public nonisolated var droppedWriteCommands: Int { broker.commandBudget.dropped }
 
     /// The characteristic's route, narrowed to `centrals` when given; `nil` for an unknown characteristic.
     private nonisolated func route(of characteristic: CharacteristicID, among centrals: [Central]?) -> SubscriberTable.Targets? {
         guard var route = broker.subscribers.targets(of: characteristic), route.valueHandle != 0 else { return nil }
         if let centrals {
-            let chosen = Set(centrals.map(\.handle))
+            let chosen = Set(centrals.map(\.link.id))
             route.notify = route.notify.filter(chosen.contains)
             route.indicate = route.indicate.filter(chosen.contains)
         }
         return route
     }
 
-    // MARK: Link events
+    // MARK: Engine and link events
+
+    private nonisolated func engineEvent(_ event: NotificationEvent) {
+        switch event {
+        case let .readyToUpdateSubscribers(links):
+            eventSink.yield(.readyToUpdateSubscribers(broker.centrals(links)))
+        case let .indicationsAbandoned(link, indications):
+            guard let central = broker.central(link) else { return }
+            let updates = indications.map {
+                AbandonedUpdate(characteristic: broker.characteristic(atValueHandle: $0.characteristic) ?? CharacteristicID("handle-0x\(String($0.characteristic, radix: 16))"),
+                                value: $0.value, wasSent: $0.wasSent)
+            }
+            eventSink.yield(.indicationsAbandoned(central, updates))
+        case let .indicationTimedOut(link):
+            logger.error("\(link.id): indication not confirmed within the ATT transaction timeout (\(configuration.indicationTimeout)); disconnecting")
+            if let central = broker.central(link.id) { eventSink.yield(.indicationTimedOut(central)) }
+            let gap = gap
+            Task { try? await gap.disconnect(link, reason: .remoteUserTerminated) }
+        case .indicationConfirmed:
+            break
+        }
+    }
 
     private func handle(_ event: GAPEvent) {
         switch event {
-        case let .encryptionChanged(connection, status) where status.isSuccess:
-            broker.setSecurity(LinkSecurity(encrypted: connection.encrypted, authenticated: false,
-                                            keySize: Int(connection.encryptionKeySize ?? (connection.encrypted ? 16 : 0))),
-                               on: connection.handle)
+        case let .encryptionChanged(link, _):
+            if let central = broker.central(link.id) { eventSink.yield(.securityChanged(central, link.security)) }
         case .controllerResetting:
             setState(.resetting)
         case .controllerRecovered:
@@ -340,32 +387,51 @@ public actor PeripheralManager {
             setState(.poweredOff)
             eventSink.finish()
         case .connected, .disconnected, .advertisingStarted, .advertisingStopped, .connectionUpdated, .dataLengthChanged,
-             .remoteVersion, .encryptionChanged:
+             .remoteVersion:
             break
         }
     }
 
-    /// Per-connection set-up and tear-down, run synchronously in GAP's event order so the first ATT
-    /// PDU of a new link always finds the server ready for it.
-    private nonisolated func linkChanged(_ change: ConnectionChange) {
+    /// Per-link set-up and tear-down, run synchronously in the host's inbound order so the first
+    /// ATT PDU of a new link always finds the server ready for it.
+    private nonisolated func linkChanged(_ change: LinkChange) {
         let current = published.withLock { $0 }
         switch change {
-        case let .opened(connection):
-            let central = Central(handle: connection.handle, address: connection.peer)
-            broker.centralConnected(central)
-            current?.server.connectionOpened(connection.handle)
-            do { try current?.engine.addConnection(connection.handle, mtu: 23) } catch {
-                logger.error("notification queue for 0x\(String(connection.handle, radix: 16)): \(error)")
+        case let .opened(link):
+            guard link.role == .peripheral else { return }
+            let central = Central(link: link)
+            guard broker.centralConnected(central) else { return }
+            current?.server.linkOpened(link)
+            do { try current?.engine.addLink(link) } catch {
+                logger.error("notification queue for \(link.id): \(error)")
             }
             eventSink.yield(.centralConnected(central))
-        case let .closed(connection, reason):
-            let central = broker.central(connection.handle) ?? Central(handle: connection.handle, address: connection.peer)
-            current?.server.connectionClosed(connection.handle)
-            current?.engine.removeConnection(connection.handle)
-            channels.connectionClosed(connection.handle)
-            broker.indicationWatchdog.connectionClosed(connection.handle)
-            broker.centralDisconnected(connection.handle)
+        case let .closed(link, reason):
+            guard let central = broker.central(link.id) else { return }
+            current?.server.linkClosed(link)
+            current?.engine.removeLink(link.id)
+            broker.centralDisconnected(link.id)
+            roomWaiters.resume(link.id)
             eventSink.yield(.centralDisconnected(central, reason: reason))
         }
+    }
+}
+
+/// Tasks waiting for a link's ACL queue to drain (GATT responses that found it full).
+final class LinkRoomWaiters: Sendable {
+    private let waiters = Mutex<[LinkID: [CheckedContinuation<Void, Never>]]>([:])
+
+    /// Suspends until `resume(link)` is called, unless `hasRoom` is already true once registered.
+    func wait(for link: Link, hasRoom: @Sendable () -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            waiters.withLock { $0[link.id, default: []].append(continuation) }
+            // Room may have come between the caller's failed send and registering here.
+            if hasRoom() { resume(link.id) }
+        }
+    }
+
+    func resume(_ link: LinkID) {
+        let woken = waiters.withLock { $0.removeValue(forKey: link) } ?? []
+        woken.forEach { $0.resume() }
     }
 }

@@ -2,6 +2,7 @@ import ATT
 import BLECore
 import GATT
 import GATTServer
+import HCI
 
 /// Identifies one read request or one write batch; answered exactly once.
 public struct ATTRequestID: Hashable, Sendable, CustomStringConvertible {

@@ -3,6 +3,7 @@ import BLECore
 import GATT
 import GATTNotify
 import GATTServer
+import HCI
 import Logging
 import Synchronization
 
@@ -10,81 +11,102 @@ import Synchronization
 /// single answer, failing the request with Unlikely Error when no answer comes before the deadline
 /// so a central is never left waiting.
 ///
-/// Calling context: delegate methods come from the GATT server's per-connection tasks; `respond`
-/// from any thread. State is behind a mutex; continuations are resumed outside it.
+/// Calling context: delegate methods come from the GATT server's per-link tasks (confirmations
+/// from the host's inbound context); `respond` from any thread. State is behind a mutex;
+/// continuations are resumed outside it.
 final class RequestBroker: GATTServerDelegate, Sendable {
     enum Pending {
-        case read(central: UInt16, CheckedContinuation<Result<[UInt8], ATTErrorCode>, Never>)
-        case write(central: UInt16, CheckedContinuation<Result<Void, ATTErrorCode>, Never>)
+        case read(link: LinkID, CheckedContinuation<Result<[UInt8], ATTErrorCode>, Never>)
+        case write(link: LinkID, CheckedContinuation<Result<Void, ATTErrorCode>, Never>)
+
+        var link: LinkID {
+            switch self {
+            case let .read(link, _), let .write(link, _): return link
+            }
+        }
+    }
+
+    struct Waiting {
+        let pending: Pending
+        let deadline: TimerHandle?
     }
 
     enum Outcome { case answered, expired }
 
     struct State {
         var nextID: UInt64 = 0
-        var pending: [UInt64: Pending] = [:]
+        var pending: [UInt64: Waiting] = [:]
         /// Recently finished requests, so a second answer is reported precisely (bounded).
         var finished: [UInt64: Outcome] = [:]
         var finishedOrder: [UInt64] = []
-        var centrals: [UInt16: Central] = [:]
-        var security: [UInt16: LinkSecurity] = [:]
+        var centrals: [LinkID: Central] = [:]
         var engine: NotificationEngine? = nil
-        var multipleNotificationSupport: (@Sendable (UInt16) -> Bool)? = nil
+        var multipleNotificationSupport: (@Sendable (Link) -> Bool)? = nil
+        var valueHandles: [UInt16: CharacteristicID] = [:]
     }
 
     private let state = Mutex(State())
     private let emit: @Sendable (PeripheralEvent) -> Void
     private let requestTimeout: Duration
+    private let clock: any HostClock
     private let logger: Logger
-    let indicationWatchdog: IndicationWatchdog
     let subscribers = SubscriberTable()
+    /// Write commands handed to the application and not yet taken from its event stream.
+    let commandBudget: CommandBudget
 
-    init(requestTimeout: Duration, logger: Logger, indicationWatchdog: IndicationWatchdog,
+    init(requestTimeout: Duration, clock: any HostClock, maxUndeliveredCommands: Int, logger: Logger,
          emit: @escaping @Sendable (PeripheralEvent) -> Void) {
         self.requestTimeout = requestTimeout
+        self.clock = clock
         self.logger = logger
-        self.indicationWatchdog = indicationWatchdog
+        self.commandBudget = CommandBudget(limit: maxUndeliveredCommands)
         self.emit = emit
     }
 
-    func attach(_ engine: NotificationEngine, multipleNotificationSupport: @escaping @Sendable (UInt16) -> Bool) {
+    func attach(_ engine: NotificationEngine, multipleNotificationSupport: @escaping @Sendable (Link) -> Bool) {
         state.withLock {
             $0.engine = engine
             $0.multipleNotificationSupport = multipleNotificationSupport
         }
     }
 
-    func centralConnected(_ central: Central) {
-        state.withLock {
-            $0.centrals[central.handle] = central
-            $0.security[central.handle] = LinkSecurity.none
+    /// The characteristic behind each value handle of the database served now.
+    func setValueHandles(_ handles: [UInt16: CharacteristicID]) {
+        state.withLock { $0.valueHandles = handles }
+    }
+
+    func characteristic(atValueHandle handle: UInt16) -> CharacteristicID? {
+        state.withLock { $0.valueHandles[handle] }
+    }
+
+    /// Registers the central of a new link; `false` if it was already known.
+    @discardableResult
+    func centralConnected(_ central: Central) -> Bool {
+        state.withLock { state in
+            guard state.centrals[central.link.id] == nil else { return false }
+            state.centrals[central.link.id] = central
+            return true
         }
     }
 
-    func central(_ handle: UInt16) -> Central? { state.withLock { $0.centrals[handle] } }
+    func central(_ link: LinkID) -> Central? { state.withLock { $0.centrals[link] } }
 
-    func setSecurity(_ security: LinkSecurity, on handle: UInt16) {
-        state.withLock { $0.security[handle] = security }
+    func centrals(_ links: [LinkID]) -> [Central] {
+        state.withLock { state in links.compactMap { state.centrals[$0] } }
     }
 
-    /// Fails the central's outstanding requests; the GATT server has dropped the connection anyway.
-    func centralDisconnected(_ handle: UInt16) {
-        subscribers.remove(handle)
-        let abandoned: [Pending] = state.withLock { state in
-            state.centrals.removeValue(forKey: handle)
-            state.security.removeValue(forKey: handle)
-            var result: [Pending] = []
-            for (id, pending) in state.pending {
-                switch pending {
-                case let .read(central, _) where central == handle, let .write(central, _) where central == handle:
-                    state.pending.removeValue(forKey: id)
-                    result.append(pending)
-                default: break
-                }
-            }
-            return result
+    /// Fails the central's outstanding requests; the GATT server has dropped the link anyway.
+    func centralDisconnected(_ link: LinkID) {
+        subscribers.remove(link)
+        let abandoned: [Waiting] = state.withLock { state in
+            state.centrals.removeValue(forKey: link)
+            let ids = state.pending.filter { $0.value.pending.link == link }.keys
+            return ids.compactMap { state.pending.removeValue(forKey: $0) }
         }
-        for pending in abandoned { Self.fail(pending, with: .unlikelyError) }
+        for waiting in abandoned {
+            waiting.deadline?.cancel()
+            Self.fail(waiting.pending, with: .unlikelyError)
+        }
     }
 
     // MARK: Answers from the application
@@ -109,10 +131,10 @@ final class RequestBroker: GATTServerDelegate, Sendable {
     }
 
     private func take(_ id: ATTRequestID) throws(RespondError) -> Pending {
-        let result: Result<Pending, RespondError> = state.withLock { state in
-            if let pending = state.pending.removeValue(forKey: id.value) {
+        let result: Result<Waiting, RespondError> = state.withLock { state in
+            if let waiting = state.pending.removeValue(forKey: id.value) {
                 state.remember(id.value, .answered)
-                return .success(pending)
+                return .success(waiting)
             }
             switch state.finished[id.value] {
             case .answered: return .failure(.alreadyAnswered(id))
@@ -120,7 +142,10 @@ final class RequestBroker: GATTServerDelegate, Sendable {
             case nil: return .failure(.unknownRequest(id))
             }
         }
-        return try result.get()
+        let waiting = try result.get()
+        // Answered: the deadline timer has nothing left to do.
+        waiting.deadline?.cancel()
+        return waiting.pending
     }
 
     private static func fail(_ pending: Pending, with error: ATTErrorCode) {
@@ -131,45 +156,51 @@ final class RequestBroker: GATTServerDelegate, Sendable {
     }
 
     private func expire(_ id: UInt64) {
-        let pending: Pending? = state.withLock { state in
-            guard let pending = state.pending.removeValue(forKey: id) else { return nil }
+        let waiting: Waiting? = state.withLock { state in
+            guard let waiting = state.pending.removeValue(forKey: id) else { return nil }
             state.remember(id, .expired)
-            return pending
+            return waiting
         }
-        guard let pending else { return }
+        guard let waiting else { return }
         logger.error("request #\(id) was not answered within \(requestTimeout); the central gets Unlikely Error")
-        Self.fail(pending, with: .unlikelyError)
+        Self.fail(waiting.pending, with: .unlikelyError)
     }
 
-    private func scheduleDeadline(_ id: UInt64) {
-        let timeout = requestTimeout
-        Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            self?.expire(id)
+    /// Registers a request and its deadline under one lock, so an answer never misses the timer.
+    private func register(_ pending: Pending) -> UInt64 {
+        state.withLock { state in
+            state.nextID += 1
+            let id = state.nextID
+            let deadline = clock.schedule(after: requestTimeout) { [weak self] in self?.expire(id) }
+            state.pending[id] = Waiting(pending: pending, deadline: deadline)
+            return id
         }
     }
 
     // MARK: GATTServerDelegate
 
     func read(_ request: GATTReadRequest) async -> Result<[UInt8], ATTErrorCode> {
-        guard let central = central(request.connection) else { return .failure(.unlikelyError) }
+        guard let central = central(request.link.id) else { return .failure(.unlikelyError) }
         return await withCheckedContinuation { continuation in
-            let id = state.withLock { state -> UInt64 in
-                state.nextID += 1
-                state.pending[state.nextID] = .read(central: request.connection, continuation)
-                return state.nextID
-            }
-            scheduleDeadline(id)
+            let id = register(.read(link: request.link.id, continuation))
             emit(.readRequest(ReadRequest(id: ATTRequestID(value: id), central: central,
                                           characteristic: request.characteristic, descriptor: request.descriptor)))
         }
     }
 
-    func write(_ items: [GATTWriteItem], connection: UInt16, kind: GATTWriteKind) async -> Result<Void, ATTErrorCode> {
-        guard let central = central(connection) else { return .failure(.unlikelyError) }
+    func write(_ items: [GATTWriteItem], link: Link, kind: GATTWriteKind) async -> Result<Void, ATTErrorCode> {
+        guard let central = central(link.id) else { return .failure(.unlikelyError) }
         let requests = items.map { WriteRequest(characteristic: $0.characteristic, descriptor: $0.descriptor, value: $0.value) }
         if kind == .command || kind == .signedCommand {
-            // Nothing goes back on the air; the application is told and owes no answer.
+            // Nothing goes back on the air; the application is told and owes no answer. An
+            // application that does not read its events cannot make commands pile up without bound.
+            guard commandBudget.acquire() else {
+                let dropped = commandBudget.noteDropped()
+                if dropped == 1 || dropped % 100 == 0 {
+                    logger.warning("write commands dropped: \(dropped) so far; the application is not taking its events")
+                }
+                return .success(())
+            }
             let id = state.withLock { state -> UInt64 in
                 state.nextID += 1
                 state.remember(state.nextID, .answered)
@@ -179,48 +210,45 @@ final class RequestBroker: GATTServerDelegate, Sendable {
             return .success(())
         }
         return await withCheckedContinuation { continuation in
-            let id = state.withLock { state -> UInt64 in
-                state.nextID += 1
-                state.pending[state.nextID] = .write(central: connection, continuation)
-                return state.nextID
-            }
-            scheduleDeadline(id)
+            let id = register(.write(link: link.id, continuation))
             emit(.writeRequests(WriteBatch(id: ATTRequestID(value: id), central: central, requests: requests, kind: kind)))
         }
     }
 
-    func subscriptionChanged(connection: UInt16, characteristic: CharacteristicID, configuration: ClientConfiguration) {
-        subscribers.update(connection, characteristic: characteristic, configuration: configuration)
-        // Clients declare Client Supported Features before subscribing (robust caching does it first
-        // thing), so the flag is taken here rather than on every update; a client that declares it
-        // later gets single notifications until its next CCCD write, which is always valid.
+    func subscriptionChanged(link: Link, characteristic: CharacteristicID, configuration: ClientConfiguration) {
+        subscribers.update(link.id, characteristic: characteristic, configuration: configuration)
         let (engine, supports) = state.withLock { ($0.engine, $0.multipleNotificationSupport) }
-        if let engine, let supports {
-            engine.setMultipleHandleValueNotifications(supports(connection), on: connection)
+        if let engine {
+            // Clients declare Client Supported Features before subscribing (robust caching does it
+            // first thing), so the flag is taken here rather than on every update; a client that
+            // declares it later gets single notifications until its next CCCD write, which is valid.
+            if let supports { engine.setMultipleHandleValueNotifications(supports(link), on: link.id) }
+            // Values queued under a mode the client just turned off are not wanted any more.
+            if let handle = subscribers.targets(of: characteristic)?.valueHandle, handle != 0 {
+                engine.purge(characteristic: handle, on: link.id,
+                             notifications: !configuration.contains(.notifications),
+                             indications: !configuration.contains(.indications))
+            }
         }
-        guard let central = central(connection) else { return }
+        guard let central = central(link.id) else { return }
         emit(configuration.isEmpty ? .unsubscribed(central, characteristic) : .subscribed(central, characteristic))
     }
 
-    func security(of connection: UInt16) -> LinkSecurity {
-        state.withLock { $0.security[connection] ?? LinkSecurity.none }
+    func indicationConfirmed(link: Link) -> UInt16? {
+        let engine = state.withLock { $0.engine }
+        guard let confirmed = engine?.confirmationReceived(on: link.id) else {
+            logger.warning("\(link.id): confirmation without an outstanding indication")
+            return nil
+        }
+        return confirmed
     }
 
-    func indicationConfirmed(connection: UInt16) {
+    func mtuChanged(link: Link, mtu: Int) {
         let engine = state.withLock { $0.engine }
-        if engine?.confirmationReceived(on: connection) == true {
-            indicationWatchdog.confirmed(on: connection)
-        } else {
-            logger.warning("connection 0x\(String(connection, radix: 16)): confirmation without an outstanding indication")
+        do { try engine?.updateMTU(mtu, on: link.id) } catch {
+            logger.warning("\(link.id): \(error)")
         }
-    }
-
-    func mtuChanged(connection: UInt16, mtu: Int) {
-        let engine = state.withLock { $0.engine }
-        do { try engine?.updateMTU(mtu, on: connection) } catch {
-            logger.warning("connection 0x\(String(connection, radix: 16)): \(error)")
-        }
-        if let central = central(connection) { emit(.mtuChanged(central, mtu: mtu)) }
+        if let central = central(link.id) { emit(.mtuChanged(central, mtu: mtu)) }
     }
 }
 
@@ -232,4 +260,40 @@ extension RequestBroker.State {
             finished.removeValue(forKey: finishedOrder.removeFirst())
         }
     }
+}
+
+/// Bounds the write commands waiting in the application's event stream: taken when one is handed
+/// over, returned when the application takes the event.
+final class CommandBudget: Sendable {
+    private struct State {
+        var inFlight = 0
+        var dropped = 0
+    }
+
+    private let state = Mutex(State())
+    let limit: Int
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    func acquire() -> Bool {
+        state.withLock { state in
+            guard state.inFlight < limit else { return false }
+            state.inFlight += 1
+            return true
+        }
+    }
+
+    func release() {
+        state.withLock { $0.inFlight = max(0, $0.inFlight - 1) }
+    }
+
+    /// Counts a dropped command; returns the total so far.
+    func noteDropped() -> Int {
+        state.withLock { state in
+            state.dropped += 1
+            return state.dropped
+        }
+    }
+
+    var dropped: Int { state.withLock { $0.dropped } }
 }

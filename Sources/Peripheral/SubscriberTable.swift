@@ -1,17 +1,17 @@
 import GATT
+import GATTNotify
+import HCI
 import Synchronization
 
-import GATTNotify
-
 /// Everything `updateValue` needs about a characteristic, found with one lookup: its value handle,
-/// its update policy and who is subscribed, kept up to date from CCCD writes and disconnections so
-/// the hot path reads ready-made target lists (no allocation, one hash of the identifier).
+/// its update policy and which links are subscribed, kept up to date from CCCD writes and link
+/// closures so the hot path reads ready-made target lists (no allocation, one hash of the identifier).
 final class SubscriberTable: Sendable {
     struct Targets: Sendable {
         var valueHandle: UInt16 = 0
         var policy: UpdatePolicy = .latestValue
-        var notify: [UInt16] = []
-        var indicate: [UInt16] = []
+        var notify: [LinkID] = []
+        var indicate: [LinkID] = []
     }
 
     private let table = Mutex<[CharacteristicID: Targets]>([:])
@@ -42,25 +42,25 @@ final class SubscriberTable: Sendable {
     }
 
     /// Indications win when a client enabled both, as a central asking for both wants confirmation.
-    func update(_ connection: UInt16, characteristic: CharacteristicID, configuration: ClientConfiguration) {
+    func update(_ link: LinkID, characteristic: CharacteristicID, configuration: ClientConfiguration) {
         table.withLock { table in
             var targets = table[characteristic] ?? Targets()
-            targets.notify.removeAll { $0 == connection }
-            targets.indicate.removeAll { $0 == connection }
+            targets.notify.removeAll { $0 == link }
+            targets.indicate.removeAll { $0 == link }
             if configuration.contains(.indications) {
-                targets.indicate.append(connection)
+                targets.indicate.append(link)
             } else if configuration.contains(.notifications) {
-                targets.notify.append(connection)
+                targets.notify.append(link)
             }
             table[characteristic] = targets
         }
     }
 
-    func remove(_ connection: UInt16) {
+    func remove(_ link: LinkID) {
         table.withLock { table in
             for key in Array(table.keys) {
-                table[key]?.notify.removeAll { $0 == connection }
-                table[key]?.indicate.removeAll { $0 == connection }
+                table[key]?.notify.removeAll { $0 == link }
+                table[key]?.indicate.removeAll { $0 == link }
             }
         }
     }

@@ -4,6 +4,46 @@ import L2CAP
 import Synchronization
 import VirtualController
 
+/// Values collected as they arrive, with a barrier: `wait(for:)` returns once enough arrived.
+final class Collected<Element: Sendable>: Sendable {
+    private struct State {
+        var items: [Element] = []
+        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+    private let state = Mutex(State())
+
+    func append(_ item: Element) {
+        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.items.append(item)
+            let count = state.items.count
+            var woken: [CheckedContinuation<Void, Never>] = []
+            state.waiters.removeAll { waiter in
+                guard waiter.count <= count else { return false }
+                woken.append(waiter.continuation)
+                return true
+            }
+            return woken
+        }
+        woken.forEach { $0.resume() }
+    }
+
+    func withLock<R>(_ body: ([Element]) -> R) -> R { state.withLock { body($0.items) } }
+
+    var all: [Element] { state.withLock { $0.items } }
+
+    /// Returns once at least `count` items arrived.
+    func wait(for count: Int) async {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Bool in
+                if state.items.count >= count { return true }
+                state.waiters.append((count, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+}
+
 /// A raw ATT client on a scripted central: sends requests and separates responses from
 /// notifications and indications (which it confirms, like a real client).
 final class ATTTestClient: Sendable {
@@ -14,10 +54,10 @@ final class ATTTestClient: Sendable {
         var nextWaiter = 0
     }
     private let inbox = Mutex(Inbox())
-    let notifications = Mutex<[(handle: UInt16, value: [UInt8])]>([])
-    let indications = Mutex<[(handle: UInt16, value: [UInt8])]>([])
+    let notifications = Collected<(handle: UInt16, value: [UInt8])>()
+    let indications = Collected<(handle: UInt16, value: [UInt8])>()
     /// The tuples of each Multiple Handle Value Notification, in arrival order.
-    let multipleNotifications = Mutex<[[ATTHandleValue]]>([])
+    let multipleNotifications = Collected<[ATTHandleValue]>()
     let confirmIndications: Mutex<Bool>
     private let reader: Mutex<Task<Void, Never>?> = Mutex(nil)
 
@@ -30,12 +70,12 @@ final class ATTTestClient: Sendable {
                       let att = try? ATTPDU.decode(frame.payload) else { continue }
                 switch att {
                 case let .handleValueNotification(handle, value):
-                    self?.notifications.withLock { $0.append((handle, value)) }
+                    self?.notifications.append((handle, value))
                 case let .multipleHandleValueNotification(tuples):
-                    self?.multipleNotifications.withLock { $0.append(tuples) }
+                    self?.multipleNotifications.append(tuples)
                 case let .handleValueIndication(handle, value):
-                    self?.indications.withLock { $0.append((handle, value)) }
                     if self?.confirmIndications.withLock({ $0 }) == true { self?.send(.handleValueConfirmation) }
+                    self?.indications.append((handle, value))
                 default:
                     self?.deliver(att)
                 }
@@ -66,7 +106,8 @@ final class ATTTestClient: Sendable {
         waiter?.resume(returning: pdu)
     }
 
-    /// The next response, or `nil` after `timeout`.
+    /// The next response, or `nil` after `timeout` (a safety limit, so a missing answer fails the
+    /// test instead of hanging it).
     func nextResponse(timeout: Duration = .seconds(3)) async -> ATTPDU? {
         await withCheckedContinuation { continuation in
             let id: Int? = inbox.withLock { inbox in

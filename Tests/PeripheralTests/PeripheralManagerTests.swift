@@ -13,11 +13,34 @@ enum TestIDs {
     static let indicating = CharacteristicID("test.indicating")
     static let echo = CharacteristicID("test.echo")
     static let notifyingToo = CharacteristicID("test.notifying-too")
+    static let secret = CharacteristicID("test.secret")
+    static let both = CharacteristicID("test.notify-or-indicate")
     static let service = BluetoothUUID("0000FEE0-1234-5678-9ABC-DEF012345678")!
+    static let extraService = BluetoothUUID("0000FEF0-1234-5678-9ABC-DEF012345678")!
+
+    /// A value that needs an encrypted link, and one a central may take as notifications or indications.
+    static let extra = GATTService(uuid: extraService, characteristics: [
+        GATTCharacteristic(id: secret, uuid: BluetoothUUID("0000FEF1-1234-5678-9ABC-DEF012345678")!, properties: [.read],
+                           permissions: [.readable, .readEncryptionRequired], value: .static([0x5E])),
+        GATTCharacteristic(id: both, uuid: BluetoothUUID("0000FEF2-1234-5678-9ABC-DEF012345678")!, properties: [.notify, .indicate],
+                           permissions: []),
+    ])
 }
 
+/// Every peripheral event, with a barrier on the n-th one of a kind.
 final class EventRecorder: Sendable {
-    let events = Mutex<[PeripheralEvent]>([])
+    let events = Collected<PeripheralEvent>()
+
+    func count(where predicate: (PeripheralEvent) -> Bool) -> Int { events.withLock { $0.filter(predicate).count } }
+
+    /// Returns once `count` events matching `predicate` arrived.
+    func wait(for count: Int = 1, where predicate: @escaping @Sendable (PeripheralEvent) -> Bool) async {
+        var seen = events.all.count
+        while self.count(where: predicate) < count {
+            seen += 1
+            await events.wait(for: seen)
+        }
+    }
 }
 
 /// A published peripheral on a virtual radio, with an application that answers echo requests.
@@ -27,10 +50,11 @@ struct PeripheralFixture {
     let manager: PeripheralManager
     let address = BluetoothAddress("C5:00:00:00:00:01")!
     let recorder = EventRecorder()
-    let answerRequests: Bool
+    let clock: any HostClock
 
     init(completion: VirtualController.CompletionPolicy = .immediate, bufferCount: UInt8 = 8, requestTimeout: Duration = .seconds(10),
-         maxConnections: Int = 2, answerRequests: Bool = true, queueEntries: Int = 8) async throws {
+         maxConnections: Int = 2, answerRequests: Bool = true, queueEntries: Int = 8, clock: any HostClock = ManualClock(),
+         readEvents: Bool = true, extraService: Bool = false, configure: (inout PeripheralManager.Configuration) -> Void = { _ in }) async throws {
         controller = radio.makeController(configuration: .init(address: BluetoothAddress("00:1B:DC:00:00:02")!, aclBufferSize: 251,
                                                                aclBufferCount: bufferCount, completionPolicy: completion))
         var configuration = PeripheralManager.Configuration(deviceName: "test-peripheral")
@@ -38,41 +62,53 @@ struct PeripheralFixture {
         configuration.maxConnections = maxConnections
         configuration.requestTimeout = requestTimeout
         configuration.queueLimits = try QueueLimits(maximumEntries: queueEntries, maximumBytes: 4096)
+        configuration.clock = clock
+        configure(&configuration)
+        self.clock = clock
         manager = PeripheralManager(transport: controller, configuration: configuration)
-        self.answerRequests = answerRequests
         try await manager.start()
         try await manager.add(GATTService(uuid: TestIDs.service, characteristics: [
             GATTCharacteristic(id: TestIDs.notifying, uuid: BluetoothUUID("0000FEE1-1234-5678-9ABC-DEF012345678")!, properties: [.notify], permissions: []),
             GATTCharacteristic(id: TestIDs.indicating, uuid: BluetoothUUID("0000FEE2-1234-5678-9ABC-DEF012345678")!, properties: [.indicate], permissions: []),
-            GATTCharacteristic(id: TestIDs.echo, uuid: BluetoothUUID("0000FEE3-1234-5678-9ABC-DEF012345678")!, properties: [.read, .write],
+            GATTCharacteristic(id: TestIDs.echo, uuid: BluetoothUUID("0000FEE3-1234-5678-9ABC-DEF012345678")!, properties: [.read, .write, .writeWithoutResponse],
                                permissions: [.readable, .writeable]),
             GATTCharacteristic(id: TestIDs.notifyingToo, uuid: BluetoothUUID("0000FEE4-1234-5678-9ABC-DEF012345678")!, properties: [.notify], permissions: []),
         ]))
+        if extraService { try await manager.add(TestIDs.extra) }
         try await manager.publish()
         try await manager.startAdvertising(localName: "test", serviceUUIDs: [TestIDs.service])
+        guard readEvents else { return }
         let manager = manager, recorder = recorder, answer = answerRequests
         Task {
             let echo = Mutex<[UInt8]>([0x01])
             for await event in manager.events {
-                recorder.events.withLock { $0.append(event) }
-                guard answer else { continue }
-                switch event {
-                case let .readRequest(request): try? manager.respond(to: request, with: .success(echo.withLock { $0 }))
-                case let .writeRequests(batch):
-                    for request in batch.requests { echo.withLock { $0 = request.value } }
-                    try? manager.respond(to: batch, with: .success(()))
-                default: break
+                if answer {
+                    switch event {
+                    case let .readRequest(request): try? manager.respond(to: request, with: .success(echo.withLock { $0 }))
+                    case let .writeRequests(batch):
+                        for request in batch.requests { echo.withLock { $0 = request.value } }
+                        try? manager.respond(to: batch, with: .success(()))
+                    default: break
+                    }
                 }
+                recorder.events.append(event)
             }
         }
     }
 
     var database: AttributeDatabase { get async { await manager.database! } }
 
+    func central(_ last: UInt8) -> VirtualCentral {
+        radio.makeCentral(address: DeviceAddress(BluetoothAddress(littleEndian: [last, 0, 0, 0, 0, 0xC2]), type: .randomDevice))
+    }
+
+    /// Connects a central; returns once the peripheral registered the link (its GATT server serves it).
     func connect(_ last: UInt8, confirmIndications: Bool = true) async throws -> ATTTestClient {
-        let central = radio.makeCentral(address: DeviceAddress(BluetoothAddress(littleEndian: [last, 0, 0, 0, 0, 0xC2]), type: .randomDevice))
-        let link = try await central.connect(to: DeviceAddress(address, type: .randomDevice))
-        return ATTTestClient(link: link, confirmIndications: confirmIndications)
+        let link = try await central(last).connect(to: DeviceAddress(address, type: .randomDevice))
+        let client = ATTTestClient(link: link, confirmIndications: confirmIndications)
+        // A round trip: the link is up on the peripheral's side once it answers.
+        _ = await client.request(.readByGroupTypeRequest(startHandle: 0x0001, endHandle: 0xFFFF, groupType: GATTUUID.primaryService))
+        return client
     }
 
     func subscribe(_ client: ATTTestClient, to id: CharacteristicID, value: UInt16) async throws {
@@ -81,7 +117,17 @@ struct PeripheralFixture {
         #expect(response == .writeResponse)
     }
 
-    func count(where predicate: (PeripheralEvent) -> Bool) -> Int { recorder.events.withLock { $0.filter(predicate).count } }
+    /// A request-response round trip on `client`'s link: every PDU queued for it before this call
+    /// has reached the client once it returns.
+    func roundTrip(_ client: ATTTestClient) async {
+        _ = await client.request(.readByGroupTypeRequest(startHandle: 0x0001, endHandle: 0xFFFF, groupType: GATTUUID.primaryService))
+    }
+
+    func central(of client: ATTTestClient) -> Central? {
+        manager.host.links.link(handle: client.link.peripheralHandle).map(Central.init(link:))
+    }
+
+    func count(where predicate: (PeripheralEvent) -> Bool) -> Int { recorder.count(where: predicate) }
 }
 
 @Suite struct PeripheralManagerTests {
@@ -96,26 +142,45 @@ struct PeripheralFixture {
         try await fixture.subscribe(client, to: TestIDs.notifying, value: 0x0001)
         let handle = try #require(await fixture.database.valueHandle(for: TestIDs.notifying))
         #expect(fixture.manager.updateValue([1, 2, 3], for: TestIDs.notifying))
-        try await Task.sleep(for: .milliseconds(100))
+        await client.notifications.wait(for: 1)
         #expect(client.notifications.withLock { $0.map(\.value) } == [[1, 2, 3]])
         #expect(client.notifications.withLock { $0.map(\.handle) } == [handle])
-        #expect(fixture.count { if case .subscribed = $0 { return true } else { return false } } == 1)
+        await fixture.recorder.wait { if case .subscribed = $0 { return true } else { return false } }
         // Values longer than MTU−3 are truncated in the notification (MTU 185 here).
         #expect(fixture.manager.updateValue([UInt8](repeating: 7, count: 300), for: TestIDs.notifying))
-        try await Task.sleep(for: .milliseconds(100))
+        await client.notifications.wait(for: 2)
         #expect(client.notifications.withLock { $0.last?.value.count } == 182)
         await fixture.manager.shutdown()
     }
 
-    @Test func unansweredRequestsFailAfterTheDeadlineAndSecondAnswersAreReported() async throws {
-        let fixture = try await PeripheralFixture(requestTimeout: .milliseconds(200), answerRequests: false)
+    @Test func unansweredRequestsFailAtTheDeadlineInVirtualTime() async throws {
+        let clock = ManualClock()
+        // Under the 2 s command timeout, so moving the clock can never time out an HCI command in flight.
+        let fixture = try await PeripheralFixture(requestTimeout: .seconds(1), answerRequests: false, clock: clock)
         let client = try await fixture.connect(1)
         let echo = try #require(await fixture.database.valueHandle(for: TestIDs.echo))
-        #expect(await client.request(.readRequest(handle: echo)) == .errorResponse(requestOpcode: .readRequest, handle: echo, error: .unlikelyError))
+        client.send(.readRequest(handle: echo))
+        await fixture.recorder.wait { if case .readRequest = $0 { return true } else { return false } }
         let request = try #require(fixture.recorder.events.withLock { events in
             events.compactMap { if case let .readRequest(request) = $0 { return request } else { return nil } }.first
         })
+        clock.advance(by: .milliseconds(999))
+        #expect(fixture.count { if case .readRequest = $0 { return true } else { return false } } == 1)
+        clock.advance(by: .milliseconds(1))
+        #expect(await client.nextResponse() == .errorResponse(requestOpcode: .readRequest, handle: echo, error: .unlikelyError))
         #expect(throws: RespondError.expired(request.id)) { try fixture.manager.respond(to: request, with: .success([1])) }
+        await fixture.manager.shutdown()
+    }
+
+    @Test func answeredRequestsLeaveNoDeadlineTimersBehind() async throws {
+        let clock = ManualClock()
+        let fixture = try await PeripheralFixture(clock: clock)
+        let client = try await fixture.connect(1)
+        let echo = try #require(await fixture.database.valueHandle(for: TestIDs.echo))
+        let timersBefore = clock.pendingTimers
+        for _ in 0..<20 { #expect(await client.request(.readRequest(handle: echo)) == .readResponse(value: [0x01])) }
+        // Twenty deadlines were armed and answered; unrelated timers (command timeouts) only go away.
+        #expect(clock.pendingTimers <= timersBefore)
         await fixture.manager.shutdown()
     }
 
@@ -136,23 +201,19 @@ struct PeripheralFixture {
             if fixture.manager.updateValue([UInt8(index)], for: TestIDs.indicating) { accepted.append(UInt8(index)) } else { break }
         }
         #expect(accepted.count < 50)
-        // Release credits until everything drains; the ready event follows.
-        let controller = fixture.controller
-        let releaser = Task {
-            while !Task.isCancelled {
-                controller.completeAllPackets()
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-        }
-        defer { releaser.cancel() }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while client.indications.withLock({ $0.count }) < accepted.count, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+        // Release credits as each indication arrives (its arrival is the barrier for the next release).
+        fixture.controller.completeAllPackets()
+        for received in 1...accepted.count {
+            await client.indications.wait(for: received)
+            fixture.controller.completeAllPackets()
         }
         #expect(client.indications.withLock { $0.map(\.value) } == accepted.map { [$0] })
-        #expect(fixture.count { if case .readyToUpdateSubscribers = $0 { return true } else { return false } } >= 1)
+        await fixture.recorder.wait { if case .readyToUpdateSubscribers = $0 { return true } else { return false } }
         // The notification delivered last is the latest value.
-        #expect(client.notifications.withLock { $0.last?.value } == [UInt8(9_999 & 0xFF), UInt8(9_999 >> 8)])
+        while client.notifications.withLock({ $0.last?.value }) != [UInt8(9_999 & 0xFF), UInt8(9_999 >> 8)] {
+            fixture.controller.completeAllPackets()
+            await client.notifications.wait(for: client.notifications.all.count + 1)
+        }
         #expect(fixture.controller.creditViolations == 0)
         await fixture.manager.shutdown()
     }
@@ -165,31 +226,15 @@ struct PeripheralFixture {
         try await fixture.subscribe(healthy, to: TestIDs.notifying, value: 0x0001)
         let healthyHandle = healthy.link.peripheralHandle
         let controller = fixture.controller
-        // Only the healthy central's packets are acknowledged by "its" radio link.
-        let releaser = Task {
-            while !Task.isCancelled {
-                controller.completePackets(handle: healthyHandle, count: controller.packetsInBuffer[healthyHandle] ?? 0)
-                try? await Task.sleep(for: .milliseconds(1))
-            }
-        }
-        defer { releaser.cancel() }
-        let started = ContinuousClock.now
+        // Only the healthy central's packets are acknowledged; each one it receives is the barrier
+        // for the next update, so it gets every value while its neighbour holds its credits.
         for index in 0..<200 {
             #expect(fixture.manager.updateValue([UInt8(index)], for: TestIDs.notifying))
-            try await Task.sleep(for: .milliseconds(2))
+            controller.completePackets(handle: healthyHandle, count: controller.packetsInBuffer[healthyHandle] ?? 0)
+            await healthy.notifications.wait(for: index + 1)
         }
-        try await Task.sleep(for: .milliseconds(100))
-        let elapsed = ContinuousClock.now - started
-        let toHealthy = healthy.notifications.withLock { $0.count }
-        let toStalled = stalled.notifications.withLock { $0.count }
-        print("in \(elapsed): healthy central got \(toHealthy) of 200 notifications, stalled central \(toStalled)")
-        // The stalled central holds at most its share of credits; the healthy one keeps receiving,
-        // and always ends on the latest value.
-        #expect(toStalled <= 3)
-        // Coalescing means the count depends on scheduling; being served at all and ending on the
-        // latest value is what a stalled neighbour must not prevent.
-        #expect(toHealthy >= 20)
-        #expect(healthy.notifications.withLock { $0.last?.value } == [199])
+        #expect(stalled.notifications.withLock { $0.count } <= 3)
+        #expect(healthy.notifications.withLock { $0.map(\.value) } == (0..<200).map { [UInt8($0)] })
         await fixture.manager.shutdown()
     }
 
@@ -204,8 +249,8 @@ struct PeripheralFixture {
         try await fixture.subscribe(client, to: TestIDs.notifyingToo, value: 0x0001)
         let first = try #require(database.valueHandle(for: TestIDs.notifying))
         let second = try #require(database.valueHandle(for: TestIDs.notifyingToo))
-        let connection = client.link.peripheralHandle
-        let queued = { fixture.manager.statistics()?.connections[connection]?.queuedEntries ?? 0 }
+        let central = try #require(fixture.central(of: client))
+        let queued = { fixture.manager.statistics()?.connections[central.link.id]?.queuedEntries ?? 0 }
 
         // Credits are withheld: fill the controller's buffers and the ACL queue until the engine holds a value.
         var fillers: UInt8 = 0
@@ -218,19 +263,9 @@ struct PeripheralFixture {
         #expect(fixture.manager.updateValue([0xB1], for: TestIDs.notifyingToo))
         #expect(queued() == 2)
 
-        let controller = fixture.controller
-        let releaser = Task {
-            while !Task.isCancelled {
-                controller.completeAllPackets()
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-        }
-        defer { releaser.cancel() }
-        let deadline = ContinuousClock.now + .seconds(5)
-        while client.multipleNotifications.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        try await Task.sleep(for: .milliseconds(50))
+        // Returning the credits lets the ACL queue's filler go, then the two queued values as one PDU.
+        fixture.controller.completeAllPackets()
+        await client.multipleNotifications.wait(for: 1)
         // One 0x23 PDU with both latest values; the fillers sent while only one value was ready went
         // as plain notifications, and the one the engine held was replaced by the newer value.
         #expect(client.multipleNotifications.withLock { $0 } == [[
@@ -239,7 +274,7 @@ struct PeripheralFixture {
         ]])
         #expect(client.notifications.withLock { $0.map(\.value) } == (0..<(fillers - 1)).map { [$0] })
         #expect(client.notifications.withLock { $0.allSatisfy { $0.handle == first } })
-        let counters = try #require(fixture.manager.statistics()?.connections[connection]?.counters)
+        let counters = try #require(fixture.manager.statistics()?.connections[central.link.id]?.counters)
         #expect(counters.multipleNotificationPDUs == 1 && counters.multipleNotificationValues == 2)
         #expect(counters.sent == Int(fillers) - 1 + 2)
         #expect(fixture.controller.creditViolations == 0)

@@ -14,13 +14,10 @@ import Testing
                            value: .static([0x34, 0x08])),
     ])
 
-    /// Waits until `client` has received `count` indications (or a deadline passes).
+    /// Waits until `client` has received `count` indications.
     func indications(_ client: ATTTestClient, count: Int) async throws -> [(handle: UInt16, value: [UInt8])] {
-        let deadline = ContinuousClock.now + .seconds(3)
-        while client.indications.withLock({ $0.count }) < count, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return client.indications.withLock { $0 }
+        await client.indications.wait(for: count)
+        return client.indications.all
     }
 
     /// Primary services as a client discovers them: Read By Group Type until Attribute Not Found.
@@ -70,13 +67,9 @@ import Testing
         #expect(services.map(\.handle) == [0x01, 0x08, 0x10, 0x1C])
         #expect(services.last == ATTGroupData(handle: 0x1C, endGroupHandle: 0x1E, value: [0x1A, 0x18]))
         #expect(await subscribed.request(.readRequest(handle: 0x1E)) == .readResponse(value: [0x34, 0x08]))
-        // The indication was confirmed (the test client confirms like a real one).
-        let connection = subscribed.link.peripheralHandle
-        let confirmedDeadline = ContinuousClock.now + .seconds(3)
-        while fixture.manager.statistics()?.connections[connection]?.counters.confirmed != 1, ContinuousClock.now < confirmedDeadline {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(fixture.manager.statistics()?.connections[connection]?.counters.confirmed == 1)
+        // The indication was confirmed (the test client confirms like a real one, before the reads above).
+        let central = try #require(fixture.central(of: subscribed))
+        #expect(fixture.manager.statistics()?.connections[central.link.id]?.counters.confirmed == 1)
 
         try await fixture.manager.remove(serviceUUID: Self.environmental)
 
@@ -88,10 +81,10 @@ import Testing
             == .errorResponse(requestOpcode: .readRequest, handle: 0x1E, error: .invalidHandle))
 
         // The central that never enabled Service Changed was told nothing, and its subscription survived.
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(other.indications.withLock { $0.isEmpty })
+        await fixture.roundTrip(other)
+        #expect(other.indications.all.isEmpty)
         #expect(fixture.manager.updateValue([0x07], for: TestIDs.notifying))
-        try await Task.sleep(for: .milliseconds(100))
+        await other.notifications.wait(for: 1)
         #expect(other.notifications.withLock { $0.map(\.value) } == [[0x07]])
         await fixture.manager.shutdown()
     }
@@ -114,8 +107,7 @@ import Testing
         #expect(database.valueHandle(for: Self.temperature) == 0x12)
         #expect(!fixture.manager.updateValue([0x01], for: TestIDs.notifying))
         #expect(await client.request(.readRequest(handle: 0x12)) == .readResponse(value: [0x34, 0x08]))
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(client.notifications.withLock { $0.isEmpty })
+        #expect(client.notifications.all.isEmpty)
         // Service Changed stays enabled: the built-in GATT service did not change.
         #expect(await client.request(.readRequest(handle: 0x0B)) == .readResponse(value: [0x02, 0x00]))
         await fixture.manager.shutdown()
@@ -125,9 +117,10 @@ import Testing
         let fixture = try await PeripheralFixture()
         let client = try await fixture.connect(1)
         try await fixture.manager.add(Self.environmentalService)
-        try await Task.sleep(for: .milliseconds(150))
-        #expect(client.indications.withLock { $0.isEmpty })
-        #expect(fixture.manager.statistics()?.connections[client.link.peripheralHandle]?.counters.enqueued == 0)
+        await fixture.roundTrip(client)
+        #expect(client.indications.all.isEmpty)
+        let central = try #require(fixture.central(of: client))
+        #expect(fixture.manager.statistics()?.connections[central.link.id]?.counters.enqueued == 0)
         #expect(try await discoverServices(client).map(\.handle) == [0x01, 0x08, 0x10, 0x1C])
         await fixture.manager.shutdown()
     }
