@@ -22,7 +22,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
     ],
     targets: [
-        .target(name: "BLECore"),
+        // timerfd for the host's monotonic timer thread (Glibc does not expose it).
+        .target(name: "CMonotonicTimer"),
+        .target(name: "BLECore", dependencies: ["CMonotonicTimer"]),
         .target(name: "HCI", dependencies: [
             "BLECore",
             .product(name: "Logging", package: "swift-log"),
@@ -54,7 +56,7 @@ let package = Package(
         ]),
         .target(name: "GATTNotify", dependencies: ["BLECore", "HCI"]),
         .target(name: "GATTServer", dependencies: [
-            "BLECore", "ATT", "GATT",
+            "BLECore", "HCI", "ATT", "GATT",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "ProfileCommands", dependencies: [
@@ -73,7 +75,7 @@ let package = Package(
         ]),
         // The CoreBluetooth-shaped peripheral facade over GAP, L2CAP, the GATT server and the notification engine.
         .target(name: "Peripheral", dependencies: [
-            "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTNotify",
+            "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTNotify",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "BLESensorDaemon", dependencies: [
@@ -95,21 +97,23 @@ let package = Package(
         // Release-build benchmark of the notification hot path; MallocCounter counts heap allocations
         // by defining malloc & co. in this executable only.
         .target(name: "MallocCounter", path: "Benchmarks/MallocCounter"),
-        .executableTarget(name: "notify-bench", dependencies: ["GATTNotify", "MallocCounter"], path: "Benchmarks/notify-bench"),
-        .executableTarget(name: "peripheral-bench", dependencies: ["Peripheral", "MallocCounter"], path: "Benchmarks/peripheral-bench"),
+        .executableTarget(name: "notify-bench", dependencies: ["BLECore", "HCI", "GATTNotify", "MallocCounter"], path: "Benchmarks/notify-bench"),
+        // Whole-process CPU per tick of a 2000 Hz timer: Task.sleep, Dispatch source, SystemClock.
+        .executableTarget(name: "timer-bench", dependencies: ["BLECore"], path: "Benchmarks/timer-bench"),
+        .executableTarget(name: "peripheral-bench", dependencies: ["BLECore", "HCI", "GATT", "Peripheral", "MallocCounter"], path: "Benchmarks/peripheral-bench"),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "HCITests", dependencies: ["HCI"]),
         .testTarget(name: "HCIHostTests", dependencies: ["HCI"]),
-        .testTarget(name: "HCITransportsTests", dependencies: ["HCITransports"]),
+        .testTarget(name: "HCITransportsTests", dependencies: ["BLECore", "HCI", "HCITransports"]),
         .testTarget(name: "VirtualControllerTests", dependencies: ["VirtualController"]),
         .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
         .testTarget(name: "GAPTests", dependencies: ["GAP", "VirtualController"]),
         .testTarget(name: "BLESensorDaemonTests", dependencies: ["BLESensorDaemon"]),
         .testTarget(name: "ATTTests", dependencies: ["ATT"]),
-        .testTarget(name: "GATTNotifyTests", dependencies: ["GATTNotify", "HCI"]),
+        .testTarget(name: "GATTNotifyTests", dependencies: ["BLECore", "GATTNotify", "HCI"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "GATTTests", dependencies: ["GATT"]),
-        .testTarget(name: "GATTServerTests", dependencies: ["GATTServer"]),
+        .testTarget(name: "GATTServerTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer"]),
         .testTarget(name: "PeripheralTests", dependencies: ["Peripheral", "VirtualController", "L2CAP"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]

@@ -8,7 +8,9 @@
 // (1e6 / centrals updates), median of 7 rounds, reported per notification per central. Heap
 // allocations come from MallocCounter, which defines malloc & co. in this executable (see
 // Benchmarks/MallocCounter/MallocCounter.c), counted over a separate untimed run.
+import BLECore
 import GATTNotify
+import HCI
 import MallocCounter
 import Synchronization
 
@@ -16,7 +18,7 @@ final class CountingSink: NotificationSink {
     let bytes = Atomic<Int>(0)
     let pdus = Atomic<Int>(0)
 
-    func trySend(_ l2capPDU: [UInt8], on connection: UInt16) -> Bool {
+    func trySend(_ l2capPDU: [UInt8], on link: Link) -> Bool {
         bytes.add(l2capPDU.count, ordering: .relaxed)
         pdus.add(1, ordering: .relaxed)
         return true
@@ -48,8 +50,15 @@ func nanoseconds(_ duration: Duration) -> Double {
 func measure(valueLength: Int, centrals: Int, notificationsPerRound: Int = 1_000_000, rounds: Int = 7) throws -> Result {
     let sink = CountingSink()
     let engine = NotificationEngine(sink: sink)
-    let targets = (1...centrals).map { UInt16($0) }
-    for handle in targets { try engine.addConnection(handle, mtu: 247) }
+    let links = (1...centrals).map { handle in
+        Link(handle: UInt16(handle), role: .peripheral, peer: DeviceAddress(.zero, type: .randomDevice),
+             parameters: Link.Parameters(interval: 6, latency: 0, supervisionTimeout: 100))
+    }
+    for link in links {
+        link.setMTU(247)
+        try engine.addLink(link)
+    }
+    let targets = links.map(\.id)
     let value = (0..<valueLength).map { UInt8(truncatingIfNeeded: $0) }
     let updates = notificationsPerRound / centrals
     let characteristic: UInt16 = 0x002A

@@ -51,13 +51,13 @@ func allSubscribed(_ manager: PeripheralManager, _ centrals: Int) -> Bool {
 func measure(valueLength: Int, centrals: Int) async throws -> (ns: Double, allocations: Double, delivered: Bool) {
     let (manager, controller) = try await makePeripheral(centrals: centrals)
     let value = (0..<valueLength).map { UInt8(truncatingIfNeeded: $0) }
-    let handles = (1...UInt16(centrals)).map { $0 }
+    let links = manager.host.links.openLinks
     // Credits per round: the controller holds 255 packets; one per central per update.
     let updatesPerRound = 240 / centrals
     func returnCredits() {
-        for handle in handles {
-            let inFlight = manager.host.acl.packetsInFlight(on: handle)
-            if inFlight > 0 { manager.host.acl.completePackets([.init(handle: handle, completed: UInt16(inFlight))]) }
+        for link in links {
+            let inFlight = manager.host.acl.packetsInFlight(on: link)
+            if inFlight > 0 { manager.host.acl.completePackets([.init(handle: link.handle, completed: UInt16(inFlight))]) }
         }
     }
     for _ in 0..<20 {   // warm-up

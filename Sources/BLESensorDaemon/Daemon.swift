@@ -70,7 +70,7 @@ public struct Daemon: Sendable {
                 addressPolicy: addressPolicy, maxConnections: configuration.maxConnections,
                 advertisingInterval: configuration.advertisingInterval), logger: logger)
             let channels = L2CAPFixedChannels(acl: host.acl, logger: logger)
-            await gap.setDataHandler { connection, pdu in channels.receive(pdu, on: connection) }
+            channels.attach(to: host.links)
             do {
                 try await gap.start()
                 try await gap.startAdvertising(AdvertisingContent(localName: configuration.localName, serviceUUIDs: configuration.serviceUUIDs))
@@ -86,7 +86,7 @@ public struct Daemon: Sendable {
                 let central = DemoCentral(radio: radio, peripheralName: configuration.localName, logger: logger)
                 demo = Task { await central.run() }
             }
-            let outcome = await waitForOutcome(gap: gap, channels: channels)
+            let outcome = await waitForOutcome(gap: gap)
             demo?.cancel()
             switch outcome {
             case .stopRequested:
@@ -95,6 +95,11 @@ public struct Daemon: Sendable {
                 return 0
             case let .linkLost(error):
                 logger.error("controller link lost\(error.map { ": \($0)" } ?? ""); exiting so the service manager can restart the daemon")
+                await host.shutdown()
+                return 1
+            case let .controllerFailed(.transport(error)):
+                // A stall that resets did not cure: "controller link stalled: …".
+                logger.error("\(error); resets did not help, exiting so the service manager can restart the daemon")
                 await host.shutdown()
                 return 1
             case let .controllerFailed(error):
@@ -126,19 +131,19 @@ public struct Daemon: Sendable {
     }
 
     /// Logs peripheral events until the controller goes away or the task is cancelled by a signal.
-    private func waitForOutcome(gap: GAPPeripheral, channels: L2CAPFixedChannels) async -> Outcome {
+    private func waitForOutcome(gap: GAPPeripheral) async -> Outcome {
         for await event in gap.events {
             switch event {
-            case let .disconnected(connection, _): channels.connectionClosed(connection.handle)
             case let .transportClosed(error): return .linkLost(error)
             case let .controllerFailed(error): return .controllerFailed(error)
             case let .controllerResetting(reason): logger.warning("controller is being reset: \(reason)")
             case .controllerRecovered: logger.notice("controller recovered; advertising restored")
-            case let .dataLengthChanged(connection):
-                logger.debug("data length \(connection.maxTxOctets)/\(connection.maxRxOctets) octets on 0x\(String(connection.handle, radix: 16))")
-            case let .remoteVersion(connection):
-                if let version = connection.remoteVersion {
-                    logger.debug("central 0x\(String(connection.handle, radix: 16)) runs LL version \(version.version), manufacturer 0x\(String(version.manufacturer, radix: 16))")
+            case let .dataLengthChanged(link):
+                let length = link.dataLength
+                logger.debug("data length \(length.maxTxOctets)/\(length.maxRxOctets) octets on \(link.id)")
+            case let .remoteVersion(link):
+                if let version = link.remoteVersion {
+                    logger.debug("central on \(link.id) runs LL version \(version.version), manufacturer 0x\(String(version.manufacturer, radix: 16))")
                 }
             default: break
             }

@@ -7,60 +7,130 @@ import Synchronization
 
 /// The application side: answers requests, keeps the echo value, and pushes the heart rate and the
 /// counter to subscribers, pausing on `false` from `updateValue` until "ready to update".
+///
+/// Updates run on the host's monotonic timer (no task wakes per tick) and only while someone is
+/// subscribed, so an idle peripheral costs nothing. `--stream` sends Heart Rate Measurements as
+/// fast as `updateValue` accepts them, resuming on "ready to update subscribers": the loop the
+/// CoreBluetooth guide describes.
 final class ExampleApplication: Sendable {
+    enum Mode: Sendable {
+        /// One Heart Rate Measurement per period.
+        case periodic(Duration)
+        /// As many as the transmit queues take.
+        case stream
+    }
+
     struct State {
         var echo: [UInt8] = Array("hello".utf8)
         var counter: UInt32 = 0
-        var counterSubscribers: Set<UInt16> = []
+        var heartRateSubscribers: Set<Central> = []
+        var counterSubscribers: Set<Central> = []
+        var heartRateTimer: RepeatingTimer?
+        var counterTimer: RepeatingTimer?
+        var counterSending = false
         var waitingForRoom = false
+        var step = 0
+        var streamed = 0
     }
 
     let manager: PeripheralManager
     let logger: Logger
-    let updateInterval: Duration
+    let mode: Mode
+    let clock: any HostClock
     private let state = Mutex(State())
 
-    init(manager: PeripheralManager, logger: Logger, updateInterval: Duration) {
+    init(manager: PeripheralManager, logger: Logger, mode: Mode, clock: any HostClock = SystemClock.shared) {
         self.manager = manager
         self.logger = logger
-        self.updateInterval = updateInterval
+        self.mode = mode
+        self.clock = clock
     }
 
     func run() async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.handleEvents() }
-            group.addTask { await self.pushHeartRate() }
-            group.addTask { await self.pushCounter() }
-            await group.waitForAll()
+        await handleEvents()
+        stopTimers()
+    }
+
+    func stopTimers() {
+        let timers = state.withLock { state in
+            defer { state.heartRateTimer = nil; state.counterTimer = nil }
+            return [state.heartRateTimer, state.counterTimer]
         }
+        timers.forEach { $0?.cancel() }
     }
 
     // MARK: Events
 
     private func handleEvents() async {
         for await event in manager.events {
+            if Task.isCancelled { return }
             switch event {
             case let .centralConnected(central): logger.info("central connected \(central)")
             case let .centralDisconnected(central, reason):
-                _ = state.withLock { $0.counterSubscribers.remove(central.handle) }
+                subscriptionEnded(central, ExampleServices.measurement)
+                subscriptionEnded(central, ExampleServices.counter)
                 logger.info("central disconnected \(central) (\(reason))")
             case let .mtuChanged(central, mtu): logger.info("mtu \(central) \(mtu)")
+            case let .securityChanged(central, security): logger.info("security \(central) \(security)")
             case let .subscribed(central, characteristic):
-                if characteristic == ExampleServices.counter { _ = state.withLock { $0.counterSubscribers.insert(central.handle) } }
                 logger.info("subscribed \(central) \(ExampleServices.uuid(of: characteristic))")
+                subscriptionStarted(central, characteristic)
             case let .unsubscribed(central, characteristic):
-                if characteristic == ExampleServices.counter { _ = state.withLock { $0.counterSubscribers.remove(central.handle) } }
+                subscriptionEnded(central, characteristic)
                 logger.info("unsubscribed \(central) \(ExampleServices.uuid(of: characteristic))")
             case let .readRequest(request): answer(request)
             case let .writeRequests(batch): answer(batch)
-            case .readyToUpdateSubscribers:
+            case let .readyToUpdateSubscribers(centrals):
                 state.withLock { $0.waitingForRoom = false }
-                logger.info("ready to update")
+                logger.info("ready to update \(centrals.count) central(s)")
+                if case .stream = mode { streamHeartRate() }
+            case let .indicationsAbandoned(central, updates):
+                logger.info("indications abandoned \(central): \(updates.count)")
+            case let .indicationTimedOut(central):
+                logger.warning("indication timed out \(central)")
             case let .advertisingStarted(plan):
                 logger.info("advertising enabled: \(plan.advertisingData.hexString) / \(plan.scanResponseData.hexString)")
             case let .stateChanged(newState): logger.info("state \(newState)")
             }
         }
+    }
+
+    private func subscriptionStarted(_ central: Central, _ characteristic: CharacteristicID) {
+        switch characteristic {
+        case ExampleServices.measurement:
+            let first = state.withLock { $0.heartRateSubscribers.insert(central).inserted && $0.heartRateSubscribers.count == 1 }
+            guard first else { return }
+            switch mode {
+            case let .periodic(period):
+                let timer = clock.repeating(every: period) { [weak self] _ in self?.heartRateTick() }
+                state.withLock { $0.heartRateTimer = timer }
+            case .stream:
+                streamHeartRate()
+            }
+        case ExampleServices.counter:
+            let first = state.withLock { $0.counterSubscribers.insert(central).inserted && $0.counterSubscribers.count == 1 }
+            guard first else { return }
+            let timer = clock.repeating(every: .milliseconds(200)) { [weak self] _ in self?.counterTick() }
+            state.withLock { $0.counterTimer = timer }
+        default:
+            break
+        }
+    }
+
+    private func subscriptionEnded(_ central: Central, _ characteristic: CharacteristicID) {
+        let timer: RepeatingTimer? = state.withLock { state in
+            switch characteristic {
+            case ExampleServices.measurement:
+                guard state.heartRateSubscribers.remove(central) != nil, state.heartRateSubscribers.isEmpty else { return nil }
+                return state.heartRateTimer.take()
+            case ExampleServices.counter:
+                guard state.counterSubscribers.remove(central) != nil, state.counterSubscribers.isEmpty else { return nil }
+                return state.counterTimer.take()
+            default:
+                return nil
+            }
+        }
+        timer?.cancel()
     }
 
     private func answer(_ request: ReadRequest) {
@@ -92,28 +162,47 @@ final class ExampleApplication: Sendable {
 
     // MARK: Updates
 
-    private func pushHeartRate() async {
-        var step = 0
-        while !Task.isCancelled {
-            try? await Task.sleep(for: updateInterval)
-            guard !state.withLock({ $0.waitingForRoom }) else { continue }
-            let value: [UInt8] = [0x00, UInt8(60 + step % 40)]
-            logger.debug("notify 2A37 \(value.hexString)")
-            if manager.updateValue(value, for: ExampleServices.measurement) {
-                step += 1
-            } else {
-                state.withLock { $0.waitingForRoom = true }
-                logger.info("queue full")
-            }
+    /// One periodic Heart Rate Measurement, on the timer thread: `[flags 0x00, bpm]`.
+    private func heartRateTick() {
+        let step: Int? = state.withLock { $0.waitingForRoom ? nil : $0.step }
+        guard let step else { return }
+        let value: [UInt8] = [0x00, UInt8(60 + step % 40)]
+        logger.debug("notify 2A37 \(value.hexString)")
+        if manager.updateValue(value, for: ExampleServices.measurement) {
+            state.withLock { $0.step += 1 }
+        } else {
+            state.withLock { $0.waitingForRoom = true }
+            logger.info("queue full")
         }
     }
 
-    private func pushCounter() async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(200))
-            let next: UInt32? = state.withLock { $0.counterSubscribers.isEmpty ? nil : $0.counter &+ 1 }
-            guard let next else { continue }
-            // Indications are never dropped: wait for room rather than skip a counter value.
+    /// Heart Rate Measurements until `updateValue` says the queues are full; "ready to update"
+    /// calls it again. 20 octets each (see `streamValues`).
+    private func streamHeartRate() {
+        while true {
+            let next: Int? = state.withLock { $0.heartRateSubscribers.isEmpty ? nil : $0.streamed }
+            guard let next, manager.updateValue(Self.streamValues[next % Self.streamValues.count], for: ExampleServices.measurement) else { return }
+            state.withLock { $0.streamed += 1 }
+        }
+    }
+
+    /// Flags 0x10 (RR-intervals present), bpm 60…99, nine RR-intervals of that rate (1/1024 s):
+    /// 20 octets, built once so streaming allocates nothing per value.
+    private static let streamValues: [[UInt8]] = (60..<100).map { bpm in
+        let interval = UInt16(60_000 * 1024 / 1000 / bpm)
+        return [0x10, UInt8(bpm)] + (0..<9).flatMap { _ in [UInt8(truncatingIfNeeded: interval), UInt8(truncatingIfNeeded: interval >> 8)] }
+    }
+
+    /// Indicates the next counter value; indications are never dropped, so it waits for room.
+    private func counterTick() {
+        let next: UInt32? = state.withLock { state in
+            guard !state.counterSubscribers.isEmpty, !state.counterSending else { return nil }
+            state.counterSending = true
+            return state.counter &+ 1
+        }
+        guard let next else { return }
+        Task {
+            defer { state.withLock { $0.counterSending = false } }
             do {
                 try await manager.updateValueWaitingForRoom(littleEndian(next), for: ExampleServices.counter)
             } catch {

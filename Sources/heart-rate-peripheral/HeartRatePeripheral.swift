@@ -32,6 +32,9 @@ struct HeartRatePeripheral: AsyncParsableCommand {
     @Option(help: "Heart Rate Measurement updates per second (up to thousands, to exercise the queue).")
     var rate: Double = 1
 
+    @Flag(help: "Send Heart Rate Measurements as fast as updateValue accepts them, resuming on \"ready to update subscribers\" (overrides --rate).")
+    var stream = false
+
     @Option(help: "Our ATT MTU (23…517).")
     var mtu = 247
 
@@ -58,7 +61,9 @@ struct HeartRatePeripheral: AsyncParsableCommand {
         configuration.maxConnections = 4
         configuration.mtu = mtu
         let manager = PeripheralManager(transport: link, configuration: configuration, logger: logger)
-        manager.setUpdatePolicy(.latestValue, for: ExampleServices.measurement)
+        // Streaming wants every value delivered (refused when the queue is full); periodic updates
+        // only need the newest one when a central falls behind.
+        manager.setUpdatePolicy(stream ? .fifo : .latestValue, for: ExampleServices.measurement)
 
         // 1. Start, and only build services once powered on.
         do { try await manager.start() } catch {
@@ -75,13 +80,15 @@ struct HeartRatePeripheral: AsyncParsableCommand {
             logger.error("\(error)")
             throw ExitCode(1)
         }
-        let app = ExampleApplication(manager: manager, logger: logger, updateInterval: .nanoseconds(Int64(1e9 / rate)))
+        let mode: ExampleApplication.Mode = stream ? .stream : .periodic(.nanoseconds(Int64(1e9 / rate)))
+        let app = ExampleApplication(manager: manager, logger: logger, mode: mode)
         // 3. Serve until SIGTERM or SIGINT, then leave cleanly.
         let stop = DispatchSignalWaiter(signals: [SIGTERM, SIGINT])
         let serving = Task { await app.run() }
         let number = await stop.next()
         logger.info("received signal \(number), stopping")
         serving.cancel()
+        app.stopTimers()
         await manager.shutdown()
     }
 
