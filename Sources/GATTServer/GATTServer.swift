@@ -86,7 +86,9 @@ public final class GATTServer: Sendable {
                 guard let self else { return }
                 let (database, databaseGeneration) = self.state.withLock { ($0.database, $0.databaseGeneration) }
                 await self.process(item.bytes, context: ConnectionContext(link: link, security: item.security,
-                                                                          database: database, databaseGeneration: databaseGeneration))
+                                                                          database: database, databaseGeneration: databaseGeneration,
+                                                                          answering: item.isRequest ? inbound : nil))
+                // Also when nothing was answered (a request that could not even be decoded).
                 if item.isRequest { inbound.requestAnswered() }
             }
         }
@@ -257,6 +259,7 @@ public final class GATTServer: Sendable {
     /// the link's transmit queue is full, so a response is never dropped for lack of it.
     func reply(_ pdu: ATTPDU, context: ConnectionContext) async {
         let bytes = pdu.encode()
+        context.answering?.requestAnswered()
         while state.withLock({ $0.connections[context.link.id] != nil }) {
             switch output.send(context.link, bytes) {
             case .sent, .closed:

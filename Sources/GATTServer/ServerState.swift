@@ -71,6 +71,9 @@ struct ConnectionContext: Sendable {
     let security: LinkSecurity
     let database: AttributeDatabase
     let databaseGeneration: UInt64
+    /// Set when the PDU is a request: its slot is freed just before the answer goes out, because
+    /// the client may send its next request the moment it has the answer.
+    var answering: LinkInbound? = nil
 }
 
 /// A request that fails with an Error Response naming `handle`.

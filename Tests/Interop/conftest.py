@@ -45,6 +45,8 @@ async def harness():
     await server.start()
     yield server
     await server.close()
+    # Every test, whatever it checked, also checked the host never broke flow control or framing.
+    assert server.controller.violations == [], f'host misbehaved towards the controller: {server.controller.violations}'
 
 
 @pytest.fixture

@@ -48,3 +48,27 @@ async def test_sigterm_exits_zero_and_stops_advertising(harness, central, spawn_
     for task in pending:
         task.cancel()
     assert done, 'after SIGTERM the daemon neither disabled advertising nor closed the socket'
+
+
+OPCODE_DISCONNECT = 0x0406
+
+
+async def test_sigterm_with_a_central_connected_disables_advertising_and_disconnects(harness, central, spawn_daemon):
+    daemon, record = await start(harness, central, spawn_daemon, '--max-connections', '2')
+    connection = await central.connect(record.address)
+    await daemon.wait_for_log('central connected', timeout=5)
+    # A slot is left, so advertising came back; SIGTERM must turn it off and drop the link.
+    since_connect = len(harness.controller.commands)
+    await asyncio.wait_for(harness.controller.wait_for_advertising_enable(True, since_connect - 1), 5)
+    since = len(harness.controller.commands)
+    disconnected = asyncio.get_running_loop().create_future()
+    connection.on('disconnection', lambda reason: disconnected.done() or disconnected.set_result(reason))
+    daemon.send_signal(signal.SIGTERM)
+    assert await daemon.wait_exit(5) == 0
+    await asyncio.wait_for(harness.controller.wait_for_advertising_enable(False, since), 2)
+    disconnect = await asyncio.wait_for(
+        harness.controller.wait_for_command(lambda r: r.opcode == OPCODE_DISCONNECT, since), 2)
+    handle, reason = disconnect.parameters[0] | (disconnect.parameters[1] << 8), disconnect.parameters[2]
+    assert handle == connection.handle
+    assert reason == 0x15  # Remote Device Terminated Connection due to Power Off
+    assert await asyncio.wait_for(disconnected, 5) == 0x15

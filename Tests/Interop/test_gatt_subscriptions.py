@@ -99,3 +99,41 @@ async def test_counter_indications_are_consecutive_and_stop(harness, central, sp
     still = struct.unpack('<I', await session.read(counter))[0]
     await asyncio.sleep(0.45)
     assert struct.unpack('<I', await session.read(counter))[0] == still
+
+
+async def test_a_notification_flood_while_credits_are_held_respects_flow_control_and_loses_nothing(
+        harness, central, spawn_example):
+    """`--stream` sends 2A37 as fast as updateValue accepts (every value queued, none coalesced)
+    while the controller holds back every Number Of Completed Packets: the host must stop at the
+    controller's credits, and once they return the stream resumes with no value lost or reordered."""
+    example = await start_example(harness, spawn_example, '--stream', name='hr-flood')
+    session = await connect(central, example)
+    await session.discover()
+    hrm = session.characteristic(HRM)
+    controller = harness.controller
+    controller.hold_completions = True
+    await asyncio.wait_for(session.peer.subscribe(hrm, lambda _v: None), 5)
+
+    credits = controller.total_num_le_acl_data_packets
+
+    def credits_in_use() -> int:
+        return sum(controller._outstanding.values())
+
+    # The subscription's response and the stream used the credits up; then the host has to wait.
+    await session.tap.wait_for(lambda: credits_in_use() >= credits, 10, 'the host to use every credit')
+    assert credits_in_use() == credits
+    assert controller.violations == []
+    received_while_held = len(session.tap.notifications[hrm.handle])
+    assert received_while_held < credits
+
+    controller.hold_completions = False
+    controller.release_completions()
+    await session.tap.wait_for(lambda: len(session.tap.notifications[hrm.handle]) >= received_while_held + 500, 20,
+                               '500 more notifications after the credits came back')
+    values = list(session.tap.notifications[hrm.handle])
+    # Stream values: flags 0x10, bpm 60..99 cycling, nine RR-intervals; consecutive, none dropped.
+    assert all(len(v) == 20 and v[0] == 0x10 for v in values)
+    bpms = [v[1] for v in values]
+    for before, after in zip(bpms, bpms[1:]):
+        assert after == (60 if before == 99 else before + 1), (before, after)
+    assert controller.violations == []
