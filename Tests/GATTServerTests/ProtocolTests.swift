@@ -2,6 +2,7 @@ import ATT
 import BLECore
 import GATT
 import GATTServer
+import Synchronization
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct ProtocolTests {
@@ -163,4 +164,30 @@ import Testing
 /// A handle as the little-endian hex a PDU carries.
 func hexLE(_ handle: UInt16) -> String {
     [UInt8(handle & 0xFF), UInt8(handle >> 8)].hexString
+}
+
+@Suite(.timeLimit(.minutes(1))) struct SequentialRequestTests {
+    /// The fastest client: its next request arrives while the answer to the previous one is still
+    /// being handed to L2CAP. It must be served, not dropped as a second outstanding request.
+    @Test func aRequestSentTheMomentTheAnswerArrivesIsServed() async throws {
+        let delegate = FakeDelegate()
+        let outbox = Outbox()
+        let link = Harness.makeLink(1)
+        let followUps = Mutex(3)
+        let server = Mutex<GATTServer?>(nil)
+        let made = GATTServer(database: try TestDatabase.make(), delegate: delegate, output: ATTOutput(send: { link, pdu in
+            outbox.push(link.handle, pdu)
+            let again = followUps.withLock { count -> Bool in
+                defer { count -= 1 }
+                return count > 0
+            }
+            if again { server.withLock { $0 }?.receive(bytes("0a 1500"), on: link) }
+            return .sent
+        }, waitForRoom: { _ in }))
+        server.withLock { $0 = made }
+        made.linkOpened(link)
+        made.receive(bytes("0a 1500"), on: link)
+        for _ in 0..<4 { #expect(await outbox.next()?.hex == "0b01") }
+        #expect(made.inboundDrops(on: link).requests == 0)
+    }
 }
