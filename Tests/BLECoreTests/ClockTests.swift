@@ -56,6 +56,26 @@ final class Fired: Sendable {
         #expect(clock.pendingTimers == 0)
     }
 
+    @Test func leewayHandlesEveryTickDueByTheEndOfItInOneWakeUp() {
+        let clock = ManualClock(start: MonotonicInstant(nanoseconds: 0))
+        let ticks = Mutex<[(Int64, Int64)]>([])
+        let timer = clock.repeating(every: .milliseconds(1), leeway: .milliseconds(5)) { skipped in
+            ticks.withLock { $0.append((clock.now.nanoseconds / 1_000_000, skipped)) }
+        }
+        clock.advance(by: .milliseconds(5))
+        #expect(ticks.withLock { $0.isEmpty })
+        // The first deadline (1 ms) plus the leeway: ticks 1…6 in one call.
+        clock.advance(by: .milliseconds(1))
+        #expect(ticks.withLock { $0.map(\.0) } == [6])
+        #expect(ticks.withLock { $0.map(\.1) } == [5])
+        // The next deadline is 7 ms, woken at 12 ms: ticks 7…12.
+        clock.advance(to: MonotonicInstant(nanoseconds: 12_000_000))
+        #expect(ticks.withLock { $0.map(\.0) } == [6, 12])
+        #expect(ticks.withLock { $0.map(\.1) } == [5, 5])
+        timer.cancel()
+        #expect(clock.pendingTimers == 0)
+    }
+
     @Test func sleepResumesAtTheDeadlineAndCancellationEndsItAtOnce() async throws {
         let clock = ManualClock()
         let sleeper = Task { try await clock.sleep(for: .seconds(30)) }

@@ -19,6 +19,8 @@ public final class SystemClock: HostClock, @unchecked Sendable {
         /// The deadline the timerfd is armed for, if any.
         var armedFor: MonotonicInstant?
         var threadStarted = false
+        /// The timer thread is running actions; it re-arms once when they are done.
+        var running = false
     }
 
     private let state = Mutex(State())
@@ -37,8 +39,9 @@ public final class SystemClock: HostClock, @unchecked Sendable {
         }
         let startThread = state.withLock { state -> Bool in
             state.heap.insert(timer)
-            // Re-arming is a non-blocking system call; only needed when this deadline is the new earliest.
-            if state.armedFor.map({ deadline < $0 }) ?? true {
+            // Re-arming is a non-blocking system call; only needed when this deadline is the new
+            // earliest, and not while the timer thread runs actions (it re-arms after them).
+            if !state.running, state.armedFor.map({ deadline < $0 }) ?? true {
                 arm(&state, for: deadline)
             }
             defer { state.threadStarted = true }
@@ -76,14 +79,18 @@ public final class SystemClock: HostClock, @unchecked Sendable {
         thread.start()
     }
 
-    /// Takes the due timers, re-arms for the next deadline, then runs the actions without the lock.
+    /// Takes the due timers, runs their actions without the lock, then re-arms once for whatever
+    /// is earliest now (actions often schedule the next tick).
     private func runDue() {
         let due = state.withLock { state -> [TimerHandle] in
-            let due = state.heap.popDue(at: .systemNow)
-            state.armedFor = nil
-            if let next = state.heap.earliestDeadline() { arm(&state, for: next) }
-            return due
+            state.running = true
+            return state.heap.popDue(at: .systemNow)
         }
         for timer in due { timer.fire() }
+        state.withLock { state in
+            state.running = false
+            state.armedFor = nil
+            if let next = state.heap.earliestDeadline() { arm(&state, for: next) }
+        }
     }
 }
