@@ -18,8 +18,12 @@ import Synchronization
 /// at once (no thread hop on the common path); otherwise, or when the descriptor is full, the packet
 /// joins a bounded queue that the loop drains when the descriptor is writable, many packets per
 /// system call (writev, or sendmmsg for the HCI socket's datagrams). Packets produced while the
-/// loop delivers inbound packets (credits returned by Number Of Completed Packets) are written
-/// together right after that batch.
+/// loop delivers inbound packets (credits returned by Number Of Completed Packets), or inside a
+/// caller's `combiningWrites` scope, are written together when that batch or scope ends.
+///
+/// After a read that only returned credits the loop waits `creditReturnModeration` before reading
+/// again (sends and `stop()` still wake it), so a notification stream's credits cost one wake-up
+/// per window rather than one per packet.
 ///
 /// A queue that makes no progress for `stallTimeout` is reported once as `.stalled` (from the
 /// clock's context): the controller stopped reading. `stop()` always ends the loop at once, pending
@@ -43,8 +47,9 @@ final class DescriptorLink: @unchecked Sendable {
         var head = 0
         /// Bytes of `packets[head]` already written.
         var headOffset = 0
-        /// The loop is handing inbound packets to the handler; it writes what they queue afterwards.
-        var deliveringInbound = false
+        /// Scopes (the loop delivering inbound packets, `combiningWrites` callers) whose sends
+        /// are queued and written together when the last one ends.
+        var combining = 0
         /// A write found the descriptor full; the loop waits for POLLOUT.
         var blocked = false
         var lastProgress = MonotonicInstant(nanoseconds: 0)
@@ -140,7 +145,7 @@ final class DescriptorLink: @unchecked Sendable {
             guard out.count < options.maxQueuedPackets else {
                 throw .transmitQueueFull(name, limit: options.maxQueuedPackets)
             }
-            guard out.isEmpty, !out.deliveringInbound, !out.blocked else {
+            guard out.isEmpty, out.combining == 0, !out.blocked else {
                 out.append(bytes)
                 return false
             }
@@ -215,9 +220,20 @@ final class DescriptorLink: @unchecked Sendable {
             pollfd(fd: stopPipe.readDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: kickPipe.readDescriptor, events: Int16(POLLIN), revents: 0),
         ]
+        let moderation = Int32(clamping: options.creditReturnModeration.wholeMilliseconds)
+        var onlyCredits = false
         while true {
             let (blocked, failure) = outbound.withLock { ($0.blocked, $0.failure) }
             if let failure { return failure }
+            if onlyCredits, moderation > 0, !blocked {
+                // The last read only returned credits: let more gather before reading again.
+                // Kicks and stop still wake this at once.
+                var quiet = Array(fds[1...])
+                for index in quiet.indices { quiet[index].revents = 0 }
+                _ = SystemCall.poll(&quiet, timeout: moderation)
+                onlyCredits = false
+                continue
+            }
             fds[0].events = Int16(POLLIN) | (blocked ? Int16(POLLOUT) : 0)
             for index in fds.indices { fds[index].revents = 0 }
             guard SystemCall.poll(&fds, timeout: -1) >= 0 else {
@@ -230,7 +246,9 @@ final class DescriptorLink: @unchecked Sendable {
                 return SystemCall.failure("poll on \(name)", errno: EBADF)
             }
             if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                if let reason = readAndDeliver(into: &buffer, framer: &framer, handler: handler) { return reason }
+                if let reason = readAndDeliver(into: &buffer, framer: &framer, onlyCredits: &onlyCredits, handler: handler) {
+                    return reason
+                }
             } else if events & Int16(POLLOUT) != 0 || blocked {
                 flush()
             }
@@ -238,7 +256,8 @@ final class DescriptorLink: @unchecked Sendable {
     }
 
     /// One read, every packet in it to the handler, then one flush of what they queued.
-    private func readAndDeliver(into buffer: inout [UInt8], framer: inout H4StreamFramer,
+    /// `onlyCredits` says whether every packet was a Number Of Completed Packets event.
+    private func readAndDeliver(into buffer: inout [UInt8], framer: inout H4StreamFramer, onlyCredits: inout Bool,
                                 handler: @Sendable (HCITransportEvent) -> Void) -> HCITransportError? {
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         if count == 0 { return .disconnected(endOfStreamMessage) }
@@ -247,13 +266,19 @@ final class DescriptorLink: @unchecked Sendable {
             if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { return nil }
             return .disconnected("reading \(name) failed: \(SystemCall.message(code)) (errno \(code))")
         }
-        outbound.withLock { $0.deliveringInbound = true }
-        defer { flush() }
+        outbound.withLock { $0.combining += 1 }
+        defer { endCombining() }
         let chunk = buffer[0..<count]
+        var credits = true
+        func deliver(_ packet: HCIPacket) {
+            credits = credits && Self.isCreditReturn(packet)
+            handler(.packet(packet))
+        }
+        defer { onlyCredits = credits }
         switch framing {
         case .stream:
             do {
-                try framer.feed(chunk) { handler(.packet($0)) }
+                try framer.feed(chunk, deliver: deliver)
             } catch {
                 return error
             }
@@ -263,34 +288,60 @@ final class DescriptorLink: @unchecked Sendable {
                     "\(name) delivered a packet with unknown indicator 0x\([chunk[chunk.startIndex]].hexString) (expected 0x01-0x05); reopen the transport"
                 )
             }
-            handler(.packet(packet))
+            deliver(packet)
         }
         return nil
     }
 
+    /// An HCI Number Of Completed Packets event (0x13).
+    private static func isCreditReturn(_ packet: HCIPacket) -> Bool {
+        packet.h4Bytes.count >= 2 && packet.h4Bytes[0] == HCIPacketType.event.rawValue && packet.h4Bytes[1] == 0x13
+    }
+
+    /// Runs `body`; what it sends is queued and written in as few system calls as possible when it
+    /// returns (a timer tick that updates several values, a burst of notifications), on this thread.
+    func combiningWrites<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        outbound.withLock { $0.combining += 1 }
+        defer { endCombining() }
+        return try body()
+    }
+
+    private func endCombining() {
+        let wakeLoop = outbound.withLock { out -> Bool in
+            out.combining -= 1
+            guard out.combining == 0 else { return false }
+            let wasBlocked = out.blocked
+            flush(&out)
+            // A write that blocked or failed here is the loop's to wait for or report.
+            return (out.blocked && !wasBlocked) || out.failure != nil
+        }
+        if wakeLoop { kickPipe.signal() }
+    }
+
     /// Writes queued packets while the descriptor takes them.
     private func flush() {
-        outbound.withLock { out in
-            out.deliveringInbound = false
-            guard !out.released, out.failure == nil else { return }
-            var progressed = false
-            while !out.isEmpty {
-                let outcome = framing == .stream ? writeStream(&out) : writeDatagrams(&out)
-                switch outcome {
-                case .progress:
-                    progressed = true
-                case .wouldBlock:
-                    if progressed { noteProgress(&out) }
-                    enterBlocked(&out)
-                    return
-                case let .failed(error):
-                    out.failure = error
-                    return
-                }
+        outbound.withLock { flush(&$0) }
+    }
+
+    private func flush(_ out: inout Outbound) {
+        guard !out.released, out.failure == nil else { return }
+        var progressed = false
+        while !out.isEmpty {
+            let outcome = framing == .stream ? writeStream(&out) : writeDatagrams(&out)
+            switch outcome {
+            case .progress:
+                progressed = true
+            case .wouldBlock:
+                if progressed { noteProgress(&out) }
+                enterBlocked(&out)
+                return
+            case let .failed(error):
+                out.failure = error
+                return
             }
-            out.blocked = false
-            out.stallReported = false
         }
+        out.blocked = false
+        out.stallReported = false
     }
 
     private enum FlushOutcome {

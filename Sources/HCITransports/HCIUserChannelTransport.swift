@@ -65,6 +65,11 @@ public final class HCIUserChannelTransport: HCITransport, Sendable {
         lifecycle.openLink?.discardQueuedPackets()
     }
 
+    public func combiningWrites<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        guard let link = lifecycle.openLink else { return try body() }
+        return try link.combiningWrites(body)
+    }
+
     public func close() {
         lifecycle.close()
     }

@@ -46,6 +46,10 @@ public final class SnoopingTransport: HCITransport, Sendable {
         inner.discardQueuedPackets()
     }
 
+    public func combiningWrites<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        try inner.combiningWrites(body)
+    }
+
     /// Closes the inner transport and writes out the capture.
     public func close() {
         inner.close()

@@ -163,12 +163,12 @@ func startedHost(_ controller: ScriptedController, clock: ManualClock = ManualCl
         let host = try await startedHost(controller, clock: clock) { $0.maxRecoveryAttempts = 2 }
         async let failed = firstEvent(host) { if case .controllerFailed = $0 { return true } else { return false } }
         // The transport says nothing is being accepted; from now on the controller answers nothing.
-        _ = controller.state.withLock { $0.silentOnce = [.reset] }
+        controller.state.withLock { $0.silentOnce = [.reset] }
         controller.stall()
         await controller.waitForCommand(.reset, count: 2)
         #expect(controller.state.withLock { $0.discardedAll } >= 1)
         await clock.waitForTimers(atLeast: 1)
-        _ = controller.state.withLock { $0.silentOnce = [.reset] }
+        controller.state.withLock { $0.silentOnce = [.reset] }
         clock.advance(by: .seconds(5))
         await controller.waitForCommand(.reset, count: 3)
         await clock.waitForTimers(atLeast: 1)

@@ -239,4 +239,51 @@ import Testing
         transport.close()
         #expect(await recorder.waitForClosed() == .some(nil))
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func packetsSentInACombiningScopeLeaveInOneWriteWhenItEnds() async throws {
+        let server = try TestTCPServer()
+        let recorder = EventRecorder()
+        let transport = try await connected(server, recorder: recorder)
+        let packets = (0..<10).map { HCIPacket(type: .acl, body: [0x40, 0x20, 0x01, 0x00, UInt8($0)]) }
+        let before = try #require(transport.writeStatistics)
+        transport.combiningWrites {
+            transport.combiningWrites {
+                for packet in packets { try? transport.send(packet) }
+            }
+            // The inner scope ending writes nothing: the outer one is still open.
+            #expect(transport.queuedPackets == packets.count)
+        }
+        #expect(transport.queuedPackets == 0)
+        let after = try #require(transport.writeStatistics)
+        #expect(after.packets - before.packets == packets.count)
+        #expect(after.calls - before.calls == 1)
+        let expected = Array(packets.map(\.h4Bytes).joined())
+        let connection = server.connection
+        #expect(try await onThread { try TestIO.read(connection, count: expected.count) } == expected)
+        transport.close()
+        #expect(await recorder.waitForClosed() == .some(nil))
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: [Duration.zero, .milliseconds(1), .milliseconds(50)])
+    func creditReturnModerationLosesAndReordersNothing(moderation: Duration) async throws {
+        let server = try TestTCPServer()
+        let recorder = EventRecorder()
+        var options = TransportOptions()
+        options.creditReturnModeration = moderation
+        let transport = try await connected(server, recorder: recorder, options: options)
+        // Credits alone, then credits, then other traffic: all of it arrives, in order.
+        let credits: [UInt8] = [0x04, 0x13, 0x05, 0x01, 0x40, 0x00, 0x01, 0x00]
+        try server.write(credits)
+        #expect(await recorder.waitForPackets(1).map(\.h4Bytes) == [credits])
+        try server.write(credits)
+        try server.write(commandComplete + aclData)
+        let packets = await recorder.waitForPackets(4)
+        #expect(packets.map(\.h4Bytes) == [credits, credits, commandComplete, aclData])
+        // A send during the window goes out at once.
+        try transport.send(reset)
+        #expect(try server.read(count: 4) == [0x01, 0x03, 0x0C, 0x00])
+        transport.close()
+        #expect(await recorder.waitForClosed() == .some(nil))
+    }
 }

@@ -33,6 +33,11 @@ public protocol HCITransport: AnyObject, Sendable {
     /// Drops every queued packet that has not started to be written (the controller is reset).
     func discardQueuedPackets()
 
+    /// Runs `body`; packets it sends are written together when it returns, in as few system calls
+    /// as possible, on the calling thread (a timer tick that updates several characteristics).
+    /// Nesting is allowed; the outermost scope writes.
+    func combiningWrites<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T
+
     /// Closes the link; the handler receives `.closed(nil)` once. Safe to call more than once.
     func close()
 }
@@ -41,4 +46,5 @@ extension HCITransport {
     /// Transports that write synchronously or hand packets straight to an emulation queue nothing.
     public func discardQueuedACL(handle: UInt16) {}
     public func discardQueuedPackets() {}
+    public func combiningWrites<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T { try body() }
 }
