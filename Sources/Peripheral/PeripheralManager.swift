@@ -62,6 +62,7 @@ public actor PeripheralManager {
     nonisolated let broker: RequestBroker
     nonisolated let published = Mutex<Published?>(nil)
     private nonisolated let roomWaiters = LinkRoomWaiters()
+    private nonisolated let readyHandler = Mutex<ReadyHandler?>(nil)
     private nonisolated let eventSink: AsyncStream<PeripheralEvent>.Continuation
     private nonisolated let logger: Logger
     private var builder: AttributeDatabaseBuilder?
@@ -317,6 +318,12 @@ public actor PeripheralManager {
                                        indicating: route.indicate)
     }
 
+    /// Runs `body`; the updates it makes leave for the controller together when it returns, in one
+    /// write where the transport allows: several values per timer tick cost one system call.
+    public nonisolated func batchingUpdates<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        try host.transport.combiningWrites(body)
+    }
+
     /// `updateValue` that waits for room instead of returning `false`.
     public nonisolated func updateValueWaitingForRoom(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [Central]? = nil) async throws(CancellationError) {
         guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: centrals) else { return }
@@ -332,6 +339,17 @@ public actor PeripheralManager {
             + published.engine.linksWithRoom(among: route.indicate, characteristic: route.valueHandle, policy: .indication, length: length)
         return broker.centrals(ready)
     }
+
+    /// Delivers "ready to update subscribers" straight from the thread that freed the room (the
+    /// host's transport thread, as Number Of Completed Packets come in) instead of through
+    /// `events`. A streaming application refills its queues there without a task switch per
+    /// refill; the handler may call `updateValue` but must return quickly and never block.
+    /// `nil` goes back to `events`.
+    public nonisolated func setReadyToUpdateHandler(_ handler: (@Sendable ([Central]) -> Void)?) {
+        readyHandler.withLock { $0 = handler.map(ReadyHandler.init(call:)) }
+    }
+
+    struct ReadyHandler: Sendable { let call: @Sendable ([Central]) -> Void }
 
     /// Queue counters per link and characteristic.
     public nonisolated func statistics() -> NotificationStatistics? {
@@ -357,7 +375,12 @@ public actor PeripheralManager {
     private nonisolated func engineEvent(_ event: NotificationEvent) {
         switch event {
         case let .readyToUpdateSubscribers(links):
-            eventSink.yield(.readyToUpdateSubscribers(broker.centrals(links)))
+            let centrals = broker.centrals(links)
+            if let handler = readyHandler.withLock({ $0 }) {
+                handler.call(centrals)
+            } else {
+                eventSink.yield(.readyToUpdateSubscribers(centrals))
+            }
         case let .indicationsAbandoned(link, indications):
             guard let central = broker.central(link) else { return }
             let updates = indications.map {

@@ -207,3 +207,51 @@ extension PeripheralEvent {
         await fixture.manager.shutdown()
     }
 }
+
+/// The streaming hooks: readiness straight to a handler, updates batched into one write.
+@Suite(.timeLimit(.minutes(1))) struct StreamingHookTests {
+    @Test func aReadyHandlerGetsReadinessInsteadOfTheEventsAndCanRefillAtOnce() async throws {
+        let fixture = try await PeripheralFixture(completion: .manual, bufferCount: 4, queueEntries: 4)
+        fixture.manager.setUpdatePolicy(.fifo, for: TestIDs.notifying)
+        let client = try await fixture.connect(1)
+        try await fixture.subscribe(client, to: TestIDs.notifying, value: 0x0001)
+        let central = try #require(fixture.central(of: client))
+        let (calls, call) = AsyncStream.makeStream(of: [Central].self)
+        let refilled = Mutex(0)
+        let manager = fixture.manager
+        manager.setReadyToUpdateHandler { centrals in
+            // Runs on the host's thread as credits return: refill until refused again.
+            while manager.updateValue([0xBB], for: TestIDs.notifying) { refilled.withLock { $0 += 1 } }
+            call.yield(centrals)
+        }
+        var sent = 0
+        while manager.updateValue([0xAA], for: TestIDs.notifying) { sent += 1 }
+        #expect(sent > 0)
+        fixture.controller.completeAllPackets()
+        var iterator = calls.makeAsyncIterator()
+        #expect(await iterator.next()?.contains(central) == true)
+        #expect(refilled.withLock { $0 } > 0)
+        // Back to the events once the handler is removed. Events are recorded in order, so had the
+        // first readiness also gone to the events, it would be counted here too.
+        manager.setReadyToUpdateHandler(nil)
+        fixture.controller.completeAllPackets()
+        await fixture.recorder.wait { if case let .readyToUpdateSubscribers(centrals) = $0 { return centrals.contains(central) } else { return false } }
+        #expect(fixture.count { if case .readyToUpdateSubscribers = $0 { return true } else { return false } } == 1)
+        call.finish()
+        await fixture.manager.shutdown()
+    }
+
+    @Test func batchingUpdatesReturnsTheBodysResultAndItsUpdatesAllArrive() async throws {
+        let fixture = try await PeripheralFixture(queueEntries: 16)
+        fixture.manager.setUpdatePolicy(.fifo, for: TestIDs.notifying)
+        let client = try await fixture.connect(1)
+        try await fixture.subscribe(client, to: TestIDs.notifying, value: 0x0001)
+        let accepted = fixture.manager.batchingUpdates {
+            (0..<10).filter { fixture.manager.updateValue([UInt8($0)], for: TestIDs.notifying) }.count
+        }
+        #expect(accepted == 10)
+        await client.notifications.wait(for: 10)
+        #expect(client.notifications.withLock { $0.map(\.value) } == (0..<10).map { [UInt8($0)] })
+        await fixture.manager.shutdown()
+    }
+}
