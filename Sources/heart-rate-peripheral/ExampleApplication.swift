@@ -14,8 +14,10 @@ import Synchronization
 /// CoreBluetooth guide describes.
 final class ExampleApplication: Sendable {
     enum Mode: Sendable {
-        /// One Heart Rate Measurement per period.
-        case periodic(Duration)
+        /// One Heart Rate Measurement per period. The timer may wake up to `leeway` late and then
+        /// sends every measurement due by then (the controller only sends at connection events,
+        /// 7.5 ms apart or more, so a few milliseconds cost nothing on air and save wake-ups).
+        case periodic(Duration, leeway: Duration)
         /// As many as the transmit queues take.
         case stream
     }
@@ -47,6 +49,10 @@ final class ExampleApplication: Sendable {
     }
 
     func run() async {
+        if case .stream = mode {
+            // Refill on the host's thread the moment room comes back: no task switch per refill.
+            manager.setReadyToUpdateHandler { [weak self] _ in self?.streamHeartRate() }
+        }
         await handleEvents()
         stopTimers()
     }
@@ -83,7 +89,6 @@ final class ExampleApplication: Sendable {
             case let .readyToUpdateSubscribers(centrals):
                 state.withLock { $0.waitingForRoom = false }
                 logger.info("ready to update \(centrals.count) central(s)")
-                if case .stream = mode { streamHeartRate() }
             case let .indicationsAbandoned(central, updates):
                 logger.info("indications abandoned \(central): \(updates.count)")
             case let .indicationTimedOut(central):
@@ -101,8 +106,13 @@ final class ExampleApplication: Sendable {
             let first = state.withLock { $0.heartRateSubscribers.insert(central).inserted && $0.heartRateSubscribers.count == 1 }
             guard first else { return }
             switch mode {
-            case let .periodic(period):
-                let timer = clock.repeating(every: period) { [weak self] _ in self?.heartRateTick() }
+            case let .periodic(period, leeway):
+                // Ticks the leeway deferred are sent; ticks missed beyond it (a stalled process) are not.
+                let deferrable = Int64(leeway / period)
+                let timer = clock.repeating(every: period, leeway: leeway) { [weak self] skipped in
+                    guard let self else { return }
+                    manager.batchingUpdates { heartRateTicks(1 + min(skipped, deferrable)) }
+                }
                 state.withLock { $0.heartRateTimer = timer }
             case .stream:
                 streamHeartRate()
@@ -162,19 +172,24 @@ final class ExampleApplication: Sendable {
 
     // MARK: Updates
 
-    /// One periodic Heart Rate Measurement, on the timer thread: `[flags 0x00, bpm]`.
-    private func heartRateTick() {
-        let step: Int? = state.withLock { $0.waitingForRoom ? nil : $0.step }
-        guard let step else { return }
-        let value: [UInt8] = [0x00, UInt8(60 + step % 40)]
-        logger.debug("notify 2A37 \(value.hexString)")
-        if manager.updateValue(value, for: ExampleServices.measurement) {
+    /// `count` periodic Heart Rate Measurements, on the timer thread: `[flags 0x00, bpm]` each.
+    private func heartRateTicks(_ count: Int64) {
+        for _ in 0..<count {
+            let step: Int? = state.withLock { $0.waitingForRoom ? nil : $0.step }
+            guard let step else { return }
+            let value = Self.periodicValues[step % Self.periodicValues.count]
+            logger.debug("notify 2A37 \(value.hexString)")
+            guard manager.updateValue(value, for: ExampleServices.measurement) else {
+                state.withLock { $0.waitingForRoom = true }
+                logger.info("queue full")
+                return
+            }
             state.withLock { $0.step += 1 }
-        } else {
-            state.withLock { $0.waitingForRoom = true }
-            logger.info("queue full")
         }
     }
+
+    /// Flags 0x00, bpm 60…99: built once so updates allocate nothing per value.
+    private static let periodicValues: [[UInt8]] = (60..<100).map { [0x00, UInt8($0)] }
 
     /// Heart Rate Measurements until `updateValue` says the queues are full; "ready to update"
     /// calls it again. 20 octets each (see `streamValues`).

@@ -32,6 +32,9 @@ struct HeartRatePeripheral: AsyncParsableCommand {
     @Option(help: "Heart Rate Measurement updates per second (up to thousands, to exercise the queue).")
     var rate: Double = 1
 
+    @Option(help: "How late (ms) the update timer may wake; it then sends every update due by then. 0 wakes for each one.")
+    var updateLeewayMs: Double = 5
+
     @Flag(help: "Send Heart Rate Measurements as fast as updateValue accepts them, resuming on \"ready to update subscribers\" (overrides --rate).")
     var stream = false
 
@@ -43,6 +46,7 @@ struct HeartRatePeripheral: AsyncParsableCommand {
 
     func validate() throws {
         guard rate.isFinite, rate > 0, rate <= 10_000 else { throw ValidationError("--rate must be between 0 and 10000 updates per second") }
+        guard updateLeewayMs.isFinite, (0...1000).contains(updateLeewayMs) else { throw ValidationError("--update-leeway-ms must be between 0 and 1000") }
         guard (23...517).contains(mtu) else { throw ValidationError("--mtu must be between 23 and 517") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be trace, debug, info, notice, warning or error") }
     }
@@ -80,7 +84,8 @@ struct HeartRatePeripheral: AsyncParsableCommand {
             logger.error("\(error)")
             throw ExitCode(1)
         }
-        let mode: ExampleApplication.Mode = stream ? .stream : .periodic(.nanoseconds(Int64(1e9 / rate)))
+        let mode: ExampleApplication.Mode = stream
+            ? .stream : .periodic(.nanoseconds(Int64(1e9 / rate)), leeway: .nanoseconds(Int64(updateLeewayMs * 1e6)))
         let app = ExampleApplication(manager: manager, logger: logger, mode: mode)
         // 3. Serve until SIGTERM or SIGINT, then leave cleanly.
         let stop = DispatchSignalWaiter(signals: [SIGTERM, SIGINT])

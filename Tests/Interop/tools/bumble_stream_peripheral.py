@@ -3,9 +3,12 @@
 own host, H4 over TCP to the harness controller) with a Heart Rate service that
 streams 20-byte 2A37 notifications to a subscribed central as fast as its host
 allows: the next one is queued whenever fewer than the controller's ACL buffers
-are waiting for completion, as our `heart-rate-peripheral --stream` does.
+are waiting for completion, as our `heart-rate-peripheral --stream` does. With
+--rate R it sends one every 1/R s instead, on a drift-free schedule, as our
+`heart-rate-peripheral --rate R` does (a pending notification is not stacked
+up behind a full queue: the tick is skipped, like our latest-value policy).
 
-    bumble_stream_peripheral.py --port PORT [--name NAME]
+    bumble_stream_peripheral.py --port PORT [--name NAME] [--rate R]
 
 Logs 'advertising enabled' when ready and 'subscribed' when streaming starts.
 """
@@ -38,6 +41,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument('--port', type=int, required=True)
     parser.add_argument('--name', default='bumble-stream')
+    parser.add_argument('--rate', type=float, default=0.0, help='notifications per second; 0 streams')
     args = parser.parse_args()
 
     async with await open_transport(f'tcp-client:127.0.0.1:{args.port}') as (source, sink):
@@ -76,11 +80,29 @@ async def main() -> None:
         flow = asyncio.Event()
         queue.on('flow', flow.set)
         connection = connections[-1]
+        if args.rate > 0:
+            await send_periodically(device, connection, measurement, queue, args.rate)
         while True:
             # Keep the controller's buffers busy and one packet waiting, no more.
             while queue.pending > queue.max_in_flight:
                 flow.clear()
                 await flow.wait()
+            await device.notify_subscriber(connection, measurement, VALUE)
+
+
+async def send_periodically(device, connection, measurement, queue, rate: float) -> None:
+    loop = asyncio.get_running_loop()
+    period = 1.0 / rate
+    deadline = loop.time()
+    while True:
+        deadline += period
+        delay = deadline - loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        else:
+            # Late: skip the ticks that passed instead of bunching them up.
+            deadline = loop.time()
+        if queue.pending <= queue.max_in_flight:
             await device.notify_subscriber(connection, measurement, VALUE)
 
 
