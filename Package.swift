@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layers depend downwards only, mirroring the Bluetooth Core spec:
-// BLECore → HCI → HCITransports / VirtualController → GAP → daemon and CLI.
+// BLECore → HCI → HCITransports, VirtualController, L2CAP, GAP; ATT → GATT → GATTServer, GATTNotify;
+// the Peripheral facade joins them; daemon and CLI on top.
 // SIGProfiles (characteristic value codecs) and Sensors stand beside the stack; the daemon joins them.
 let package = Package(
     name: "blesensor",
@@ -35,15 +36,15 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "VirtualController", dependencies: [
-            "HCI",
+            "BLECore", "HCI",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "L2CAP", dependencies: [
-            "HCI",
+            "BLECore", "HCI",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "GAP", dependencies: [
-            "HCI",
+            "BLECore", "HCI",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "SIGProfiles", dependencies: ["BLECore"]),
@@ -60,7 +61,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "ProfileCommands", dependencies: [
-            "SIGProfiles",
+            "BLECore", "SIGProfiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Hardware sensors: i2c-dev, libgpiod 1.6, w1 and thermal sysfs, independent of the BLE layers.
@@ -79,19 +80,21 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "BLESensorDaemon", dependencies: [
-            "GAP", "L2CAP", "HCITransports", "VirtualController",
+            "BLECore", "HCI", "GAP", "L2CAP", "HCITransports", "VirtualController",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "blesensord", dependencies: [
-            "BLESensorDaemon",
+            "BLECore", "BLESensorDaemon",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "heart-rate-peripheral", dependencies: [
-            "Peripheral", "HCITransports", "VirtualController",
+            "BLECore", "HCI", "ATT", "GATT", "GAP", "Peripheral", "HCITransports", "VirtualController",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "blesensor", dependencies: [
-            "GAP", "ProfileCommands", "SensorCommands",
+            "BLECore", "GAP", "ProfileCommands", "SensorCommands",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Release-build benchmark of the notification hot path; MallocCounter counts heap allocations
@@ -102,19 +105,24 @@ let package = Package(
         .executableTarget(name: "timer-bench", dependencies: ["BLECore"], path: "Benchmarks/timer-bench"),
         .executableTarget(name: "peripheral-bench", dependencies: ["BLECore", "HCI", "GATT", "Peripheral", "MallocCounter"], path: "Benchmarks/peripheral-bench"),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
-        .testTarget(name: "HCITests", dependencies: ["HCI"]),
-        .testTarget(name: "HCIHostTests", dependencies: ["HCI"]),
-        .testTarget(name: "HCITransportsTests", dependencies: ["BLECore", "HCI", "HCITransports"]),
-        .testTarget(name: "VirtualControllerTests", dependencies: ["VirtualController"]),
-        .testTarget(name: "L2CAPTests", dependencies: ["L2CAP"]),
-        .testTarget(name: "GAPTests", dependencies: ["GAP", "VirtualController"]),
-        .testTarget(name: "BLESensorDaemonTests", dependencies: ["BLESensorDaemon"]),
-        .testTarget(name: "ATTTests", dependencies: ["ATT"]),
+        .testTarget(name: "HCITests", dependencies: ["BLECore", "HCI"]),
+        .testTarget(name: "HCIHostTests", dependencies: ["BLECore", "HCI"]),
+        .testTarget(name: "HCITransportsTests", dependencies: [
+            "BLECore", "HCI", "HCITransports", "CBluetoothShim",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "VirtualControllerTests", dependencies: ["BLECore", "HCI", "VirtualController"]),
+        .testTarget(name: "L2CAPTests", dependencies: ["BLECore", "HCI", "L2CAP"]),
+        .testTarget(name: "GAPTests", dependencies: ["BLECore", "HCI", "GAP", "VirtualController"]),
+        .testTarget(name: "BLESensorDaemonTests", dependencies: ["BLECore", "BLESensorDaemon"]),
+        .testTarget(name: "ATTTests", dependencies: ["BLECore", "ATT"]),
         .testTarget(name: "GATTNotifyTests", dependencies: ["BLECore", "GATTNotify", "HCI"]),
-        .testTarget(name: "SIGProfilesTests", dependencies: ["SIGProfiles", "ProfileCommands"]),
-        .testTarget(name: "GATTTests", dependencies: ["GATT"]),
+        .testTarget(name: "SIGProfilesTests", dependencies: ["BLECore", "SIGProfiles", "ProfileCommands"]),
+        .testTarget(name: "GATTTests", dependencies: ["BLECore", "GATT"]),
         .testTarget(name: "GATTServerTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer"]),
-        .testTarget(name: "PeripheralTests", dependencies: ["Peripheral", "VirtualController", "L2CAP"]),
+        .testTarget(name: "PeripheralTests", dependencies: [
+            "BLECore", "HCI", "L2CAP", "GAP", "ATT", "GATT", "GATTNotify", "Peripheral", "VirtualController",
+        ]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]
 )
