@@ -104,6 +104,8 @@ let package = Package(
         // Whole-process CPU per tick of a 2000 Hz timer: Task.sleep, Dispatch source, SystemClock.
         .executableTarget(name: "timer-bench", dependencies: ["BLECore"], path: "Benchmarks/timer-bench"),
         .executableTarget(name: "peripheral-bench", dependencies: ["BLECore", "HCI", "GATT", "Peripheral", "MallocCounter"], path: "Benchmarks/peripheral-bench"),
+        // Barriers shared by the test targets (a recorder that tests await instead of sleeping).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "HCITests", dependencies: ["BLECore", "HCI"]),
         .testTarget(name: "HCIHostTests", dependencies: ["BLECore", "HCI"]),
@@ -112,8 +114,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "VirtualControllerTests", dependencies: ["BLECore", "HCI", "VirtualController"]),
-        .testTarget(name: "L2CAPTests", dependencies: ["BLECore", "HCI", "L2CAP"]),
-        .testTarget(name: "GAPTests", dependencies: ["BLECore", "HCI", "GAP", "VirtualController"]),
+        .testTarget(name: "L2CAPTests", dependencies: ["BLECore", "HCI", "L2CAP", "TestSupport"]),
+        .testTarget(name: "GAPTests", dependencies: ["BLECore", "HCI", "GAP", "VirtualController", "TestSupport"]),
         .testTarget(name: "BLESensorDaemonTests", dependencies: ["BLECore", "BLESensorDaemon"]),
         .testTarget(name: "ATTTests", dependencies: ["BLECore", "ATT"]),
         .testTarget(name: "GATTNotifyTests", dependencies: ["BLECore", "GATTNotify", "HCI"]),
@@ -121,7 +123,7 @@ let package = Package(
         .testTarget(name: "GATTTests", dependencies: ["BLECore", "GATT"]),
         .testTarget(name: "GATTServerTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer"]),
         .testTarget(name: "PeripheralTests", dependencies: [
-            "BLECore", "HCI", "L2CAP", "GAP", "ATT", "GATT", "GATTNotify", "Peripheral", "VirtualController",
+            "BLECore", "HCI", "L2CAP", "GAP", "ATT", "GATT", "GATTNotify", "Peripheral", "VirtualController", "TestSupport",
         ]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]

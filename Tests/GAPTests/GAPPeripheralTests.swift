@@ -2,65 +2,20 @@ import BLECore
 import HCI
 import Synchronization
 import Testing
+import TestSupport
 import VirtualController
 @testable import GAP
 
-/// Every GAP event, so a test can wait for the n-th one of a kind instead of sleeping.
-final class GAPEventLog: Sendable {
-    private struct State {
-        var events: [GAPEvent] = []
-        var waiters: [(predicate: @Sendable (GAPEvent) -> Bool, count: Int, continuation: CheckedContinuation<Bool, Never>)] = []
-        var finished = false
-    }
-
-    private let state = Mutex(State())
-
-    init(_ gap: GAPPeripheral) {
+/// GAP's events as they come, with barriers (`Recorder`) and the predicates tests wait on.
+enum GAPEventLog {
+    static func recording(_ gap: GAPPeripheral) -> Recorder<GAPEvent> {
+        let recorder = Recorder<GAPEvent>()
         Task {
-            for await event in gap.events { self.record(event) }
-            self.finish()
+            for await event in gap.events { recorder.append(event) }
+            recorder.finish()
         }
+        return recorder
     }
-
-    private func record(_ event: GAPEvent) {
-        let woken = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            state.events.append(event)
-            let events = state.events
-            var woken: [CheckedContinuation<Bool, Never>] = []
-            state.waiters.removeAll { waiter in
-                guard events.filter(waiter.predicate).count >= waiter.count else { return false }
-                woken.append(waiter.continuation)
-                return true
-            }
-            return woken
-        }
-        woken.forEach { $0.resume(returning: true) }
-    }
-
-    private func finish() {
-        let waiters = state.withLock { state in
-            state.finished = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        waiters.forEach { $0.continuation.resume(returning: false) }
-    }
-
-    /// Returns once `count` events matching `predicate` were seen; false if the stream ended first.
-    @discardableResult
-    func wait(for count: Int = 1, _ predicate: @escaping @Sendable (GAPEvent) -> Bool) async -> Bool {
-        await withCheckedContinuation { continuation in
-            let ready: Bool? = state.withLock { state in
-                if state.events.filter(predicate).count >= count { return true }
-                if state.finished { return false }
-                state.waiters.append((predicate, count, continuation))
-                return nil
-            }
-            if let ready { continuation.resume(returning: ready) }
-        }
-    }
-
-    func count(_ predicate: (GAPEvent) -> Bool) -> Int { state.withLock { $0.events.filter(predicate).count } }
 
     static let started: @Sendable (GAPEvent) -> Bool = { if case .advertisingStarted = $0 { return true } else { return false } }
     static let stopped: @Sendable (GAPEvent) -> Bool = { if case .advertisingStopped = $0 { return true } else { return false } }
@@ -76,7 +31,7 @@ struct PeripheralFixture {
     let controller: VirtualController
     let host: HCIHost
     let gap: GAPPeripheral
-    let log: GAPEventLog
+    let log: Recorder<GAPEvent>
     let address = BluetoothAddress("C4:11:22:33:44:55")!
 
     init(maxConnections: Int = 1, completion: VirtualController.CompletionPolicy = .immediate, bufferCount: UInt8 = 8) async throws {
@@ -89,7 +44,7 @@ struct PeripheralFixture {
         host = HCIHost(transport: controller, configuration: configuration)
         _ = try await host.start()
         gap = GAPPeripheral(host: host, configuration: .init(addressPolicy: .randomStatic(address), maxConnections: maxConnections))
-        log = GAPEventLog(gap)
+        log = GAPEventLog.recording(gap)
         try await gap.start()
     }
 
@@ -106,7 +61,7 @@ struct PeripheralFixture {
     /// Connects a central and waits until the peripheral's host reported the `n`-th connection.
     func connect(_ last: UInt8, expecting connections: Int) async throws -> VirtualLink {
         let link = try await central(last).connect(to: identity)
-        await log.wait(for: connections, GAPEventLog.connected)
+        await log.wait(for: connections, where: GAPEventLog.connected)
         return link
     }
 
@@ -133,7 +88,7 @@ struct PeripheralFixture {
         try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
         let first = try await fixture.connect(1, expecting: 1)
         // One slot left: advertising comes back by itself.
-        await fixture.log.wait(for: 2, GAPEventLog.started)
+        await fixture.log.wait(for: 2, where: GAPEventLog.started)
         #expect(fixture.controller.isAdvertisingOnRadio)
         let second = try await fixture.connect(2, expecting: 2)
         // Both slots used: the controller stopped for the connection and the driver leaves it off
@@ -142,8 +97,8 @@ struct PeripheralFixture {
         #expect(!fixture.controller.isAdvertisingOnRadio)
         #expect(await !fixture.gap.isAdvertising)
         second.disconnect()
-        await fixture.log.wait(for: 1, GAPEventLog.disconnected)
-        await fixture.log.wait(for: 3, GAPEventLog.started)
+        await fixture.log.wait(for: 1, where: GAPEventLog.disconnected)
+        await fixture.log.wait(for: 3, where: GAPEventLog.started)
         #expect(fixture.controller.isAdvertisingOnRadio)
         first.disconnect()
         await fixture.host.shutdown()
@@ -155,9 +110,9 @@ struct PeripheralFixture {
         _ = try await fixture.connect(1, expecting: 1)
         fixture.controller.injectHardwareError(code: 0x11)
         // Reset drops the link; the peripheral reports it and advertises again.
-        await fixture.log.wait(for: 1, GAPEventLog.disconnected)
-        await fixture.log.wait(for: 1, GAPEventLog.recovered)
-        await fixture.log.wait(for: 2, GAPEventLog.started)
+        await fixture.log.wait(for: 1, where: GAPEventLog.disconnected)
+        await fixture.log.wait(for: 1, where: GAPEventLog.recovered)
+        await fixture.log.wait(for: 2, where: GAPEventLog.started)
         #expect(fixture.gap.activeLinks.isEmpty)
         #expect(fixture.controller.isAdvertisingOnRadio)
         let rescan = await fixture.central(2).scan(for: .milliseconds(300))
@@ -200,7 +155,7 @@ struct PeripheralFixture {
         #expect(fixture.controller.maxBuffersInUse <= 4)
         // Disconnecting the stalled central gives its credits back.
         slow.disconnect()
-        await fixture.log.wait(for: 1, GAPEventLog.disconnected)
+        await fixture.log.wait(for: 1, where: GAPEventLog.disconnected)
         #expect(fixture.host.acl.statistics.creditsReclaimed > 0)
         #expect(fixture.host.acl.packetsInFlight <= 1)
         await fixture.host.shutdown()
@@ -227,8 +182,8 @@ struct PeripheralFixture {
         // When the slot frees up, advertising resumes (the driver still wants it); the first enable
         // never counted as started, since the connection overtook it.
         link.disconnect()
-        await fixture.log.wait(for: 1, GAPEventLog.disconnected)
-        await fixture.log.wait(for: 1, GAPEventLog.started)
+        await fixture.log.wait(for: 1, where: GAPEventLog.disconnected)
+        await fixture.log.wait(for: 1, where: GAPEventLog.started)
         #expect(fixture.controller.isAdvertisingOnRadio)
         #expect(await fixture.advertisingAgrees())
         await fixture.host.shutdown()
@@ -243,7 +198,7 @@ struct PeripheralFixture {
         fixture.controller.releaseHeldAnswers()
         _ = try await starting.value
         // The controller stopped for the connection; a slot is left, so the driver enables again.
-        await fixture.log.wait(for: 1, GAPEventLog.started)
+        await fixture.log.wait(for: 1, where: GAPEventLog.started)
         try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
         #expect(fixture.controller.isAdvertisingOnRadio)
         #expect(await fixture.advertisingAgrees())
@@ -264,7 +219,7 @@ struct PeripheralFixture {
         try await stopping.value
         #expect(!fixture.controller.isAdvertisingOnRadio)
         #expect(await !fixture.gap.isAdvertising)
-        #expect(fixture.log.count(GAPEventLog.stopped) == 1)
+        #expect(fixture.log.count(where: GAPEventLog.stopped) == 1)
         await fixture.host.shutdown()
     }
 
@@ -275,18 +230,18 @@ struct PeripheralFixture {
         // The reset takes effect at the controller (the link goes) but its answer is held back.
         fixture.controller.holdAnswers(to: .reset)
         fixture.controller.injectHardwareError(code: 0x22)
-        await fixture.log.wait(for: 1, GAPEventLog.resetting)
+        await fixture.log.wait(for: 1, where: GAPEventLog.resetting)
         await fixture.controller.waitForHeldAnswer()
         link.disconnect()
         _ = await link.disconnected
         fixture.controller.releaseHeldAnswers()
-        await fixture.log.wait(for: 1, GAPEventLog.recovered)
-        await fixture.log.wait(for: 2, GAPEventLog.started)
+        await fixture.log.wait(for: 1, where: GAPEventLog.recovered)
+        await fixture.log.wait(for: 2, where: GAPEventLog.started)
         // Once through the driver again: advertising is on, once, and GAP agrees with the radio.
         try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
         #expect(fixture.controller.isAdvertisingOnRadio)
         #expect(await fixture.advertisingAgrees())
-        #expect(fixture.log.count(GAPEventLog.disconnected) == 1)
+        #expect(fixture.log.count(where: GAPEventLog.disconnected) == 1)
         #expect(fixture.gap.activeLinks.isEmpty)
         await fixture.host.shutdown()
     }

@@ -2,46 +2,25 @@ import BLECore
 import HCI
 import Synchronization
 import Testing
+import TestSupport
 @testable import L2CAP
 
-/// Records B-frames the fixed channels send, decoded from the ACL packets; `next` is the barrier
-/// a test waits on instead of sleeping.
+/// Records B-frames the fixed channels send, decoded from the ACL packets; `wait(for:)` is the
+/// barrier a test waits on instead of sleeping.
 final class SentFrames: Sendable {
-    private struct State {
-        var frames: [(UInt16, L2CAPBasicFrame)] = []
-        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    }
-    private let state = Mutex(State())
+    private let frames = Recorder<(UInt16, L2CAPBasicFrame)>()
 
     func record(_ packet: HCIPacket) -> Bool {
         guard let acl = try? HCIACLPacket(body: packet.body), let frame = try? L2CAPBasicFrame(pdu: acl.data) else { return true }
-        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.frames.append((acl.handle, frame))
-            let count = state.frames.count
-            var woken: [CheckedContinuation<Void, Never>] = []
-            state.waiters.removeAll { waiter in
-                guard waiter.count <= count else { return false }
-                woken.append(waiter.continuation)
-                return true
-            }
-            return woken
-        }
-        woken.forEach { $0.resume() }
+        frames.append((acl.handle, frame))
         return true
     }
 
-    var all: [(UInt16, L2CAPBasicFrame)] { state.withLock { $0.frames } }
+    var all: [(UInt16, L2CAPBasicFrame)] { frames.all }
 
     /// Waits until at least `count` frames were sent.
     func wait(for count: Int) async {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Bool in
-                if state.frames.count >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
-            }
-            if ready { continuation.resume() }
-        }
+        await frames.wait(for: count)
     }
 }
 

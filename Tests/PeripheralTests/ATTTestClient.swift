@@ -2,47 +2,11 @@ import ATT
 import BLECore
 import L2CAP
 import Synchronization
+import TestSupport
 import VirtualController
 
-/// Values collected as they arrive, with a barrier: `wait(for:)` returns once enough arrived.
-final class Collected<Element: Sendable>: Sendable {
-    private struct State {
-        var items: [Element] = []
-        var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    }
-    private let state = Mutex(State())
-
-    func append(_ item: Element) {
-        let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.items.append(item)
-            let count = state.items.count
-            var woken: [CheckedContinuation<Void, Never>] = []
-            state.waiters.removeAll { waiter in
-                guard waiter.count <= count else { return false }
-                woken.append(waiter.continuation)
-                return true
-            }
-            return woken
-        }
-        woken.forEach { $0.resume() }
-    }
-
-    func withLock<R>(_ body: ([Element]) -> R) -> R { state.withLock { body($0.items) } }
-
-    var all: [Element] { state.withLock { $0.items } }
-
-    /// Returns once at least `count` items arrived.
-    func wait(for count: Int) async {
-        await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Bool in
-                if state.items.count >= count { return true }
-                state.waiters.append((count, continuation))
-                return false
-            }
-            if ready { continuation.resume() }
-        }
-    }
-}
+/// Values collected as they arrive (notifications, indications), with barriers.
+typealias Collected<Element: Sendable> = Recorder<Element>
 
 /// A raw ATT client on a scripted central: sends requests and separates responses from
 /// notifications and indications (which it confirms, like a real client).

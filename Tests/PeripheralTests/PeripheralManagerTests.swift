@@ -5,6 +5,7 @@ import GATTNotify
 import HCI
 import Synchronization
 import Testing
+import TestSupport
 import VirtualController
 @testable import Peripheral
 
@@ -29,17 +30,13 @@ enum TestIDs {
 
 /// Every peripheral event, with a barrier on the n-th one of a kind.
 final class EventRecorder: Sendable {
-    let events = Collected<PeripheralEvent>()
+    let events = Recorder<PeripheralEvent>()
 
-    func count(where predicate: (PeripheralEvent) -> Bool) -> Int { events.withLock { $0.filter(predicate).count } }
+    func count(where predicate: (PeripheralEvent) -> Bool) -> Int { events.count(where: predicate) }
 
     /// Returns once `count` events matching `predicate` arrived.
     func wait(for count: Int = 1, where predicate: @escaping @Sendable (PeripheralEvent) -> Bool) async {
-        var seen = events.all.count
-        while self.count(where: predicate) < count {
-            seen += 1
-            await events.wait(for: seen)
-        }
+        await events.wait(for: count, where: predicate)
     }
 }
 
