@@ -33,19 +33,14 @@ func makePeripheral(centrals: Int) async throws -> (PeripheralManager, BenchCont
     let cccd = await manager.database!.cccdHandle(for: characteristic)!
     for handle in 1...UInt16(centrals) {
         controller.connect(handle: handle)
+        // One request at a time, as a central does: the server drops a request sent before the
+        // previous one was answered.
         controller.receiveATT([0x02, 0xF7, 0x00], on: handle)                       // Exchange MTU 247
+        await controller.waitForResponses(1, on: handle)
         controller.receiveATT([0x12, UInt8(cccd & 0xFF), UInt8(cccd >> 8), 0x01, 0x00], on: handle)   // enable notifications
-    }
-    // Setup only: wait until every subscription went through the ATT server.
-    for _ in 0..<500 where manager.statistics()?.connections.count != centrals || !allSubscribed(manager, centrals) {
-        try await Task.sleep(for: .milliseconds(10))
+        await controller.waitForResponses(2, on: handle)
     }
     return (manager, controller)
-}
-
-func allSubscribed(_ manager: PeripheralManager, _ centrals: Int) -> Bool {
-    // A notification reaches every subscriber: count ACL packets produced by one probe update.
-    manager.statistics()?.connections.values.allSatisfy { $0.mtu == 247 } ?? false
 }
 
 func measure(valueLength: Int, centrals: Int) async throws -> (ns: Double, allocations: Double, delivered: Bool) {

@@ -22,8 +22,11 @@ import Synchronization
 /// caller's `combiningWrites` scope, are written together when that batch or scope ends.
 ///
 /// After a read that only returned credits the loop waits `creditReturnModeration` before reading
-/// again (sends and `stop()` still wake it), so a notification stream's credits cost one wake-up
-/// per window rather than one per packet.
+/// again (a send that finds the descriptor full, and `stop()`, still wake it at once), so a
+/// notification stream's credits cost one wake-up per window rather than one per packet.
+///
+/// The combining count is shared: while any scope is open, every thread's sends wait for the last
+/// scope to end. Scopes are for short bursts (one timer tick's updates), never for waiting.
 ///
 /// A queue that makes no progress for `stallTimeout` is reported once as `.stalled` (from the
 /// clock's context): the controller stopped reading. `stop()` always ends the loop at once, pending
@@ -220,7 +223,9 @@ final class DescriptorLink: @unchecked Sendable {
             pollfd(fd: stopPipe.readDescriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: kickPipe.readDescriptor, events: Int16(POLLIN), revents: 0),
         ]
-        let moderation = Int32(clamping: options.creditReturnModeration.wholeMilliseconds)
+        // poll counts whole milliseconds: a shorter, non-zero window rounds up rather than to none.
+        let window = options.creditReturnModeration
+        let moderation = window > .zero ? Int32(clamping: (window + .nanoseconds(999_999)).wholeMilliseconds) : 0
         var onlyCredits = false
         while true {
             let (blocked, failure) = outbound.withLock { ($0.blocked, $0.failure) }
@@ -256,7 +261,8 @@ final class DescriptorLink: @unchecked Sendable {
     }
 
     /// One read, every packet in it to the handler, then one flush of what they queued.
-    /// `onlyCredits` says whether every packet was a Number Of Completed Packets event.
+    /// `onlyCredits` says whether the read held Number Of Completed Packets events and nothing else
+    /// (no other packet, no start of one).
     private func readAndDeliver(into buffer: inout [UInt8], framer: inout H4StreamFramer, onlyCredits: inout Bool,
                                 handler: @Sendable (HCITransportEvent) -> Void) -> HCITransportError? {
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -269,12 +275,14 @@ final class DescriptorLink: @unchecked Sendable {
         outbound.withLock { $0.combining += 1 }
         defer { endCombining() }
         let chunk = buffer[0..<count]
-        var credits = true
+        var delivered = 0, credits = 0
         func deliver(_ packet: HCIPacket) {
-            credits = credits && Self.isCreditReturn(packet)
+            delivered += 1
+            if Self.isCreditReturn(packet) { credits += 1 }
             handler(.packet(packet))
         }
-        defer { onlyCredits = credits }
+        // A partial packet is never "only credits": its rest is read without waiting.
+        defer { onlyCredits = delivered > 0 && credits == delivered && framer.bufferedByteCount == 0 }
         switch framing {
         case .stream:
             do {

@@ -11,7 +11,7 @@ public struct TransportOptions: Sendable {
     /// After a read that only returned ACL credits (Number Of Completed Packets), wait up to this
     /// long before reading again, so a stream of credit returns costs one wake-up per window
     /// instead of one per packet. LE connection events are at least 7.5 ms apart, so a millisecond
-    /// costs no air time; zero reads as soon as anything arrives.
+    /// costs no air time; zero reads as soon as anything arrives. Rounded up to whole milliseconds.
     public var creditReturnModeration: Duration = .milliseconds(1)
 
     public init() {}

@@ -340,11 +340,13 @@ public actor PeripheralManager {
         return broker.centrals(ready)
     }
 
-    /// Delivers "ready to update subscribers" straight from the thread that freed the room (the
-    /// host's transport thread, as Number Of Completed Packets come in) instead of through
-    /// `events`. A streaming application refills its queues there without a task switch per
-    /// refill; the handler may call `updateValue` but must return quickly and never block.
-    /// `nil` goes back to `events`.
+    /// Delivers "ready to update subscribers" straight from the thread that freed the room
+    /// instead of through `events`: usually the host's transport thread as Number Of Completed
+    /// Packets come in, but also, re-entrantly, inside an `updateValue` or `batchingUpdates` of
+    /// the application's own when another link regained room meanwhile. A streaming application
+    /// refills its queues there without a task switch per refill. The handler may call
+    /// `updateValue`, must return quickly, never block, and never take a lock the application
+    /// holds while calling `updateValue`. `nil` goes back to `events`.
     public nonisolated func setReadyToUpdateHandler(_ handler: (@Sendable ([Central]) -> Void)?) {
         readyHandler.withLock { $0 = handler.map(ReadyHandler.init(call:)) }
     }

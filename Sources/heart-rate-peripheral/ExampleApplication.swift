@@ -33,6 +33,9 @@ final class ExampleApplication: Sendable {
         var waitingForRoom = false
         var step = 0
         var streamed = 0
+        /// One thread streams at a time; a readiness call meanwhile asks it to go round again.
+        var streaming = false
+        var streamAgain = false
     }
 
     let manager: PeripheralManager
@@ -107,8 +110,9 @@ final class ExampleApplication: Sendable {
             guard first else { return }
             switch mode {
             case let .periodic(period, leeway):
-                // Ticks the leeway deferred are sent; ticks missed beyond it (a stalled process) are not.
-                let deferrable = Int64(leeway / period)
+                // Ticks the leeway deferred are sent, with slack for a late wake-up (at least 10 ms);
+                // ticks missed beyond that (a stalled process) are not: they would be stale.
+                let deferrable = Int64((leeway + max(leeway, .milliseconds(10))) / period)
                 let timer = clock.repeating(every: period, leeway: leeway) { [weak self] skipped in
                     guard let self else { return }
                     manager.batchingUpdates { heartRateTicks(1 + min(skipped, deferrable)) }
@@ -193,11 +197,27 @@ final class ExampleApplication: Sendable {
 
     /// Heart Rate Measurements until `updateValue` says the queues are full; "ready to update"
     /// calls it again. 20 octets each (see `streamValues`).
+    ///
+    /// Called from the events task (first subscriber) and from the ready handler (transport
+    /// thread, or re-entrantly inside `updateValue`): one caller streams, the others only ask it
+    /// to try again, so values go out once each and in order.
     private func streamHeartRate() {
-        while true {
-            let next: Int? = state.withLock { $0.heartRateSubscribers.isEmpty ? nil : $0.streamed }
-            guard let next, manager.updateValue(Self.streamValues[next % Self.streamValues.count], for: ExampleServices.measurement) else { return }
-            state.withLock { $0.streamed += 1 }
+        let start = state.withLock { state -> Bool in
+            if state.streaming { state.streamAgain = true }
+            defer { state.streaming = true }
+            return !state.streaming
+        }
+        guard start else { return }
+        repeat {
+            while true {
+                let next: Int? = state.withLock { $0.heartRateSubscribers.isEmpty ? nil : $0.streamed }
+                guard let next, manager.updateValue(Self.streamValues[next % Self.streamValues.count], for: ExampleServices.measurement) else { break }
+                state.withLock { $0.streamed += 1 }
+            }
+        } while state.withLock { state -> Bool in
+            defer { state.streamAgain = false }
+            if !state.streamAgain { state.streaming = false }
+            return state.streamAgain
         }
     }
 

@@ -101,10 +101,12 @@ extension HostClock {
     /// schedule never drifts; ticks that could not run in time are not bunched up: `action` runs
     /// once and learns how many ticks passed unrun (`skippedTicks`), to skip or catch up on them.
     ///
-    /// With a `leeway`, each wake-up may come up to that much after its deadline, and every tick
-    /// due by then is handled in that one wake-up (as `skippedTicks`): a 2000 Hz timer with 5 ms
-    /// of leeway wakes 200 times a second. Worth it where nothing downstream is finer than the
-    /// leeway: a BLE controller sends notifications only at connection events, 7.5 ms apart or more.
+    /// With a `leeway`, each wake-up comes that much after its deadline (the first at
+    /// `firstDeadline + leeway`), and every tick due by then is handled in that one wake-up:
+    /// `skippedTicks` then counts the ticks deferred as well as any missed. A 2000 Hz timer with
+    /// 5 ms of leeway wakes every 5.5 ms, about 180 times a second. Worth it where nothing
+    /// downstream is finer than the leeway: a BLE controller sends notifications only at
+    /// connection events, 7.5 ms apart or more.
     public func repeating(every period: Duration, leeway: Duration = .zero, firstAt firstDeadline: MonotonicInstant? = nil,
                           _ action: @escaping @Sendable (_ skippedTicks: Int64) -> Void) -> RepeatingTimer {
         RepeatingTimer(clock: self, period: period, leeway: leeway, first: firstDeadline ?? now + period, action: action)

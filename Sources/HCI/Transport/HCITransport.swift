@@ -34,8 +34,9 @@ public protocol HCITransport: AnyObject, Sendable {
     func discardQueuedPackets()
 
     /// Runs `body`; packets it sends are written together when it returns, in as few system calls
-    /// as possible, on the calling thread (a timer tick that updates several characteristics).
-    /// Nesting is allowed; the outermost scope writes.
+    /// as possible (a timer tick that updates several characteristics). Scopes nest and are shared
+    /// by every thread: while any is open, all sends wait, and the last scope to end writes them.
+    /// Keep scopes to a short burst of sends; never wait inside one.
     func combiningWrites<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T
 
     /// Closes the link; the handler receives `.closed(nil)` once. Safe to call more than once.
