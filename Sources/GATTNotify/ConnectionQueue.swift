@@ -111,7 +111,10 @@ struct ConnectionQueue {
         return sequence
     }
 
-    func admission(of value: [UInt8], characteristic: UInt16, policy: UpdatePolicy) -> Admission {
+    /// How `value` would land in this queue; changes nothing. `mutating` only so callers reach the
+    /// queue in place inside the engine's array: a non-mutating call copied the whole struct
+    /// (rings, tables, references) on every update, per link.
+    mutating func admission(of value: [UInt8], characteristic: UInt16, policy: UpdatePolicy) -> Admission {
         let length = min(value.count, maximumValueLength)
         switch policy {
         case .indication:
@@ -338,8 +341,9 @@ extension ConnectionQueue {
         return abandoned
     }
 
-    /// Whether an update of `length` octets of `characteristic` would be admitted now.
-    func hasRoom(for length: Int, characteristic: UInt16, policy: UpdatePolicy) -> Bool {
+    /// Whether an update of `length` octets of `characteristic` would be admitted now (`mutating`:
+    /// see `admission`).
+    mutating func hasRoom(for length: Int, characteristic: UInt16, policy: UpdatePolicy) -> Bool {
         if case .noRoom = admission(of: [UInt8](repeating: 0, count: min(length, maximumValueLength)), characteristic: characteristic, policy: policy) {
             return false
         }

@@ -3,7 +3,9 @@ import HCI
 /// Everything the engine's mutex protects.
 struct EngineState {
     var connections: [ConnectionQueue] = []
-    var indexByLink: [LinkID: Int] = [:]
+    /// `connections[i].id`, searched linearly: a handful of links per engine, and comparing a few
+    /// integers costs less than hashing one on every update.
+    private var linkIDs: [LinkID] = []
     /// Round-robin position in `connections`: each turn sends one value of one connection.
     var cursor = 0
     /// A thread is running the pump loop; others only leave work for it.
@@ -35,7 +37,7 @@ struct EngineState {
     private mutating func refuse(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy,
                                  targets: UnsafeBufferPointer<LinkID>, refused: inout Bool) {
         for link in targets {
-            guard let index = indexByLink[link] else { continue }
+            guard let index = index(of: link) else { continue }
             if case .noRoom = connections[index].admission(of: value, characteristic: characteristic, policy: policy) {
                 refused = true
                 connections[index].recordRejection(characteristic: characteristic)
@@ -47,7 +49,7 @@ struct EngineState {
     private mutating func apply(_ value: [UInt8], characteristic: UInt16, policy: UpdatePolicy,
                                 targets: UnsafeBufferPointer<LinkID>) {
         for link in targets {
-            guard let index = indexByLink[link] else { continue }
+            guard let index = index(of: link) else { continue }
             let admission = connections[index].admission(of: value, characteristic: characteristic, policy: policy)
             if !connections[index].apply(admission, value: value, characteristic: characteristic) {
                 // Only reachable when a merge hook is not deterministic or a link is listed twice.
@@ -84,7 +86,7 @@ struct EngineState {
     /// transaction timer starts now).
     mutating func finish(_ transmission: Transmission, accepted: Bool) -> UInt64? {
         // The link may have been removed while the sink had the value.
-        guard let index = indexByLink[transmission.link.id] else { return nil }
+        guard let index = index(of: transmission.link.id) else { return nil }
         connections[index].finish(transmission, accepted: accepted)
         if accepted, connections[index].waitingForRoom, connections[index].hasReadyRoom {
             stopWaiting(at: index)
@@ -107,8 +109,20 @@ struct EngineState {
         return (connections.filter { !$0.waitingForRoom }.map(\.id), woken)
     }
 
+    func index(of link: LinkID) -> Int? {
+        linkIDs.firstIndex(of: link)
+    }
+
+    /// Adds a link's queue; false when the link has one already.
+    mutating func add(_ queue: ConnectionQueue) -> Bool {
+        guard index(of: queue.id) == nil else { return false }
+        connections.append(queue)
+        linkIDs.append(queue.id)
+        return true
+    }
+
     mutating func remove(_ link: LinkID) -> [AbandonedIndication]? {
-        guard let index = indexByLink.removeValue(forKey: link) else { return nil }
+        guard let index = index(of: link) else { return nil }
         // The refusal it caused is over: whoever waited may retry.
         if connections[index].waitingForRoom { stopWaiting(at: index) }
         let abandoned = connections[index].close()
@@ -119,9 +133,10 @@ struct EngineState {
         let last = connections.count - 1
         if index != last {
             connections.swapAt(index, last)
-            indexByLink[connections[index].id] = index
+            linkIDs.swapAt(index, last)
         }
         connections.removeLast()
+        linkIDs.removeLast()
         if cursor > connections.count { cursor = 0 }
         return abandoned
     }

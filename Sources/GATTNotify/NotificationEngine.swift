@@ -63,9 +63,7 @@ public final class NotificationEngine: Sendable {
         guard (23...Int(UInt16.max)).contains(mtu) else { throw .invalidMTU(mtu) }
         let limits = limits ?? defaultLimits
         try state.withLock { state throws(NotificationEngineError) in
-            guard state.indexByLink[link.id] == nil else { throw .duplicateLink(link.id) }
-            state.indexByLink[link.id] = state.connections.count
-            state.connections.append(ConnectionQueue(link: link, mtu: mtu, limits: limits))
+            guard state.add(ConnectionQueue(link: link, mtu: mtu, limits: limits)) else { throw .duplicateLink(link.id) }
         }
     }
 
@@ -74,7 +72,7 @@ public final class NotificationEngine: Sendable {
     public func updateMTU(_ mtu: Int, on link: LinkID) throws(NotificationEngineError) {
         guard (23...Int(UInt16.max)).contains(mtu) else { throw .invalidMTU(mtu) }
         try state.withLock { state throws(NotificationEngineError) in
-            guard let index = state.indexByLink[link] else { throw .unknownLink(link) }
+            guard let index = state.index(of: link) else { throw .unknownLink(link) }
             state.connections[index].mtu = mtu
         }
     }
@@ -89,7 +87,7 @@ public final class NotificationEngine: Sendable {
     /// central may have just disconnected.
     public func setMultipleHandleValueNotifications(_ enabled: Bool, on link: LinkID) {
         state.withLock { state in
-            guard let index = state.indexByLink[link], state.connections[index].multipleNotifications != enabled else { return }
+            guard let index = state.index(of: link), state.connections[index].multipleNotifications != enabled else { return }
             state.connections[index].multipleNotifications = enabled
         }
     }
@@ -225,7 +223,7 @@ public final class NotificationEngine: Sendable {
                               length: Int) -> [LinkID] {
         state.withLock { state in
             links.filter { link in
-                guard let index = state.indexByLink[link] else { return false }
+                guard let index = state.index(of: link) else { return false }
                 return state.connections[index].hasRoom(for: length, characteristic: characteristic, policy: policy)
             }
         }
@@ -249,7 +247,7 @@ public final class NotificationEngine: Sendable {
     @discardableResult
     public func confirmationReceived(on link: LinkID) -> UInt16? {
         let (confirmed, timer, first): (UInt16?, TimerHandle?, Transmission?) = state.withLock { state in
-            guard let index = state.indexByLink[link],
+            guard let index = state.index(of: link),
                   let outstanding = state.connections[index].outstanding else { return (nil, nil, nil) }
             state.connections[index].outstanding = nil
             state.connections[index].recordConfirmation(of: outstanding.characteristic)
@@ -317,7 +315,7 @@ public final class NotificationEngine: Sendable {
     private func startTransactionTimer(_ link: Link, sequence: UInt64) {
         let timer = clock.schedule(after: indicationTimeout) { [weak self] in self?.transactionTimedOut(link, sequence: sequence) }
         let stale = state.withLock { state -> Bool in
-            guard let index = state.indexByLink[link.id], state.connections[index].outstanding != nil,
+            guard let index = state.index(of: link.id), state.connections[index].outstanding != nil,
                   state.connections[index].indicationSequence == sequence else { return true }
             state.connections[index].indicationTimer = timer
             return false
@@ -327,7 +325,7 @@ public final class NotificationEngine: Sendable {
 
     private func transactionTimedOut(_ link: Link, sequence: UInt64) {
         let expired = state.withLock { state -> Bool in
-            guard let index = state.indexByLink[link.id], state.connections[index].outstanding != nil,
+            guard let index = state.index(of: link.id), state.connections[index].outstanding != nil,
                   state.connections[index].indicationSequence == sequence else { return false }
             state.connections[index].indicationTimer = nil
             return true
