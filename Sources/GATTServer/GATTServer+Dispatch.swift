@@ -24,6 +24,9 @@ extension GATTServer {
              .readRequest, .readBlobRequest, .readMultipleRequest, .readMultipleVariableRequest,
              .writeRequest, .prepareWriteRequest, .executeWriteRequest:
             let response: ATTPDU
+            var context = context
+            let afterAnswer = AfterAnswer()
+            context.afterAnswer = afterAnswer
             do {
                 try checkChangeAwareness(of: pdu, context: context)
                 response = try await answer(pdu, context: context)
@@ -33,6 +36,8 @@ extension GATTServer {
                 response = .errorResponse(for: pdu.opcode, handle: error.handle, error: error.code)
             }
             await reply(response, context: context)
+            // A link that closed meanwhile has no subscriptions left to announce.
+            if state.withLock({ $0.connections[context.link.id] != nil }) { afterAnswer.run() }
         case let .writeCommand(handle, value):
             guard isChangeAwareForCommand(context) else { return }
             await writeCommand(handle: handle, value: value, context: context)

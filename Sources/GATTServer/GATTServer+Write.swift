@@ -127,8 +127,10 @@ extension GATTServer {
                 }
             }
         }
+        let delegate = delegate, link = context.link
         for (id, configuration) in subscriptionChanges {
-            delegate.subscriptionChanged(link: context.link, characteristic: id, configuration: configuration)
+            let notice: @Sendable () -> Void = { delegate.subscriptionChanged(link: link, characteristic: id, configuration: configuration) }
+            if let afterAnswer = context.afterAnswer { afterAnswer.add(notice) } else { notice() }
         }
     }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 import ATT
 import GATT
 import HCI
@@ -74,6 +75,26 @@ struct ConnectionContext: Sendable {
     /// Set when the PDU is a request: its slot is freed just before the answer goes out, because
     /// the client may send its next request the moment it has the answer.
     var answering: LinkInbound? = nil
+    /// Set while a request is handled: effects the client must see only after the answer.
+    var afterAnswer: AfterAnswer? = nil
+}
+
+/// Work that waits until a request's answer is on its way: a subscription's first notification
+/// must not overtake the Write Response that turned it on.
+final class AfterAnswer: Sendable {
+    private let actions = Mutex<[@Sendable () -> Void]>([])
+
+    func add(_ action: @escaping @Sendable () -> Void) {
+        actions.withLock { $0.append(action) }
+    }
+
+    func run() {
+        let due = actions.withLock { actions in
+            defer { actions = [] }
+            return actions
+        }
+        for action in due { action() }
+    }
 }
 
 /// A request that fails with an Error Response naming `handle`.

@@ -28,6 +28,8 @@ final class FakeDelegate: GATTServerDelegate {
         var reads: [GATTReadRequest] = []
         var writes: [WriteCall] = []
         var subscriptions: [SubscriptionCall] = []
+        /// How many PDUs the server had sent when each subscription change was announced.
+        var sentAtSubscription: [Int] = []
         var confirmations: [UInt16] = []
         var mtuChanges: [UInt16: [Int]] = [:]
         var gated: CharacteristicID?
@@ -108,11 +110,17 @@ final class FakeDelegate: GATTServerDelegate {
     }
 
     func subscriptionChanged(link: Link, characteristic: CharacteristicID, configuration: ClientConfiguration) {
+        let sent = sentCount.withLock { $0 }?() ?? -1
         state.withLock {
             $0.subscriptions.append(SubscriptionCall(connection: link.handle, characteristic: characteristic,
                                                      configuration: configuration))
+            $0.sentAtSubscription.append(sent)
         }
     }
+
+    /// The harness's count of PDUs sent, read when a subscription changes.
+    let sentCount = Mutex<(@Sendable () -> Int)?>(nil)
+    var sentAtSubscription: [Int] { state.withLock { $0.sentAtSubscription } }
 
     func indicationConfirmed(link: Link) -> UInt16? {
         state.withLock { state in

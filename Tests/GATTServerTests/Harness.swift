@@ -20,9 +20,14 @@ final class Outbox: Sendable {
     }
 
     private let state = Mutex(State())
+    private let pushed = Mutex(0)
+
+    /// PDUs the server has sent so far.
+    var sentCount: Int { pushed.withLock { $0 } }
 
     func push(_ connection: UInt16, _ pdu: [UInt8]) {
         let sent = Sent(connection: connection, hex: pdu.hexString)
+        pushed.withLock { $0 += 1 }
         let waiter = state.withLock { state -> CheckedContinuation<Sent?, Never>? in
             if let waiter = state.waiter {
                 state.waiter = nil
@@ -78,6 +83,7 @@ final class Harness: Sendable {
                                 outbox.push(link.handle, pdu)
                                 return .sent
                             }, waitForRoom: { _ in }))
+        delegate.sentCount.withLock { $0 = { outbox.sentCount } }
         self.delegate = delegate
         self.outbox = outbox
         for connection in connections { open(connection) }

@@ -87,6 +87,15 @@ import Testing
         #expect(harness.delegate.writes.isEmpty)
     }
 
+    @Test func aSubscriptionIsAnnouncedOnlyOnceItsWriteResponseIsOut() async throws {
+        let harness = try Harness()
+        #expect(await harness.exchange("12 1300 0100") == "13")
+        // Requests are served in order: the announcement ran before this one was taken.
+        #expect(await harness.exchange("0a 1500") == "0b01")
+        // The application may notify from the announcement on; the Write Response was ahead of it.
+        #expect(harness.delegate.sentAtSubscription == [1])
+    }
+
     @Test func cccdValueChecks() async throws {
         let harness = try Harness()
         // Indications on a notify-only characteristic, notifications on an indicate-only one, reserved bits.
