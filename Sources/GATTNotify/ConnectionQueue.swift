@@ -62,6 +62,9 @@ struct ConnectionQueue {
     /// with the sink right now.
     var transmitting = false
     var transmittingIndication = false
+    /// The confirmation of the indication being handed to the sink came before the sink returned
+    /// (the transport writes on the caller's thread, and a quick central answers at once).
+    var confirmedInFlight = false
     var transmittingNotifications = 0
     /// The client declared support for Multiple Handle Value Notifications (Client Supported Features bit 2).
     var multipleNotifications = false
@@ -236,6 +239,8 @@ struct ConnectionQueue {
         transmittingNotifications = 0
         guard accepted else {
             refusedAt = transmission.generation
+            // Never sent, so whatever "confirmed" it was a stray confirmation.
+            confirmedInFlight = false
             return
         }
         if transmission.combinedCount > 0 {
@@ -246,8 +251,13 @@ struct ConnectionQueue {
         let sequence = transmission.isIndication ? indications.head : notifications.head
         if transmission.isIndication {
             entry = indications.removeFirst()
-            outstanding = entry
-            indicationSequence &+= 1
+            if confirmedInFlight {
+                // Already confirmed: nothing to wait for.
+                confirmedInFlight = false
+            } else {
+                outstanding = entry
+                indicationSequence &+= 1
+            }
         } else {
             entry = notifications.removeFirst()
         }
@@ -278,6 +288,21 @@ struct ConnectionQueue {
             characteristicStates[index].counters.multipleNotificationPDUs += 1
         }
         counters.multipleNotificationPDUs += 1
+    }
+
+    /// A Handle Value Confirmation: completes the outstanding indication, or the one the sink is
+    /// taking right now. Returns the confirmed value handle, or nil when no indication is either.
+    mutating func confirm() -> UInt16? {
+        if let confirmed = outstanding {
+            outstanding = nil
+            recordConfirmation(of: confirmed.characteristic)
+            return confirmed.characteristic
+        }
+        guard transmitting, transmittingIndication, !confirmedInFlight, !indications.isEmpty else { return nil }
+        confirmedInFlight = true
+        let characteristic = indications[indications.head].characteristic
+        recordConfirmation(of: characteristic)
+        return characteristic
     }
 
     mutating func recordConfirmation(of characteristic: UInt16) {

@@ -91,7 +91,9 @@ struct EngineState {
         if accepted, connections[index].waitingForRoom, connections[index].hasReadyRoom {
             stopWaiting(at: index)
         }
-        return accepted && transmission.isIndication ? connections[index].indicationSequence : nil
+        // An indication confirmed while the sink had it is not outstanding: no timer.
+        return accepted && transmission.isIndication && connections[index].outstanding != nil
+            ? connections[index].indicationSequence : nil
     }
 
     mutating func stopWaiting(at index: Int) {

@@ -242,17 +242,15 @@ public final class NotificationEngine: Sendable {
     }
 
     /// The central's Handle Value Confirmation: the outstanding indication is complete and the next
-    /// one may go. Returns the value handle it confirmed, or nil (changing nothing) when no
-    /// indication was outstanding.
+    /// one may go. It may also be for the indication the sink is still taking (a transport that
+    /// writes on the sending thread lets a quick central answer before `trySend` returns). Returns
+    /// the value handle it confirmed, or nil (changing nothing) when no indication was either.
     @discardableResult
     public func confirmationReceived(on link: LinkID) -> UInt16? {
         let (confirmed, timer, first): (UInt16?, TimerHandle?, Transmission?) = state.withLock { state in
-            guard let index = state.index(of: link),
-                  let outstanding = state.connections[index].outstanding else { return (nil, nil, nil) }
-            state.connections[index].outstanding = nil
-            state.connections[index].recordConfirmation(of: outstanding.characteristic)
+            guard let index = state.index(of: link), let confirmed = state.connections[index].confirm() else { return (nil, nil, nil) }
             let timer = state.connections[index].indicationTimer.take()
-            return (outstanding.characteristic, timer, state.startPump())
+            return (confirmed, timer, state.startPump())
         }
         timer?.cancel()
         guard let confirmed else { return nil }

@@ -26,6 +26,32 @@ import Testing
         #expect(clock.pendingTimers == 0)
     }
 
+    @Test func aConfirmationThatArrivesWhileTheSinkStillHasTheIndicationCompletesIt() throws {
+        let clock = ManualClock()
+        let sink = FakeSink()
+        let engine = NotificationEngine(sink: sink, clock: clock)
+        try engine.addConnection(1)
+        // A quick central: the transport writes on the sending thread and the confirmation is
+        // processed on the reader thread before trySend has returned.
+        let answers = Mutex<[Bool]>([])
+        sink.duringSend.withLock {
+            $0 = { [weak engine] handle in
+                let confirmed = engine?.confirmationReceived(on: handle) ?? false
+                answers.withLock { $0.append(confirmed) }
+            }
+        }
+        #expect(engine.update([0x01], characteristic: 0x30, policy: .indication, to: 1))
+        #expect(engine.update([0x02], characteristic: 0x30, policy: .indication, to: 1))
+        // Each was confirmed during its own send: the second was not held behind the first, and
+        // no transaction timer waits for a confirmation that already came.
+        #expect(sink.sent(on: 1).count == 2)
+        #expect(answers.withLock { $0 } == [true, true])
+        #expect(clock.pendingTimers == 0)
+        #expect(engine.statistics()[connection: 1]?.counters.confirmed == 2)
+        sink.duringSend.withLock { $0 = nil }
+        #expect(!engine.confirmationReceived(on: 1))
+    }
+
     @Test func theTimerRestartsForTheNextIndicationAndStopsWhenTheLinkCloses() throws {
         let clock = ManualClock()
         let log = EventLog()
