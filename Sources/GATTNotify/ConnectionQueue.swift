@@ -345,11 +345,19 @@ extension ConnectionQueue {
         var removed = 0
         if purgeNotifications {
             let protected = transmitting && !transmittingIndication ? transmittingNotifications : 0
+            let first = notifications.head + protected
+            let removedSequences = (first..<notifications.tail).filter { notifications[$0].characteristic == characteristic }
             for entry in notifications.remove(keepingFirst: protected, where: { $0.characteristic == characteristic }) {
                 queuedBytes -= entry.length
                 removed += 1
             }
-            // Sequences moved: find the value a later update of this characteristic may replace again.
+            // Later values moved down over the removed ones: every other characteristic's newest
+            // value keeps being found where it now is, so a later update replaces its own value.
+            for index in characteristicStates.indices where index != slot {
+                guard let sequence = characteristicStates[index].coalescible, sequence >= first else { continue }
+                characteristicStates[index].coalescible = sequence - removedSequences.count { $0 < sequence }
+            }
+            // Find the value a later update of this characteristic may replace again.
             characteristicStates[slot].coalescible = notifications.lastSequence(after: protected) { $0.characteristic == characteristic }
         }
         if purgeIndications {

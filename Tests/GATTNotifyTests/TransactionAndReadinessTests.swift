@@ -175,6 +175,24 @@ import Testing
         #expect(engine.statistics()[connection: 1]?.queuedEntries == 1)
     }
 
+    @Test func aPurgeLeavesOtherCharacteristicsCoalescingIntoTheirOwnValues() throws {
+        let sink = FakeSink(allowance: 0)
+        let engine = NotificationEngine(sink: sink)
+        try engine.addConnection(1)
+        engine.update([0x01], characteristic: 0x30, policy: .fifo, to: 1)
+        engine.update([0x02], characteristic: 0x40, policy: .fifo, to: 1)
+        // 0x40's value moves down into the place 0x30's left.
+        engine.purge(characteristic: 0x30, on: engine.link(1).id)
+        engine.update([0x03], characteristic: 0x50, policy: .fifo, to: 1)
+        // Replaces 0x40's queued value, not whatever now sits where it used to be.
+        engine.update([0x04], characteristic: 0x40, to: 1)
+        sink.allow(.max, on: 1)
+        engine.pump()
+        let sent = try sink.sent(on: 1).map(decode)
+        #expect(sent.map(\.handle) == [0x40, 0x50])
+        #expect(sent.map(\.value) == [[0x04], [0x03]])
+    }
+
     @Test func purgingEverywhereForARemovedCharacteristic() throws {
         let sink = FakeSink(allowance: 0)
         let engine = NotificationEngine(sink: sink)
