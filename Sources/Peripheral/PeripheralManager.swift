@@ -184,16 +184,13 @@ public actor PeripheralManager {
         current.server.replaceDatabase(database)
         broker.subscribers.republish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }),
                                      removed: Set(removed.map(\.id)))
-        broker.setValueHandles(Self.valueHandles(of: database))
+        // Before `published` moves on: abandoned indications of removed characteristics are still
+        // named from the database they were queued under.
         for characteristic in removed { current.engine.purge(characteristic: characteristic.valueHandle) }
         let next = Published(database: database, server: current.server, engine: current.engine)
         published.withLock { $0 = next }
         logger.info("database changed: \(builder.services.count) service(s) with GAP and GATT, \(database.lastHandle) attributes")
         if let range { announceServiceChanged(range, in: next) }
-    }
-
-    private static func valueHandles(of database: AttributeDatabase) -> [UInt16: CharacteristicID] {
-        Dictionary(database.characteristics.map { ($0.valueHandle, $0.id) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Indicates the changed range on Service Changed to every connected central whose CCCD enables
@@ -235,7 +232,6 @@ public actor PeripheralManager {
         }
         host.acl.addDrainObserver { [weak engine] _ in engine?.pump() }
         broker.attach(engine) { server.supportsMultipleHandleValueNotifications($0) }
-        broker.setValueHandles(Self.valueHandles(of: database))
         channels.setHandler(for: L2CAPChannelID.attribute) { link, payload in server.receive(payload, on: link) }
         broker.subscribers.publish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }))
         published.withLock { $0 = Published(database: database, server: server, engine: engine) }
@@ -385,8 +381,10 @@ public actor PeripheralManager {
             }
         case let .indicationsAbandoned(link, indications):
             guard let central = broker.central(link) else { return }
+            let database = published.withLock { $0?.database }
             let updates = indications.map {
-                AbandonedUpdate(characteristic: broker.characteristic(atValueHandle: $0.characteristic) ?? CharacteristicID("handle-0x\(String($0.characteristic, radix: 16))"),
+                AbandonedUpdate(characteristic: database?.characteristic(forValueHandle: $0.characteristic)?.id
+                                    ?? CharacteristicID("handle-0x\(String($0.characteristic, radix: 16))"),
                                 value: $0.value, wasSent: $0.wasSent)
             }
             eventSink.yield(.indicationsAbandoned(central, updates))

@@ -42,7 +42,6 @@ final class RequestBroker: GATTServerDelegate, Sendable {
         var centrals: [LinkID: Central] = [:]
         var engine: NotificationEngine? = nil
         var multipleNotificationSupport: (@Sendable (Link) -> Bool)? = nil
-        var valueHandles: [UInt16: CharacteristicID] = [:]
     }
 
     private let state = Mutex(State())
@@ -68,15 +67,6 @@ final class RequestBroker: GATTServerDelegate, Sendable {
             $0.engine = engine
             $0.multipleNotificationSupport = multipleNotificationSupport
         }
-    }
-
-    /// The characteristic behind each value handle of the database served now.
-    func setValueHandles(_ handles: [UInt16: CharacteristicID]) {
-        state.withLock { $0.valueHandles = handles }
-    }
-
-    func characteristic(atValueHandle handle: UInt16) -> CharacteristicID? {
-        state.withLock { $0.valueHandles[handle] }
     }
 
     /// Registers the central of a new link; `false` if it was already known.

@@ -113,6 +113,26 @@ import Testing
         await fixture.manager.shutdown()
     }
 
+    @Test func indicationsQueuedForARemovedCharacteristicAreReportedByItsName() async throws {
+        let fixture = try await PeripheralFixture(extraService: true)
+        let client = try await fixture.connect(1, confirmIndications: false)
+        try await fixture.subscribe(client, to: TestIDs.both, value: 0x0002)
+        let central = try #require(fixture.central(of: client))
+        #expect(fixture.manager.updateValue([0x01], for: TestIDs.both))
+        #expect(fixture.manager.updateValue([0x02], for: TestIDs.both))
+        await client.indications.wait(for: 1)
+
+        try await fixture.manager.remove(serviceUUID: TestIDs.extraService)
+
+        // The second one never went; it is named by the characteristic it was queued for.
+        await fixture.recorder.wait { if case .indicationsAbandoned(central, _) = $0 { return true } else { return false } }
+        let abandoned = fixture.recorder.events.withLock { events in
+            events.compactMap { if case let .indicationsAbandoned(_, updates) = $0 { return updates } else { return nil } }.first
+        }
+        #expect(abandoned == [AbandonedUpdate(characteristic: TestIDs.both, value: [0x02], wasSent: false)])
+        await fixture.manager.shutdown()
+    }
+
     @Test func nothingIsIndicatedWhenNoCentralEnabledServiceChanged() async throws {
         let fixture = try await PeripheralFixture()
         let client = try await fixture.connect(1)
