@@ -1,5 +1,8 @@
 import HCI
 
+/// The ready signal owed: the links that can take updates now and the async updaters to wake.
+typealias Readiness = (links: [LinkID], waiters: [CheckedContinuation<Bool, Never>])
+
 /// Everything the engine's mutex protects.
 struct EngineState {
     var connections: [ConnectionQueue] = []
@@ -103,7 +106,7 @@ struct EngineState {
 
     /// When the ready signal is owed: the links that can be updated now (none of them waiting for
     /// room) and the async updaters to wake.
-    mutating func takeReady() -> (links: [LinkID], waiters: [CheckedContinuation<Bool, Never>])? {
+    mutating func takeReady() -> Readiness? {
         guard readyDue else { return nil }
         readyDue = false
         let woken = waiters.map(\.continuation)

@@ -110,7 +110,7 @@ public final class NotificationEngine: Sendable {
     /// handed to the sink, and an indication awaiting confirmation, are not recalled. Discarded
     /// indications are reported in `.indicationsAbandoned`.
     public func purge(characteristic: UInt16, on link: LinkID? = nil, notifications: Bool = true, indications: Bool = true) {
-        let (abandoned, ready) = state.withLock { state -> ([(LinkID, [AbandonedIndication])], (links: [LinkID], waiters: [CheckedContinuation<Bool, Never>])?) in
+        let (abandoned, ready) = state.withLock { state -> ([(LinkID, [AbandonedIndication])], Readiness?) in
             var abandoned: [(LinkID, [AbandonedIndication])] = []
             for index in state.connections.indices where link == nil || state.connections[index].id == link {
                 let discarded = state.connections[index].purge(characteristic, notifications: notifications, indications: indications)
@@ -293,7 +293,7 @@ public final class NotificationEngine: Sendable {
     /// The pump loop, run by the thread that claimed it: one lock per value (finish + pick next).
     private func run(from first: Transmission) {
         var next: Transmission? = first
-        var ready: (links: [LinkID], waiters: [CheckedContinuation<Bool, Never>])? = nil
+        var ready: Readiness? = nil
         while let transmission = next {
             let accepted = sink.trySend(transmission.pdu(headroom: headroom), on: transmission.link)
             var sentIndication: UInt64? = nil
@@ -331,7 +331,7 @@ public final class NotificationEngine: Sendable {
         if expired { emit(.indicationTimedOut(link)) }
     }
 
-    private func deliver(_ ready: (links: [LinkID], waiters: [CheckedContinuation<Bool, Never>])?) {
+    private func deliver(_ ready: Readiness?) {
         guard let ready else { return }
         emit(.readyToUpdateSubscribers(ready.links))
         for waiter in ready.waiters { waiter.resume(returning: false) }

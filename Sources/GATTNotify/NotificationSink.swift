@@ -6,7 +6,7 @@ import HCI
 /// the engine's lock held, so an implementation may synchronously call back into the engine (for
 /// example `pump()` from a "queue drained" callback). It must not block.
 public protocol NotificationSink: Sendable {
-    /// Accepts the PDU for transmission on `connection`, or returns `false` without keeping it when
+    /// Accepts the PDU for transmission on `link`, or returns `false` without keeping it when
     /// the link's transmit queue has no room. After refusing, the sink must make the owner call
     /// `NotificationEngine.pump()` once it can accept again (for ACL: when the link's queue drains).
     func trySend(_ l2capPDU: consuming [UInt8], on link: Link) -> Bool

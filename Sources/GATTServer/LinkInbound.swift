@@ -20,8 +20,8 @@ final class LinkInbound: Sendable {
     enum Offer { case queued, droppedRequest, droppedCommand }
 
     struct Counters: Sendable, Equatable {
-        public var requestsDropped = 0
-        public var commandsDropped = 0
+        var requestsDropped = 0
+        var commandsDropped = 0
     }
 
     private struct State {

@@ -61,11 +61,10 @@ public final class BTSnoopWriter: @unchecked Sendable {
             throw .snoopFileFailed(path: path, reason: SystemCall.message(errno))
         }
         descriptor = fd
-        var header = ByteWriter()
-        header.append(contentsOf: Array("btsnoop".utf8) + [0])
-        header.append(contentsOf: Self.bigEndian(UInt64(1), width: 4))
-        header.append(contentsOf: Self.bigEndian(UInt64(Self.datalinkH4), width: 4))
-        if let error = writeAll(header.bytes, to: fd) {
+        var header = Array("btsnoop".utf8) + [0]
+        Self.appendBigEndian(1, width: 4, to: &header)  // version
+        Self.appendBigEndian(UInt64(Self.datalinkH4), width: 4, to: &header)
+        if let error = writeAll(header, to: fd) {
             closeDescriptor(fd)
             descriptor = nil
             throw error
@@ -161,9 +160,5 @@ public final class BTSnoopWriter: @unchecked Sendable {
 
     private static func appendBigEndian(_ value: UInt64, width: Int, to bytes: inout [UInt8]) {
         for shift in (0..<width).reversed() { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(shift)))) }
-    }
-
-    private static func bigEndian(_ value: UInt64, width: Int) -> [UInt8] {
-        (0..<width).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) }
     }
 }

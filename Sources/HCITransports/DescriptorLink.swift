@@ -226,6 +226,7 @@ final class DescriptorLink: @unchecked Sendable {
         // poll counts whole milliseconds: a shorter, non-zero window rounds up rather than to none.
         let window = options.creditReturnModeration
         let moderation = window > .zero ? Int32(clamping: (window + .nanoseconds(999_999)).wholeMilliseconds) : 0
+        var quiet = Array(fds[1...])
         var onlyCredits = false
         while true {
             let (blocked, failure) = outbound.withLock { ($0.blocked, $0.failure) }
@@ -233,7 +234,6 @@ final class DescriptorLink: @unchecked Sendable {
             if onlyCredits, moderation > 0, !blocked {
                 // The last read only returned credits: let more gather before reading again.
                 // Kicks and stop still wake this at once.
-                var quiet = Array(fds[1...])
                 for index in quiet.indices { quiet[index].revents = 0 }
                 _ = SystemCall.poll(&quiet, timeout: moderation)
                 onlyCredits = false
@@ -272,8 +272,6 @@ final class DescriptorLink: @unchecked Sendable {
             if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { return nil }
             return .disconnected("reading \(name) failed: \(SystemCall.message(code)) (errno \(code))")
         }
-        outbound.withLock { $0.combining += 1 }
-        defer { endCombining() }
         let chunk = buffer[0..<count]
         var delivered = 0, credits = 0
         func deliver(_ packet: HCIPacket) {
@@ -283,22 +281,24 @@ final class DescriptorLink: @unchecked Sendable {
         }
         // A partial packet is never "only credits": its rest is read without waiting.
         defer { onlyCredits = delivered > 0 && credits == delivered && framer.bufferedByteCount == 0 }
-        switch framing {
-        case .stream:
-            do {
-                try framer.feed(chunk, deliver: deliver)
-            } catch {
-                return error
+        return combiningWrites { () -> HCITransportError? in
+            switch framing {
+            case .stream:
+                do throws(HCITransportError) {
+                    try framer.feed(chunk, deliver: deliver)
+                } catch {
+                    return error
+                }
+            case .datagram:
+                guard let packet = HCIPacket(h4Bytes: Array(chunk)) else {
+                    return .framingLost(
+                        "\(name) delivered a packet with unknown indicator 0x\([chunk[chunk.startIndex]].hexString) (expected 0x01-0x05); reopen the transport"
+                    )
+                }
+                deliver(packet)
             }
-        case .datagram:
-            guard let packet = HCIPacket(h4Bytes: Array(chunk)) else {
-                return .framingLost(
-                    "\(name) delivered a packet with unknown indicator 0x\([chunk[chunk.startIndex]].hexString) (expected 0x01-0x05); reopen the transport"
-                )
-            }
-            deliver(packet)
+            return nil
         }
-        return nil
     }
 
     /// An HCI Number Of Completed Packets event (0x13).
@@ -490,7 +490,8 @@ final class DescriptorLink: @unchecked Sendable {
         handler(.stalled(stalled))
     }
 
-    /// Wakes blocked senders, waits for them to leave, then closes the descriptors.
+    /// Marks the link released under the writer lock (no write starts after it), drops what is
+    /// queued, then closes the descriptors.
     private func release() {
         stopPipe.signal()
         let check = outbound.withLock { out -> TimerHandle? in

@@ -57,18 +57,9 @@ public final class HCIUserChannelTransport: HCITransport, Sendable {
         try lifecycle.link().send(packet.h4Bytes)
     }
 
-    public func discardQueuedACL(handle: UInt16) {
-        lifecycle.openLink?.discardQueuedACL(handle: handle)
-    }
-
-    public func discardQueuedPackets() {
-        lifecycle.openLink?.discardQueuedPackets()
-    }
-
-    public func combiningWrites<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        guard let link = lifecycle.openLink else { return try body() }
-        return try link.combiningWrites(body)
-    }
+    public func discardQueuedACL(handle: UInt16) { lifecycle.discardQueuedACL(handle: handle) }
+    public func discardQueuedPackets() { lifecycle.discardQueuedPackets() }
+    public func combiningWrites<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T { try lifecycle.combiningWrites(body) }
 
     public func close() {
         lifecycle.close()

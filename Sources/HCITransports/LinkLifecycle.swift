@@ -78,6 +78,21 @@ final class LinkLifecycle: Sendable {
         }
     }
 
+    // What every descriptor transport forwards to its open link (nothing to do when none is open).
+
+    func discardQueuedACL(handle: UInt16) {
+        openLink?.discardQueuedACL(handle: handle)
+    }
+
+    func discardQueuedPackets() {
+        openLink?.discardQueuedPackets()
+    }
+
+    func combiningWrites<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        guard let link = openLink else { return try body() }
+        return try link.combiningWrites(body)
+    }
+
     /// Idempotent; an open link reports `.closed(nil)` from its reader thread.
     func close() {
         phase.withLock { phase in

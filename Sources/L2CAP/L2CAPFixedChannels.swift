@@ -140,17 +140,17 @@ public final class L2CAPFixedChannels: Sendable {
     }
 
     private func receiveSignaling(_ payload: [UInt8], on link: Link) {
-        if payload.count >= 2, payload[1] == 0 {
-            // Identifier 0 is invalid; such a packet is dropped, never answered (Vol 3 Part A 4).
-            logger.warning("\(link.id): signaling command 0x\(String(payload[0], radix: 16)) with identifier 0 dropped")
-            return
-        }
         let command: LESignalingCommand
         do throws(LESignalingDecodingError) {
             command = try LESignalingCommand(decoding: payload)
         } catch {
             guard case let .malformed(code, identifier) = error else {
                 logger.warning("\(link.id): signaling packet too short to answer")
+                return
+            }
+            guard identifier != 0 else {
+                // Identifier 0 is invalid; such a packet is dropped, never answered (Vol 3 Part A 4).
+                logger.warning("\(link.id): signaling command 0x\(String(code, radix: 16)) with identifier 0 dropped")
                 return
             }
             guard !LESignalingCommand.expectsNoAnswer(code) else {

@@ -15,8 +15,9 @@ public struct MonotonicInstant: Comparable, Hashable, Sendable, CustomStringConv
     public static func < (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
 
     public static func + (lhs: MonotonicInstant, rhs: Duration) -> MonotonicInstant {
-        MonotonicInstant(nanoseconds: lhs.nanoseconds.addingReportingOverflow(rhs.saturatingNanoseconds).overflow
-                         ? Int64.max : lhs.nanoseconds + rhs.saturatingNanoseconds)
+        let delta = rhs.saturatingNanoseconds
+        let (sum, overflow) = lhs.nanoseconds.addingReportingOverflow(delta)
+        return MonotonicInstant(nanoseconds: overflow ? (delta < 0 ? Int64.min : Int64.max) : sum)
     }
 
     public static func - (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Duration {

@@ -1,8 +1,8 @@
 #ifndef CMONOTONICTIMER_H
 #define CMONOTONICTIMER_H
 
-// timerfd and eventfd for the host's monotonic timer thread. Swift's Glibc module does not expose
-// <sys/timerfd.h> or <sys/eventfd.h>. Every function returns -1 and leaves errno set on failure.
+// timerfd and CLOCK_MONOTONIC for the host's timer thread. Swift's Glibc module does not expose
+// <sys/timerfd.h>. Every function returns -1 and leaves errno set on failure.
 
 #include <stdint.h>
 

@@ -195,7 +195,7 @@ public actor GAPPeripheral {
                 guard controllerReady else { return nil }
                 if !addressApplied {
                     if case let .randomStatic(address) = configuration.addressPolicy {
-                        // Set Random Address is refused while advertising; the driver disabled it first below.
+                        // Set Random Address is refused while advertising: disable it first.
                         if controllerAdvertising {
                             try await setAdvertisingEnable(false)
                             continue

@@ -336,11 +336,7 @@ public final class ACLFlowController: Sendable {
         let end = min(pdu.endIndex, start + state.bufferSize)
         let boundary: ACLPacketBoundary = queue.headOffset == 0 ? .firstNonFlushable : .continuing
         let accepted = send(HCIACLPacket.frame(handle: queue.link.handle, boundary: boundary, fragment: pdu[start..<end]))
-        if accepted {
-            state.links[id] = queue
-            took(credit: id, state: &state)
-            queue = state.links[id]!
-        } else {
+        if !accepted {
             // The credit stays ours; the rest of this PDU is useless to the peer without this part.
             state.statistics.writesRefused += 1
         }
@@ -357,6 +353,7 @@ public final class ACLFlowController: Sendable {
             }
         }
         state.links[id] = queue
+        if accepted { took(credit: id, state: &state) }
     }
 
     // MARK: Transmit timeout
