@@ -17,6 +17,7 @@ Figures:
   --rate 2000, the same way: one wake-up per value, so this is mostly the cost
   of a timer wake-up and a socket write.
 - idle: CPU of the example and of blesensord advertising with nothing connected.
+Each line also gives resident memory (VmRSS, and VmHWM, the peak) from /proc/PID/status.
 """
 
 from __future__ import annotations
@@ -38,6 +39,17 @@ from harness.server import HarnessServer  # noqa: E402
 
 HRM = UUID.from_16_bits(0x2A37)
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def resident_kib(pid: int) -> tuple[int, int]:
+    """(VmRSS, VmHWM) of the process in KiB: resident memory now, and its peak."""
+    values = {}
+    with open(f'/proc/{pid}/status') as status:
+        for line in status:
+            key, _, rest = line.partition(':')
+            if key in ('VmRSS', 'VmHWM'):
+                values[key] = int(rest.split()[0])
+    return values.get('VmRSS', 0), values.get('VmHWM', 0)
 
 
 class CpuMeter:
@@ -120,6 +132,7 @@ async def measure_stream(argv_for_port, label: str, first: int, last: int, timeo
         cpu_first, time_first = meter.seconds(), time.monotonic()
         await counter.reach(last, timeout)
         cpu_last, time_last = meter.seconds(), time.monotonic()
+        rss, peak = resident_kib(process.process.pid)
         received = counter.count
     except (AssertionError, asyncio.TimeoutError, StopIteration) as error:
         print(f'{label}: failed: {error!r}\n{process.log[-3000:]}', file=sys.stderr)
@@ -132,6 +145,7 @@ async def measure_stream(argv_for_port, label: str, first: int, last: int, timeo
     rate = (last - first) / (time_last - time_first)
     print(f'{label}: {per_notification:.1f} µs CPU per notification '
           f'({(cpu_last - cpu_first) * 1000:.1f} ms for notifications {first}..{last}, '
+          f'RSS {rss / 1024:.1f} MiB, peak {peak / 1024:.1f} MiB, '
           f'{rate:.0f} notifications/s received, {received} in all)')
     return per_notification, rate
 
@@ -147,12 +161,13 @@ async def measure_idle(argv_for_port, label: str, seconds: float) -> float:
         before = meter.seconds()
         await asyncio.sleep(seconds)
         used = meter.seconds() - before
+        rss, _ = resident_kib(process.process.pid)
     finally:
         meter.stop()
         await process.kill()
         await server.close()
     print(f'{label}: idle while advertising: {used * 1000:.2f} ms CPU in {seconds:.0f} s '
-          f'= {100 * used / seconds:.3f} % of one core')
+          f'= {100 * used / seconds:.3f} % of one core, RSS {rss / 1024:.1f} MiB')
     return used
 
 
