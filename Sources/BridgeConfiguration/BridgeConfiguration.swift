@@ -1,0 +1,310 @@
+import BLECore
+
+/// The daemon's configuration after parsing and validation: every value is in range, every
+/// reference resolved (board defaults applied, sensor names unique, characteristics known).
+/// Produced by `ConfigurationLoader`; consumed by the sensor bridge and the daemon.
+public struct BridgeConfiguration: Sendable, Equatable {
+    public var board: BoardProfile
+    /// `auto`, `virtual`, `tcp:HOST:PORT`, `hci:N` or `uart:PATH?...`; the board's when not set.
+    public var transport: String
+    public var deviceName: String
+    /// GAP Appearance (e.g. 0x0340 generic heart rate sensor, 0x0300 generic thermometer).
+    public var appearance: UInt16
+    public var address: AddressSetting
+    public var advertising: AdvertisingSettings
+    public var sensors: [SensorConfiguration]
+    public var deviceInformation: DeviceInformationSettings
+    public var paths: PathSettings
+
+    public init(board: BoardProfile, transport: String, deviceName: String, appearance: UInt16,
+                address: AddressSetting, advertising: AdvertisingSettings, sensors: [SensorConfiguration],
+                deviceInformation: DeviceInformationSettings, paths: PathSettings) {
+        self.board = board
+        self.transport = transport
+        self.deviceName = deviceName
+        self.appearance = appearance
+        self.address = address
+        self.advertising = advertising
+        self.sensors = sensors
+        self.deviceInformation = deviceInformation
+        self.paths = paths
+    }
+}
+
+public enum AddressSetting: Sendable, Equatable {
+    /// A random static address generated once and kept in the state directory.
+    case persistentRandom
+    case publicAddress
+    case fixedRandom(BluetoothAddress)
+}
+
+public struct AdvertisingSettings: Sendable, Equatable {
+    /// 20 ms … 10.24 s.
+    public var interval: Duration
+    /// Service UUIDs placed in the advertising data; defaults to the services the sensors publish.
+    public var services: [BluetoothUUID]
+    /// Simultaneous centrals, 1 … 8.
+    public var maxCentrals: Int
+
+    public init(interval: Duration, services: [BluetoothUUID], maxCentrals: Int) {
+        self.interval = interval
+        self.services = services
+        self.maxCentrals = maxCentrals
+    }
+}
+
+public struct DeviceInformationSettings: Sendable, Equatable {
+    public var manufacturer: String
+    /// Model number string; the board's model when the file does not set one.
+    public var model: String
+    public var serialNumber: String?
+    /// PnP ID (0x2A50): vendor ID source (1 = Bluetooth SIG, 2 = USB-IF), vendor, product, version.
+    public var pnpVendorSource: UInt8
+    public var pnpVendorID: UInt16
+    public var pnpProductID: UInt16
+    public var pnpProductVersion: UInt16
+
+    public init(manufacturer: String, model: String, serialNumber: String? = nil, pnpVendorSource: UInt8 = 2,
+                pnpVendorID: UInt16 = 0x1D6B, pnpProductID: UInt16 = 0x0246, pnpProductVersion: UInt16 = 0x0100) {
+        self.manufacturer = manufacturer
+        self.model = model
+        self.serialNumber = serialNumber
+        self.pnpVendorSource = pnpVendorSource
+        self.pnpVendorID = pnpVendorID
+        self.pnpProductID = pnpProductID
+        self.pnpProductVersion = pnpProductVersion
+    }
+}
+
+public struct PathSettings: Sendable, Equatable {
+    public var stateDirectory: String
+    public var controlSocket: String
+
+    public init(stateDirectory: String, controlSocket: String) {
+        self.stateDirectory = stateDirectory
+        self.controlSocket = controlSocket
+    }
+}
+
+/// A board profile from `boards/NAME.yaml`: where the sensors and the controller are.
+public struct BoardProfile: Sendable, Equatable {
+    /// File stem: `raspberry-pi-4b`, `simulated`, ...
+    public var name: String
+    /// Human-readable model, also the Device Information model number by default.
+    public var model: String
+    /// `N` of `/dev/i2c-N` for the header's I2C pins.
+    public var i2cBus: Int
+    /// GPIO chips that may carry the header lines, searched in order for a line by name
+    /// (`GPIO17`); empty means every chip in /dev. Never a guessed single chip number.
+    public var gpioChips: [String]
+    /// The controller: `hci:0`, `uart:/dev/ttyAMA0?baud=...`, `virtual`.
+    public var transport: String
+    /// Every sensor is a register-level simulated chip (no hardware is touched).
+    public var simulated: Bool
+
+    public init(name: String, model: String, i2cBus: Int, gpioChips: [String], transport: String, simulated: Bool) {
+        self.name = name
+        self.model = model
+        self.i2cBus = i2cBus
+        self.gpioChips = gpioChips
+        self.transport = transport
+        self.simulated = simulated
+    }
+}
+
+public enum SensorDriver: String, Sendable, Equatable, CaseIterable {
+    case tmp102, mcp9808, bme280, sht31, sht4x, max30102, max30101, max17048, ds18b20
+    case gpioPulse = "gpio-pulse"
+    case cpuTemperature = "cpu-temp"
+
+    /// The 7-bit I2C address the chip answers on by default; nil for non-I2C drivers.
+    public var defaultAddress: UInt8? {
+        switch self {
+        case .tmp102: return 0x48
+        case .mcp9808: return 0x18
+        case .bme280: return 0x76
+        case .sht31, .sht4x: return 0x44
+        case .max30102, .max30101: return 0x57
+        case .max17048: return 0x36
+        case .ds18b20, .gpioPulse, .cpuTemperature: return nil
+        }
+    }
+
+    /// The quantities a reading of this driver carries.
+    public var quantities: [Quantity] {
+        switch self {
+        case .tmp102, .mcp9808, .ds18b20, .cpuTemperature: return [.temperature]
+        case .bme280: return [.temperature, .humidity, .pressure]
+        case .sht31, .sht4x: return [.temperature, .humidity]
+        case .max30102, .max30101, .gpioPulse: return [.heartRate]
+        case .max17048: return [.batteryLevel]
+        }
+    }
+}
+
+/// A physical quantity a sensor measures.
+public enum Quantity: String, Sendable, Equatable, Hashable, CaseIterable {
+    case temperature, humidity, pressure
+    case heartRate = "heart-rate"
+    case batteryLevel = "battery-level"
+
+    public var unit: String {
+        switch self {
+        case .temperature: return "°C"
+        case .humidity: return "%RH"
+        case .pressure: return "Pa"
+        case .heartRate: return "bpm"
+        case .batteryLevel: return "%"
+        }
+    }
+}
+
+/// The SIG characteristics a sensor can feed. The service follows from the characteristic.
+public enum PublishedCharacteristic: String, Sendable, Equatable, Hashable, CaseIterable {
+    /// Heart Rate 0x180D / 2A37, notified.
+    case heartRateMeasurement = "heart-rate-measurement"
+    /// Health Thermometer 0x1809 / 2A1C, indicated.
+    case temperatureMeasurement = "temperature-measurement"
+    /// Health Thermometer 0x1809 / 2A1E, notified.
+    case intermediateTemperature = "intermediate-temperature"
+    /// Environmental Sensing 0x181A / 2A6E, notified.
+    case environmentalTemperature = "es-temperature"
+    /// Environmental Sensing 0x181A / 2A6F, notified.
+    case humidity
+    /// Environmental Sensing 0x181A / 2A6D, notified.
+    case pressure
+    /// Battery 0x180F / 2A19, notified.
+    case batteryLevel = "battery-level"
+
+    public var quantity: Quantity {
+        switch self {
+        case .heartRateMeasurement: return .heartRate
+        case .temperatureMeasurement, .intermediateTemperature, .environmentalTemperature: return .temperature
+        case .humidity: return .humidity
+        case .pressure: return .pressure
+        case .batteryLevel: return .batteryLevel
+        }
+    }
+
+    public var serviceUUID: BluetoothUUID {
+        switch self {
+        case .heartRateMeasurement: return BluetoothUUID(0x180D)
+        case .temperatureMeasurement, .intermediateTemperature: return BluetoothUUID(0x1809)
+        case .environmentalTemperature, .humidity, .pressure: return BluetoothUUID(0x181A)
+        case .batteryLevel: return BluetoothUUID(0x180F)
+        }
+    }
+
+    public var characteristicUUID: BluetoothUUID {
+        switch self {
+        case .heartRateMeasurement: return BluetoothUUID(0x2A37)
+        case .temperatureMeasurement: return BluetoothUUID(0x2A1C)
+        case .intermediateTemperature: return BluetoothUUID(0x2A1E)
+        case .environmentalTemperature: return BluetoothUUID(0x2A6E)
+        case .humidity: return BluetoothUUID(0x2A6F)
+        case .pressure: return BluetoothUUID(0x2A6D)
+        case .batteryLevel: return BluetoothUUID(0x2A19)
+        }
+    }
+
+    /// How the SIG service pushes it: 2A1C is indicated, the others notified.
+    public var delivery: Delivery { self == .temperatureMeasurement ? .indicate : .notify }
+}
+
+public enum Delivery: String, Sendable, Equatable {
+    case notify, indicate
+}
+
+/// One sensor entry of the file, resolved against the board.
+public struct SensorConfiguration: Sendable, Equatable {
+    /// Unique among the sensors; used in logs, status and the control socket.
+    public var name: String
+    public var driver: SensorDriver
+    /// I2C bus number (the board's when not set); nil for non-I2C drivers.
+    public var i2cBus: Int?
+    /// 7-bit I2C address (the driver's default when not set); nil for non-I2C drivers.
+    public var i2cAddress: UInt8?
+    /// GPIO line name (`GPIO17`) or offset for gpio-pulse, resolved on the board's chips.
+    public var gpioLine: String?
+    /// 1-Wire device id (`28-0316a2795dff`) for ds18b20; nil = the first DS18B20 found.
+    public var oneWireID: String?
+    /// Time between polls: 100 ms … 1 h (heart-rate drivers: 50 ms … 1 s, the FIFO holds 320 ms at 100 Hz).
+    public var pollInterval: Duration
+    /// Added to each reading, per quantity, in the quantity's unit (°C, %RH, Pa).
+    public var calibrationOffsets: [Quantity: Double]
+    public var options: DriverOptions
+    /// Where the readings go; may be empty (the sensor then only shows in status).
+    public var publish: [PublishedCharacteristic]
+    /// For the simulated board: what the simulated chip produces.
+    public var simulation: SimulationSettings
+
+    public init(name: String, driver: SensorDriver, i2cBus: Int? = nil, i2cAddress: UInt8? = nil, gpioLine: String? = nil,
+                oneWireID: String? = nil, pollInterval: Duration, calibrationOffsets: [Quantity: Double] = [:],
+                options: DriverOptions = DriverOptions(), publish: [PublishedCharacteristic],
+                simulation: SimulationSettings = SimulationSettings()) {
+        self.name = name
+        self.driver = driver
+        self.i2cBus = i2cBus
+        self.i2cAddress = i2cAddress
+        self.gpioLine = gpioLine
+        self.oneWireID = oneWireID
+        self.pollInterval = pollInterval
+        self.calibrationOffsets = calibrationOffsets
+        self.options = options
+        self.publish = publish
+        self.simulation = simulation
+    }
+}
+
+/// Driver settings; each applies to the drivers named in its comment and is rejected for others.
+public struct DriverOptions: Sendable, Equatable {
+    /// bme280: oversampling of temperature, pressure and humidity: 0 (skipped), 1, 2, 4, 8 or 16.
+    public var temperatureOversampling: Int?
+    public var pressureOversampling: Int?
+    public var humidityOversampling: Int?
+    /// max30102 / max30101: sample rate in Hz (50, 100, 200 or 400).
+    public var sampleRate: Int?
+    /// max30102 / max30101: LED current in mA (0 … 51).
+    public var ledCurrentMilliamps: Double?
+    /// gpio-pulse: `rising`, `falling` or `both`.
+    public var edge: String?
+    /// gpio-pulse: `pull-up`, `pull-down`, `disabled` or `as-is`.
+    public var bias: String?
+
+    public init(temperatureOversampling: Int? = nil, pressureOversampling: Int? = nil, humidityOversampling: Int? = nil,
+                sampleRate: Int? = nil, ledCurrentMilliamps: Double? = nil, edge: String? = nil, bias: String? = nil) {
+        self.temperatureOversampling = temperatureOversampling
+        self.pressureOversampling = pressureOversampling
+        self.humidityOversampling = humidityOversampling
+        self.sampleRate = sampleRate
+        self.ledCurrentMilliamps = ledCurrentMilliamps
+        self.edge = edge
+        self.bias = bias
+    }
+}
+
+/// What a simulated chip reports on the `simulated` board (ignored on real boards).
+public struct SimulationSettings: Sendable, Equatable {
+    /// Temperature in °C the simulated chip reports.
+    public var celsius: Double?
+    /// Relative humidity in %.
+    public var relativeHumidity: Double?
+    /// Pressure in Pa.
+    public var pascals: Double?
+    /// Heart rate of the synthetic pulse wave.
+    public var beatsPerMinute: Double?
+    /// Battery state of charge in %.
+    public var batteryPercent: Double?
+    /// The chip stops answering this long after start (fault injection for demos and tests).
+    public var failAfter: Duration?
+
+    public init(celsius: Double? = nil, relativeHumidity: Double? = nil, pascals: Double? = nil,
+                beatsPerMinute: Double? = nil, batteryPercent: Double? = nil, failAfter: Duration? = nil) {
+        self.celsius = celsius
+        self.relativeHumidity = relativeHumidity
+        self.pascals = pascals
+        self.beatsPerMinute = beatsPerMinute
+        self.batteryPercent = batteryPercent
+        self.failAfter = failAfter
+    }
+}

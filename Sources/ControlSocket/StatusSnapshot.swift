@@ -1,0 +1,120 @@
+/// What `blesensor status --json` prints: the daemon's state at one moment. Field names are the
+/// JSON keys and part of the control protocol (version `ControlProtocol.version`).
+public struct StatusSnapshot: Codable, Sendable, Equatable {
+    /// `hci:0`, `tcp:127.0.0.1:9000`, `virtual`, ...
+    public var transport: String
+    /// Our own address as centrals see it, `C0:11:22:33:44:55 (random static)`.
+    public var address: String
+    public var advertising: Bool
+    public var uptimeSeconds: Double
+    public var board: String
+    public var deviceName: String
+    public var centrals: [CentralStatus]
+    public var sensors: [SensorStatus]
+
+    public init(transport: String, address: String, advertising: Bool, uptimeSeconds: Double, board: String,
+                deviceName: String, centrals: [CentralStatus], sensors: [SensorStatus]) {
+        self.transport = transport
+        self.address = address
+        self.advertising = advertising
+        self.uptimeSeconds = uptimeSeconds
+        self.board = board
+        self.deviceName = deviceName
+        self.centrals = centrals
+        self.sensors = sensors
+    }
+}
+
+public struct CentralStatus: Codable, Sendable, Equatable {
+    public var address: String
+    /// `public`, `random`.
+    public var addressType: String
+    public var mtu: Int
+    /// `none`, `unauthenticated`, `authenticated`, `authenticated-secure-connections`.
+    public var security: String
+    /// Characteristic UUIDs this central subscribed to, with `notify` or `indicate`: `2A37 notify`.
+    public var subscriptions: [String]
+    /// Values handed to the controller for this central.
+    public var sent: Int
+    /// Queued values replaced or merged by a newer one before they were sent.
+    public var coalesced: Int
+    /// Values refused (queue full) or discarded for this central.
+    public var dropped: Int
+    /// Values waiting in this central's queue now.
+    public var queued: Int
+
+    public init(address: String, addressType: String, mtu: Int, security: String, subscriptions: [String],
+                sent: Int, coalesced: Int, dropped: Int, queued: Int) {
+        self.address = address
+        self.addressType = addressType
+        self.mtu = mtu
+        self.security = security
+        self.subscriptions = subscriptions
+        self.sent = sent
+        self.coalesced = coalesced
+        self.dropped = dropped
+        self.queued = queued
+    }
+}
+
+public struct SensorStatus: Codable, Sendable, Equatable {
+    public enum State: String, Codable, Sendable, Equatable {
+        /// Not read yet since the daemon started.
+        case starting
+        /// The last read succeeded.
+        case ok
+        /// The sensor answered but has nothing to measure (no finger on a PPG sensor, no pulses).
+        case noSignal = "no-signal"
+        /// The last reads failed; retrying with back-off. `error` says why.
+        case failed
+    }
+
+    public var name: String
+    public var driver: String
+    /// The primary quantity's newest value (temperature for bme280), nil before the first reading
+    /// and while the sensor is failed: an old number is never shown as current.
+    public var value: Double?
+    public var unit: String
+    /// Seconds since the newest successful reading; nil before the first.
+    public var ageSeconds: Double?
+    public var state: State
+    public var error: String?
+    /// Every quantity of the newest reading (bme280: temperature, humidity, pressure).
+    public var readings: [QuantityReading]
+    /// Successful and failed reads since start.
+    public var reads: Int
+    public var failures: Int
+
+    public init(name: String, driver: String, value: Double?, unit: String, ageSeconds: Double?, state: State,
+                error: String?, readings: [QuantityReading], reads: Int, failures: Int) {
+        self.name = name
+        self.driver = driver
+        self.value = value
+        self.unit = unit
+        self.ageSeconds = ageSeconds
+        self.state = state
+        self.error = error
+        self.readings = readings
+        self.reads = reads
+        self.failures = failures
+    }
+}
+
+public struct QuantityReading: Codable, Sendable, Equatable {
+    /// `temperature`, `humidity`, `pressure`, `heart-rate`, `battery-level`.
+    public var quantity: String
+    public var value: Double
+    public var unit: String
+    /// Heart rate only: RR-intervals of this reading in milliseconds.
+    public var rrIntervalsMilliseconds: [Double]?
+    /// Heart rate only: `detected`, `not-detected` or `unsupported`.
+    public var contact: String?
+
+    public init(quantity: String, value: Double, unit: String, rrIntervalsMilliseconds: [Double]? = nil, contact: String? = nil) {
+        self.quantity = quantity
+        self.value = value
+        self.unit = unit
+        self.rrIntervalsMilliseconds = rrIntervalsMilliseconds
+        self.contact = contact
+    }
+}
