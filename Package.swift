@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // timerfd for the host's monotonic timer thread (Glibc does not expose it).
@@ -79,6 +80,13 @@ let package = Package(
             "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTNotify",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The daemon's configuration file (YAML, with the line of every value) and board profiles.
+        .target(name: "BridgeConfiguration", dependencies: [
+            "BLECore", "HCITransports",
+            .product(name: "Yams", package: "Yams"),
+        ]),
+        // The daemon's Unix-socket control protocol (versioned JSON lines): server, client, messages.
+        .target(name: "ControlSocket"),
         .target(name: "BLESensorDaemon", dependencies: [
             "BLECore", "HCI", "GAP", "L2CAP", "HCITransports", "VirtualController",
             .product(name: "Logging", package: "swift-log"),
