@@ -87,6 +87,12 @@ let package = Package(
         ]),
         // The daemon's Unix-socket control protocol (versioned JSON lines): server, client, messages.
         .target(name: "ControlSocket"),
+        // The sensor bridge: polls the configured sensors and serves them as SIG services through the
+        // public peripheral API.
+        .target(name: "SensorBridge", dependencies: [
+            "BLECore", "ATT", "GATT", "GATTNotify", "Peripheral", "SIGProfiles", "Sensors", "BridgeConfiguration", "ControlSocket",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "BLESensorDaemon", dependencies: [
             "BLECore", "HCI", "GAP", "L2CAP", "HCITransports", "VirtualController",
             .product(name: "Logging", package: "swift-log"),

@@ -84,44 +84,61 @@ import Testing
         #expect(try HeartRateMeasurement(heartRate: 72, energyExpended: 0xFFFE).encoded().bytes == [0x08, 0x48, 0xFE, 0xFF])
     }
 
-    @Test func rrTrimmingAtMTU23() throws {
+    @Test func rrIntervalsThatDoNotFitAtMTU23AreCarriedOldestFirst() throws {
         let intervals = (1...10).map { UInt16(800 + $0) }
-        // 20 bytes: flags + uint8 + energy = 4, room for 8 RR → drop the 2 oldest.
+        // 20 bytes: flags + uint8 + energy = 4, room for 8 RR: the 8 oldest go now, 809 and 810 next.
         let withEnergy = try HeartRateMeasurement(heartRate: 72, energyExpended: 5, rrIntervals: intervals).encoded(maxLength: 20)
         #expect(withEnergy.bytes.count == 20)
-        #expect(withEnergy.droppedRRIntervals == 2)
-        #expect(Array(withEnergy.bytes.prefix(6)) == [0x18, 0x48, 0x05, 0x00, 0x23, 0x03]) // first kept is 803
-        #expect(try HeartRateMeasurement(decoding: withEnergy.bytes).rrIntervals == Array(intervals.suffix(8)))
+        #expect(withEnergy.remainingRRIntervals == [809, 810])
+        #expect(Array(withEnergy.bytes.prefix(6)) == [0x18, 0x48, 0x05, 0x00, 0x21, 0x03]) // first sent is 801
+        #expect(try HeartRateMeasurement(decoding: withEnergy.bytes).rrIntervals == Array(intervals.prefix(8)))
         // Without energy: 2 fixed bytes, 9 RR fit.
         let plain = try HeartRateMeasurement(heartRate: 72, rrIntervals: intervals).encoded(maxLength: 20)
         #expect(plain.bytes.count == 20)
-        #expect(plain.droppedRRIntervals == 1)
+        #expect(plain.remainingRRIntervals == [810])
         // uint16 + energy: 5 fixed bytes, 7 RR fit, 19 bytes.
         let wide = try HeartRateMeasurement(heartRate: 300, energyExpended: 5, rrIntervals: intervals).encoded(maxLength: 20)
         #expect(wide.bytes.count == 19)
-        #expect(wide.droppedRRIntervals == 3)
-        #expect(try HeartRateMeasurement(decoding: wide.bytes).rrIntervals == Array(intervals.suffix(7)))
+        #expect(wide.remainingRRIntervals == [808, 809, 810])
+        #expect(try HeartRateMeasurement(decoding: wide.bytes).rrIntervals == Array(intervals.prefix(7)))
     }
 
-    @Test func rrTrimmingAtMTU247() throws {
+    @Test func rrIntervalsThatDoNotFitAtMTU247AreCarriedOldestFirst() throws {
         let intervals = (0..<150).map { UInt16($0) }
         // 244 bytes: 2 fixed → 121 RR.
         let plain = try HeartRateMeasurement(heartRate: 60, rrIntervals: intervals).encoded(maxLength: 244)
         #expect(plain.bytes.count == 244)
-        #expect(plain.droppedRRIntervals == 29)
-        #expect(try HeartRateMeasurement(decoding: plain.bytes).rrIntervals.first == 29)
+        #expect(plain.remainingRRIntervals == Array(121..<150))
+        #expect(try HeartRateMeasurement(decoding: plain.bytes).rrIntervals.first == 0)
         let withEnergy = try HeartRateMeasurement(heartRate: 60, energyExpended: 1, rrIntervals: intervals).encoded(maxLength: 244)
         #expect(withEnergy.bytes.count == 244)
-        #expect(withEnergy.droppedRRIntervals == 30)
+        #expect(withEnergy.remainingRRIntervals.count == 30)
         let few = try HeartRateMeasurement(heartRate: 60, rrIntervals: [1, 2, 3]).encoded(maxLength: 244)
-        #expect(few.droppedRRIntervals == 0)
+        #expect(few.remainingRRIntervals.isEmpty)
         #expect(few.bytes == [0x10, 0x3C, 0x01, 0x00, 0x02, 0x00, 0x03, 0x00])
     }
 
-    @Test func noRoomForAnyRRClearsTheFlag() throws {
+    @Test func noRoomForAnyRRClearsTheFlagAndCarriesThemAll() throws {
         let result = try HeartRateMeasurement(heartRate: 72, energyExpended: 1, rrIntervals: [1, 2]).encoded(maxLength: 5)
         #expect(result.bytes == [0x08, 0x48, 0x01, 0x00])
-        #expect(result.droppedRRIntervals == 2)
+        #expect(result.remainingRRIntervals == [1, 2])
+    }
+
+    @Test func mergingKeepsBothIntervalListsOldestFirstWithTheNewerRate() throws {
+        let queued = try HeartRateMeasurement(heartRate: 70, sensorContact: .detected, rrIntervals: [850, 860]).encoded().bytes
+        let incoming = try HeartRateMeasurement(heartRate: 72, sensorContact: .detected, rrIntervals: [840]).encoded().bytes
+        let merged = try #require(HeartRateMeasurement.merging(queued: queued, incoming: incoming, maxLength: 20))
+        let decoded = try HeartRateMeasurement(decoding: merged)
+        #expect(decoded.heartRate == 72)
+        #expect(decoded.sensorContact == .detected)
+        #expect(decoded.rrIntervals == [850, 860, 840])
+    }
+
+    @Test func mergingRefusesWhenTheIntervalsWouldNotFitSoNoneIsLost() throws {
+        let queued = try HeartRateMeasurement(heartRate: 70, rrIntervals: Array(repeating: 800, count: 8)).encoded().bytes
+        let incoming = try HeartRateMeasurement(heartRate: 72, rrIntervals: [810, 820]).encoded().bytes
+        #expect(HeartRateMeasurement.merging(queued: queued, incoming: incoming, maxLength: 20) == nil)
+        #expect(HeartRateMeasurement.merging(queued: [0x10], incoming: incoming, maxLength: 20) == nil)
     }
 
     @Test func mandatoryFieldsMustFit() {

@@ -63,7 +63,7 @@ public enum ScalarValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The number for ordering checks; `nil` for "value not known".
-    var number: Double? {
+    public var number: Double? {
         switch self {
         case let .temperature(value): return value.celsius
         case let .humidity(value): return value.percent

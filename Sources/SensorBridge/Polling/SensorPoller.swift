@@ -1,0 +1,156 @@
+import BLECore
+import Sensors
+import Synchronization
+
+/// What one poll of a sensor produced.
+public enum PollOutcome: Sendable, Equatable {
+    case measured(Measurement)
+    /// The sensor answered but has nothing to measure (no finger, no pulses): a state, not a fault.
+    case noSignal(String)
+    case failed(SensorError)
+}
+
+/// Polls one sensor on the host's monotonic clock: reads run on the sensor's own thread at deadlines
+/// `origin + n × interval` (missed ones are skipped, never bunched up, so there is no drift), and
+/// consecutive failures back off exponentially up to `maximumBackoff` before the grid resumes.
+public final class SensorPoller: Sendable {
+    private struct State {
+        var interval: Duration
+        var origin: MonotonicInstant
+        var timer: TimerHandle?
+        var consecutiveFailures = 0
+        var reading = false
+        var stopped = false
+    }
+
+    public static let maximumBackoff: Duration = .seconds(30)
+
+    public let name: String
+    private let source: any SensorSource
+    private let clock: any HostClock
+    private let thread: SensorThread
+    private let deliver: @Sendable (PollOutcome) -> Void
+    private let state: Mutex<State>
+
+    /// `deliver` runs on the sensor's thread after each read.
+    public init(name: String, source: any SensorSource, interval: Duration, clock: any HostClock,
+                deliver: @escaping @Sendable (PollOutcome) -> Void) {
+        self.name = name
+        self.source = source
+        self.clock = clock
+        self.deliver = deliver
+        self.thread = SensorThread()
+        self.state = Mutex(State(interval: interval, origin: clock.now))
+    }
+
+    /// First read at once, then on the grid.
+    public func start() {
+        let now = clock.now
+        state.withLock { $0.origin = now }
+        arm(at: now)
+    }
+
+    public var interval: Duration { state.withLock { $0.interval } }
+
+    /// A new period (Measurement Interval write): the grid restarts from now, with a read now.
+    public func setInterval(_ interval: Duration) {
+        let now = clock.now
+        let previous = state.withLock { state -> TimerHandle? in
+            state.interval = interval
+            state.origin = now
+            return state.timer.take()
+        }
+        previous?.cancel()
+        arm(at: now)
+    }
+
+    /// Stops the timer; a read in progress finishes and is still delivered. The thread ends.
+    public func stop() {
+        let timer = state.withLock { state -> TimerHandle? in
+            state.stopped = true
+            return state.timer.take()
+        }
+        timer?.cancel()
+        thread.submit { [source] in source.close() }
+        thread.stop()
+    }
+
+    private func arm(at deadline: MonotonicInstant) {
+        let handle = clock.schedule(at: deadline) { [weak self] in self?.fire() }
+        let keep = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            state.timer = handle
+            return true
+        }
+        if !keep { handle.cancel() }
+    }
+
+    /// On the clock's thread: hand the read to the sensor thread, never read here.
+    private func fire() {
+        let start = state.withLock { state -> Bool in
+            guard !state.stopped, !state.reading else { return false }
+            state.reading = true
+            return true
+        }
+        guard start else { return }
+        thread.submit { [weak self] in self?.readOnce() }
+    }
+
+    private func readOnce() {
+        let outcome: PollOutcome
+        do {
+            outcome = .measured(try source.read())
+        } catch let error {
+            if case let .noSignal(_, reason) = error { outcome = .noSignal(reason) } else { outcome = .failed(error) }
+        }
+        deliver(outcome)
+        scheduleNext(after: outcome)
+    }
+
+    private func scheduleNext(after outcome: PollOutcome) {
+        let now = clock.now
+        let deadline: MonotonicInstant? = state.withLock { state in
+            state.reading = false
+            guard !state.stopped else { return nil }
+            if case .failed = outcome {
+                state.consecutiveFailures += 1
+                return now + Self.backoff(interval: state.interval, failures: state.consecutiveFailures)
+            }
+            if state.consecutiveFailures > 0 {
+                // Recovered: a new grid from now, so the next read is one interval away.
+                state.consecutiveFailures = 0
+                state.origin = now
+            }
+            return Self.nextGridDeadline(origin: state.origin, interval: state.interval, after: now)
+        }
+        if let deadline { arm(at: deadline) }
+    }
+
+    /// interval, 2×, 4× ... after the 1st, 2nd, 3rd ... consecutive failure, at most `maximumBackoff`
+    /// (or the interval itself when that is longer).
+    static func backoff(interval: Duration, failures: Int) -> Duration {
+        let doublings = min(max(failures - 1, 0), 20)
+        let grown = interval * (1 << doublings)
+        return min(grown, max(interval, maximumBackoff))
+    }
+
+    /// The first `origin + n × interval` strictly after `now`.
+    static func nextGridDeadline(origin: MonotonicInstant, interval: Duration, after now: MonotonicInstant) -> MonotonicInstant {
+        let period = max(interval.nanosecondsClamped, 1)
+        let elapsed = max((now - origin).nanosecondsClamped, 0)
+        let ticks = elapsed / period + 1
+        let (offset, overflow) = ticks.multipliedReportingOverflow(by: period)
+        return overflow ? now + interval : origin + .nanoseconds(offset)
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, clamped to Int64.
+    var nanosecondsClamped: Int64 {
+        let (seconds, attoseconds) = components
+        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (sum, overflowSum) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return overflowSum ? .max : sum
+    }
+}

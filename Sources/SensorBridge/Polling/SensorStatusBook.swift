@@ -1,0 +1,98 @@
+import BLECore
+import BridgeConfiguration
+import ControlSocket
+import Sensors
+import Synchronization
+
+/// What `status` reports about each sensor: its state, newest reading and when it was taken, the
+/// newest error, and counters. Updated from the sensor threads.
+final class SensorStatusBook: Sendable {
+    private struct Entry {
+        let configuration: SensorConfiguration
+        var state: SensorStatus.State = .starting
+        var measurement: Measurement?
+        var measuredAt: MonotonicInstant?
+        var error: String?
+        var reads = 0
+        var failures = 0
+    }
+
+    private let entries: Mutex<[String: Entry]>
+    private let order: [String]
+    private let clock: any HostClock
+
+    init(sensors: [SensorConfiguration], clock: any HostClock) {
+        self.clock = clock
+        order = sensors.map(\.name)
+        entries = Mutex(Dictionary(uniqueKeysWithValues: sensors.map { ($0.name, Entry(configuration: $0)) }))
+    }
+
+    /// Records a poll and returns the sensor's status after it.
+    @discardableResult
+    func record(_ outcome: PollOutcome, sensor name: String) -> SensorStatus? {
+        let now = clock.now
+        return entries.withLock { entries -> SensorStatus? in
+            guard var entry = entries[name] else { return nil }
+            switch outcome {
+            case let .measured(measurement):
+                entry.reads += 1
+                entry.error = nil
+                // A heart-rate sensor still collecting its first beats has no rate yet: not a value.
+                if measurement.heartRate.map({ $0.beatsPerMinute == nil }) ?? false {
+                    entry.state = .starting
+                } else {
+                    entry.state = .ok
+                    entry.measurement = measurement
+                    entry.measuredAt = now
+                }
+            case let .noSignal(reason):
+                entry.reads += 1
+                entry.state = .noSignal
+                entry.error = reason
+                entry.measurement = nil
+            case let .failed(error):
+                entry.failures += 1
+                entry.state = .failed
+                entry.error = error.description
+            }
+            entries[name] = entry
+            return Self.status(entry, now: now)
+        }
+    }
+
+    func snapshot() -> [SensorStatus] {
+        let now = clock.now
+        return entries.withLock { entries in order.compactMap { entries[$0].map { Self.status($0, now: now) } } }
+    }
+
+    private static func status(_ entry: Entry, now: MonotonicInstant) -> SensorStatus {
+        let quantities = entry.configuration.driver.quantities
+        let primary = quantities.first ?? .temperature
+        // A failed or signal-less sensor shows no value: the last one is not current any more.
+        let current = entry.state == .ok ? entry.measurement : nil
+        let readings = current.map { measurement in quantities.compactMap { reading(of: $0, in: measurement) } } ?? []
+        let age = entry.measuredAt.map { Double((now - $0).nanosecondsClamped) / 1e9 }
+        return SensorStatus(name: entry.configuration.name, driver: entry.configuration.driver.rawValue,
+                            value: readings.first { $0.quantity == primary.rawValue }?.value, unit: primary.unit,
+                            ageSeconds: age, state: entry.state, error: entry.error, readings: readings,
+                            reads: entry.reads, failures: entry.failures)
+    }
+
+    private static func reading(of quantity: Quantity, in measurement: Measurement) -> QuantityReading? {
+        switch quantity {
+        case .temperature: return measurement.temperature.map { QuantityReading(quantity: quantity.rawValue, value: $0, unit: quantity.unit) }
+        case .humidity: return measurement.humidity.map { QuantityReading(quantity: quantity.rawValue, value: $0, unit: quantity.unit) }
+        case .pressure: return measurement.pressure.map { QuantityReading(quantity: quantity.rawValue, value: $0, unit: quantity.unit) }
+        case .batteryLevel: return measurement.batteryPercent.map { QuantityReading(quantity: quantity.rawValue, value: $0, unit: quantity.unit) }
+        case .heartRate:
+            guard let heart = measurement.heartRate, let bpm = heart.beatsPerMinute else { return nil }
+            let contact: String = switch heart.contact {
+            case .detected: "detected"
+            case .notDetected: "not-detected"
+            case .unsupported: "unsupported"
+            }
+            return QuantityReading(quantity: quantity.rawValue, value: bpm, unit: quantity.unit,
+                                   rrIntervalsMilliseconds: heart.rrIntervalsMilliseconds, contact: contact)
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import ATT
+import BLECore
+import BridgeConfiguration
+import ControlSocket
+import GATT
+import GATTNotify
+import Logging
+import Peripheral
+import SIGProfiles
+import Sensors
+import Synchronization
+
+/// The sensor bridge: one poller per configured sensor, each poll turned into the SIG services'
+/// values and into the status the control socket reports. Built like any application on the
+/// public peripheral API: the caller adds `services`, applies `updatePolicies`, forwards read and
+/// write requests to `answer`, and passes `UpdateSink` (the `PeripheralManager`).
+public final class SensorBridge: Sendable {
+    public let configuration: BridgeConfiguration
+    private let publishers: [any ServicePublisher]
+    private let routes: [String: [(PublishedCharacteristic, any ServicePublisher)]]
+    private let pollers = PollerTable()
+    private let status: SensorStatusBook
+    private let clock: any HostClock
+    private let factory: SensorSourceFactory
+    private let logger: Logger
+    private let observer: Mutex<(@Sendable (SensorStatus) -> Void)?>
+    /// The name of the sensor whose poll interval the Measurement Interval sets.
+    private let thermometerSensor: String?
+
+    public init(configuration: BridgeConfiguration, sink: any UpdateSink, factory: SensorSourceFactory,
+                clock: any HostClock = SystemClock.shared, logger: Logger) {
+        self.configuration = configuration
+        self.clock = clock
+        self.factory = factory
+        self.logger = logger
+        self.status = SensorStatusBook(sensors: configuration.sensors, clock: clock)
+        self.observer = Mutex(nil)
+
+        let feeders = Dictionary(configuration.sensors.flatMap { sensor in sensor.publish.map { ($0, sensor) } },
+                                 uniquingKeysWith: { first, _ in first })
+        var publishers: [any ServicePublisher] = []
+        var routes: [String: [(PublishedCharacteristic, any ServicePublisher)]] = [:]
+        func route(_ characteristic: PublishedCharacteristic, to publisher: any ServicePublisher) {
+            if let sensor = feeders[characteristic] { routes[sensor.name, default: []].append((characteristic, publisher)) }
+        }
+
+        if let sensor = feeders[.heartRateMeasurement] {
+            let location: BodySensorLocation = sensor.driver == .gpioPulse ? .chest : .finger
+            let heartRate = HeartRatePublisher(location: location, sink: sink, clock: clock)
+            publishers.append(heartRate)
+            route(.heartRateMeasurement, to: heartRate)
+        }
+        let thermometerFeeder = feeders[.temperatureMeasurement] ?? feeders[.intermediateTemperature]
+        thermometerSensor = thermometerFeeder?.name
+        if let sensor = thermometerFeeder {
+            let pollers = self.pollers
+            let name = sensor.name
+            let thermometer = HealthThermometerPublisher(
+                type: sensor.driver == .cpuTemperature ? .body : .body, interval: sensor.pollInterval,
+                includesIntermediate: feeders[.intermediateTemperature] != nil, sink: sink) { interval in
+                    pollers.poller(name)?.setInterval(interval)
+                }
+            publishers.append(thermometer)
+            route(.temperatureMeasurement, to: thermometer)
+            route(.intermediateTemperature, to: thermometer)
+        }
+        let environmental: [PublishedCharacteristic] = [.environmentalTemperature, .humidity, .pressure].filter { feeders[$0] != nil }
+        if !environmental.isEmpty {
+            let intervals = Dictionary(uniqueKeysWithValues: environmental.compactMap { c in feeders[c].map { (c, $0.pollInterval) } })
+            let ess = EnvironmentalSensingPublisher(published: environmental, intervals: intervals, sink: sink, clock: clock)
+            publishers.append(ess)
+            environmental.forEach { route($0, to: ess) }
+        }
+        if feeders[.batteryLevel] != nil {
+            let battery = BatteryPublisher(sink: sink)
+            publishers.append(battery)
+            route(.batteryLevel, to: battery)
+        }
+        self.publishers = publishers
+        self.routes = routes
+    }
+
+    /// Every service to add, Device Information last.
+    public var services: [GATTService] {
+        publishers.map(\.service) + [DeviceInformationService.make(configuration.deviceInformation)]
+    }
+
+    public var updatePolicies: [CharacteristicID: UpdatePolicy] {
+        publishers.reduce(into: [:]) { policies, publisher in policies.merge(publisher.updatePolicies) { first, _ in first } }
+    }
+
+    /// Called on a sensor thread after each poll, with the sensor's new status (the control
+    /// socket's watchers). Must not block.
+    public func setStatusObserver(_ observer: (@Sendable (SensorStatus) -> Void)?) {
+        self.observer.withLock { $0 = observer }
+    }
+
+    /// Starts polling every sensor. Sensors whose hardware cannot be opened are retried with back-off.
+    public func start() {
+        for sensor in configuration.sensors {
+            let factory = self.factory
+            let source = ReopeningSource { () throws(SensorError) in try factory.makeSource(for: sensor) }
+            let poller = SensorPoller(name: sensor.name, source: source, interval: sensor.pollInterval, clock: clock) { [weak self] outcome in
+                self?.deliver(outcome, from: sensor.name)
+            }
+            pollers.insert(poller)
+            poller.start()
+        }
+    }
+
+    /// Stops every poller; reads in progress finish on their threads.
+    public func stop() {
+        pollers.removeAll().forEach { $0.stop() }
+    }
+
+    public func sensorStatus() -> [SensorStatus] { status.snapshot() }
+
+    /// The current poll interval of a sensor (the Measurement Interval changes the thermometer's).
+    public func pollInterval(of sensor: String) -> Duration? { pollers.poller(sensor)?.interval }
+
+    public func answer(_ request: ReadRequest) -> Result<[UInt8], ATTErrorCode> {
+        guard let publisher = publishers.first(where: { $0.owns(request.characteristic) }) else { return .failure(.readNotPermitted) }
+        return publisher.read(request)
+    }
+
+    /// All or nothing: every write of the batch is checked before any is applied.
+    public func answer(_ batch: WriteBatch) -> Result<Void, ATTErrorCode> {
+        var targets: [(WriteRequest, any ServicePublisher)] = []
+        for write in batch.requests {
+            guard let publisher = publishers.first(where: { $0.owns(write.characteristic) }) else { return .failure(.writeNotPermitted) }
+            if let error = publisher.check(write) { return .failure(error) }
+            targets.append((write, publisher))
+        }
+        for (write, publisher) in targets { publisher.apply(write) }
+        return .success(())
+    }
+
+    private func deliver(_ outcome: PollOutcome, from sensor: String) {
+        let previous = status.snapshot().first { $0.name == sensor }?.state
+        let current = status.record(outcome, sensor: sensor)
+        if let current, current.state != previous {
+            switch current.state {
+            case .failed: logger.error("sensor \(sensor): \(current.error ?? "failed"); retrying with back-off")
+            case .noSignal: logger.notice("sensor \(sensor): no signal: \(current.error ?? "")")
+            case .ok where previous == .failed || previous == .noSignal: logger.notice("sensor \(sensor): reading again")
+            default: break
+            }
+        }
+        for (characteristic, publisher) in routes[sensor] ?? [] {
+            publisher.publish(outcome, to: characteristic)
+        }
+        if let current, let observer = observer.withLock({ $0 }) { observer(current) }
+    }
+}
+
+/// The running pollers by sensor name; shared with the Measurement Interval handler.
+private final class PollerTable: Sendable {
+    private let pollers = Mutex<[String: SensorPoller]>([:])
+
+    func insert(_ poller: SensorPoller) { pollers.withLock { $0[poller.name] = poller } }
+    func poller(_ name: String) -> SensorPoller? { pollers.withLock { $0[name] } }
+
+    func removeAll() -> [SensorPoller] {
+        pollers.withLock { pollers in
+            defer { pollers.removeAll() }
+            return Array(pollers.values)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import ATT
+import BLECore
+import BridgeConfiguration
+import GATT
+import GATTNotify
+import Peripheral
+import SIGProfiles
+import Synchronization
+
+/// Health Thermometer 0x1809: 2A1C Temperature Measurement indicated, 2A1E Intermediate Temperature
+/// notified, 2A1D Temperature Type, 2A21 Measurement Interval (read, write, indicate; Valid Range
+/// descriptor). The measurement interval is the polling period of the sensor feeding 2A1C, so a
+/// write changes how often 2A1C arrives.
+final class HealthThermometerPublisher: ServicePublisher {
+    static let measurement = CharacteristicID("health-thermometer.temperature-measurement")
+    static let intermediate = CharacteristicID("health-thermometer.intermediate-temperature")
+    static let temperatureType = CharacteristicID("health-thermometer.temperature-type")
+    static let measurementInterval = CharacteristicID("health-thermometer.measurement-interval")
+    static let validIntervals: ClosedRange<UInt16> = 1...3600
+
+    private struct State {
+        var intervalSeconds: UInt16
+        /// A fault value was already sent for the current failure (sent once, not every retry).
+        var faultSent: Set<PublishedCharacteristic> = []
+    }
+
+    let service: GATTService
+    let updatePolicies: [CharacteristicID: UpdatePolicy] = [
+        HealthThermometerPublisher.measurement: .indication,
+        HealthThermometerPublisher.intermediate: .latestValue,
+        HealthThermometerPublisher.measurementInterval: .indication,
+    ]
+    private let sink: any UpdateSink
+    private let state: Mutex<State>
+    private let intervalChanged: @Sendable (Duration) -> Void
+
+    /// `interval` is the feeding sensor's poll interval; `intervalChanged` reschedules it.
+    init(type: TemperatureType, interval: Duration, includesIntermediate: Bool, sink: any UpdateSink,
+         intervalChanged: @escaping @Sendable (Duration) -> Void) {
+        self.sink = sink
+        self.intervalChanged = intervalChanged
+        let seconds = UInt16(clamping: max(Int64(Self.validIntervals.lowerBound), interval.components.seconds))
+        state = Mutex(State(intervalSeconds: min(seconds, Self.validIntervals.upperBound)))
+        var characteristics = [
+            GATTCharacteristic(id: Self.measurement, uuid: BluetoothUUID(0x2A1C), properties: [.indicate], permissions: []),
+        ]
+        if includesIntermediate {
+            characteristics.append(GATTCharacteristic(id: Self.intermediate, uuid: BluetoothUUID(0x2A1E), properties: [.notify], permissions: []))
+        }
+        let range = MeasurementInterval(seconds: Self.validIntervals.lowerBound).encoded + MeasurementInterval(seconds: Self.validIntervals.upperBound).encoded
+        characteristics += [
+            GATTCharacteristic(id: Self.temperatureType, uuid: BluetoothUUID(0x2A1D), properties: [.read],
+                               permissions: [.readable], value: .static(type.encoded)),
+            GATTCharacteristic(id: Self.measurementInterval, uuid: BluetoothUUID(0x2A21), properties: [.read, .write, .indicate],
+                               permissions: [.readable, .writeable],
+                               descriptors: [GATTDescriptor(uuid: BluetoothUUID(ValidRange.uuid), value: .static(range))]),
+        ]
+        service = GATTService(uuid: BluetoothUUID(0x1809), characteristics: characteristics)
+    }
+
+    /// The polling period the measurement interval asks for.
+    var interval: Duration { .seconds(Int64(state.withLock { $0.intervalSeconds })) }
+
+    func owns(_ characteristic: CharacteristicID) -> Bool {
+        [Self.measurement, Self.intermediate, Self.temperatureType, Self.measurementInterval].contains(characteristic)
+    }
+
+    func read(_ request: ReadRequest) -> Result<[UInt8], ATTErrorCode> {
+        guard request.characteristic == Self.measurementInterval, request.descriptor == nil else { return .failure(.readNotPermitted) }
+        return .success(MeasurementInterval(seconds: state.withLock { $0.intervalSeconds }).encoded)
+    }
+
+    func check(_ write: WriteRequest) -> ATTErrorCode? {
+        guard write.characteristic == Self.measurementInterval, write.descriptor == nil else { return .writeNotPermitted }
+        guard write.value.count == 2 else { return .invalidAttributeValueLength }
+        let seconds = UInt16(write.value[0]) | UInt16(write.value[1]) << 8
+        // Outside the Valid Range descriptor, including 0 (no periodic measurement), which a bridge
+        // that exists to report cannot honour (Health Thermometer Service 3.4.1).
+        return Self.validIntervals.contains(seconds) ? nil : .outOfRange
+    }
+
+    func apply(_ write: WriteRequest) {
+        guard write.value.count == 2 else { return }
+        let seconds = UInt16(write.value[0]) | UInt16(write.value[1]) << 8
+        let changed = state.withLock { state -> Bool in
+            defer { state.intervalSeconds = seconds }
+            return state.intervalSeconds != seconds
+        }
+        guard changed else { return }
+        intervalChanged(.seconds(Int64(seconds)))
+        _ = sink.updateValue(MeasurementInterval(seconds: seconds).encoded, for: Self.measurementInterval)
+    }
+
+    func publish(_ outcome: PollOutcome, to characteristic: PublishedCharacteristic) {
+        let id = characteristic == .intermediateTemperature ? Self.intermediate : Self.measurement
+        let temperature: IEEE11073Float?
+        switch outcome {
+        case let .measured(reading):
+            state.withLock { _ = $0.faultSent.remove(characteristic) }
+            guard let celsius = reading.temperature, let value = try? IEEE11073Float(celsius, fractionDigits: 2) else { return }
+            temperature = value
+        case .noSignal, .failed:
+            // NaN is the format's "no valid measurement": sent once, so a client never keeps
+            // showing the last good temperature as current.
+            let first = state.withLock { $0.faultSent.insert(characteristic).inserted }
+            temperature = first ? .nan : nil
+        }
+        guard let temperature, let bytes = try? TemperatureMeasurement(temperature: temperature).encoded() else { return }
+        _ = sink.updateValue(bytes, for: id)
+    }
+}

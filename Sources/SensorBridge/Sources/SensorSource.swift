@@ -1,0 +1,31 @@
+import Sensors
+
+/// One reading of a sensor, in SI-ish units, with the calibration offsets applied.
+public struct Measurement: Sendable, Equatable {
+    /// °C.
+    public var temperature: Double?
+    /// % relative humidity.
+    public var humidity: Double?
+    /// Pa.
+    public var pressure: Double?
+    /// % state of charge.
+    public var batteryPercent: Double?
+    public var heartRate: HeartRateReading?
+
+    public init(temperature: Double? = nil, humidity: Double? = nil, pressure: Double? = nil,
+                batteryPercent: Double? = nil, heartRate: HeartRateReading? = nil) {
+        self.temperature = temperature
+        self.humidity = humidity
+        self.pressure = pressure
+        self.batteryPercent = batteryPercent
+        self.heartRate = heartRate
+    }
+}
+
+/// A sensor as the bridge polls it. `read` blocks (bus transfers, conversion delays) and is only
+/// called on the sensor's own thread, one call at a time.
+public protocol SensorSource: AnyObject, Sendable {
+    func read() throws(SensorError) -> Measurement
+    /// Releases the hardware (stops GPIO monitoring, closes the bus). Called once, on the sensor's thread.
+    func close()
+}

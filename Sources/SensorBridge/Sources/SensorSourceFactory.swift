@@ -1,0 +1,148 @@
+import BridgeConfiguration
+import Sensors
+
+/// Builds the source for a configured sensor: real hardware, or a simulated chip on the simulated board.
+public struct SensorSourceFactory: Sendable {
+    public let board: BoardProfile
+    public let simulation: SimulatedBoard?
+
+    public init(board: BoardProfile, simulation: SimulatedBoard? = nil) {
+        self.board = board
+        self.simulation = simulation
+    }
+
+    /// Opening can fail (no /dev/i2c-N, GPIO line missing): the bridge reports it like a failed read
+    /// and retries with back-off, so the other sensors keep serving.
+    public func makeSource(for sensor: SensorConfiguration) throws(SensorError) -> any SensorSource {
+        if let simulation { return try simulation.makeSource(for: sensor) }
+        let clock = SystemSensorClock()
+        let offsets = sensor.calibrationOffsets
+        switch sensor.driver {
+        case .cpuTemperature:
+            let driver = CPUTemperature()
+            return DriverSource(offsets: offsets) { () throws(SensorError) in Measurement(temperature: try driver.read().celsius) }
+        case .ds18b20:
+            let bus = OneWireBus()
+            let id = sensor.oneWireID
+            return DriverSource(offsets: offsets) { () throws(SensorError) in
+                let probe: DS18B20
+                if let id { probe = DS18B20(bus: bus, id: id) } else { probe = try DS18B20.first(on: bus) }
+                return Measurement(temperature: try probe.read().celsius)
+            }
+        case .gpioPulse:
+            let line = try Self.resolveLine(sensor.gpioLine ?? "", chips: board.gpioChips)
+            return try Self.pulseSource(line: line, sensor: sensor, clock: clock)
+        default:
+            let busNumber = sensor.i2cBus ?? board.i2cBus
+            let bus: any I2CBus
+            do { bus = try LinuxI2CBus(busNumber: busNumber) } catch { throw .bus(error) }
+            return try Self.i2cSource(sensor: sensor, bus: bus, clock: clock)
+        }
+    }
+
+    /// A header line by name on the first board chip that has it: chip numbering changed between
+    /// kernels on the Pi 5, names did not.
+    static func resolveLine(_ name: String, chips: [String]) throws(SensorError) -> any GPIOLine {
+        var lastError = GPIOError.lineNotFound(chip: chips.joined(separator: ", "), line: name)
+        for chipName in chips {
+            do {
+                let chip = try LinuxGPIOChip(name: chipName)
+                if let offset = Int(name) { return try chip.line(offset: offset) }
+                return try chip.line(named: name)
+            } catch {
+                lastError = error
+            }
+        }
+        throw .gpio(lastError)
+    }
+
+    static func pulseSource(line: any GPIOLine, sensor: SensorConfiguration, clock: any SensorClock,
+                            beforeRead: @escaping @Sendable () -> Void = {}) throws(SensorError) -> any SensorSource {
+        let edge: GPIOEdgeSelection = switch sensor.options.edge {
+        case "falling": .falling
+        case "both": .both
+        default: .rising
+        }
+        let bias: GPIOBias = switch sensor.options.bias {
+        case "pull-up": .pullUp
+        case "disabled": .disabled
+        case "as-is": .asIs
+        default: .pullDown
+        }
+        let receiver = GPIOPulseReceiver(line: line, clock: clock, edge: edge, bias: bias)
+        try receiver.start()
+        return DriverSource(offsets: [:], read: { () throws(SensorError) in
+            beforeRead()
+            return Measurement(heartRate: try receiver.reading())
+        }, close: { receiver.stop() })
+    }
+
+    static func i2cSource(sensor: SensorConfiguration, bus: any I2CBus, clock: any SensorClock,
+                          close: @escaping @Sendable () -> Void = {}) throws(SensorError) -> any SensorSource {
+        let address = sensor.i2cAddress ?? sensor.driver.defaultAddress ?? 0
+        let offsets = sensor.calibrationOffsets
+        switch sensor.driver {
+        case .tmp102:
+            let chip = TMP102(bus: bus, address: address, clock: clock)
+            return DriverSource(offsets: offsets, read: { () throws(SensorError) in Measurement(temperature: try chip.read().celsius) }, close: close)
+        case .mcp9808:
+            let chip = MCP9808(bus: bus, address: address)
+            return DriverSource(offsets: offsets, read: { () throws(SensorError) in Measurement(temperature: try chip.read().celsius) }, close: close)
+        case .bme280:
+            let options = sensor.options
+            let chip = BME280(bus: bus, address: address, clock: clock,
+                              temperature: oversampling(options.temperatureOversampling, default: .x2),
+                              pressure: oversampling(options.pressureOversampling, default: .x16),
+                              humidity: oversampling(options.humidityOversampling, default: .x1))
+            return DriverSource(offsets: offsets, read: { () throws(SensorError) in
+                let reading = try chip.read()
+                return Measurement(temperature: reading.celsius, humidity: reading.relativeHumidity, pressure: reading.pascals)
+            }, close: close)
+        case .sht31:
+            let chip = SHT31(bus: bus, address: address, clock: clock)
+            return DriverSource(offsets: offsets, read: { () throws(SensorError) in
+                let reading = try chip.read()
+                return Measurement(temperature: reading.celsius, humidity: reading.relativeHumidity)
+            }, close: close)
+        case .sht4x:
+            let chip = SHT4x(bus: bus, address: address, clock: clock)
+            return DriverSource(offsets: offsets, read: { () throws(SensorError) in
+                let reading = try chip.read()
+                return Measurement(temperature: reading.celsius, humidity: reading.relativeHumidity)
+            }, close: close)
+        case .max17048:
+            let chip = MAX17048(bus: bus, address: address)
+            return DriverSource(offsets: offsets, read: { () throws(SensorError) in
+                Measurement(batteryPercent: try chip.read().stateOfChargePercent)
+            }, close: close)
+        case .max30102, .max30101:
+            var configuration = MAX3010x.Configuration()
+            if let rate = sensor.options.sampleRate { configuration.sampleRate = rate }
+            if let current = sensor.options.ledCurrentMilliamps {
+                configuration.redMilliamps = current
+                configuration.irMilliamps = current
+            }
+            let chip = MAX3010x(bus: bus, address: address, variant: sensor.driver == .max30101 ? .max30101 : .max30102,
+                                configuration: configuration, clock: clock)
+            let monitor = PPGHeartRateMonitor(sensor: chip)
+            return DriverSource(offsets: [:], setup: { () throws(SensorError) in try chip.configure() }, read: { () throws(SensorError) in
+                try monitor.poll()
+                return Measurement(heartRate: try monitor.reading())
+            }, close: close)
+        case .ds18b20, .gpioPulse, .cpuTemperature:
+            throw .unsupportedConfiguration(sensor: sensor.name, reason: "\(sensor.driver.rawValue) is not an I2C sensor")
+        }
+    }
+
+    private static func oversampling(_ factor: Int?, default fallback: BME280.Oversampling) -> BME280.Oversampling {
+        switch factor {
+        case 0: return .skipped
+        case 1: return .x1
+        case 2: return .x2
+        case 4: return .x4
+        case 8: return .x8
+        case 16: return .x16
+        default: return fallback
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import BridgeConfiguration
+import Sensors
+import Synchronization
+
+/// The `simulated` board: every configured sensor is a register-level simulated chip on a simulated
+/// bus (or a temporary sysfs tree), driven by the real drivers, so the whole bridge runs without
+/// hardware. Values come from each sensor's `simulation` settings; `fail-after` makes the chip stop
+/// answering (a NACK, as an unplugged sensor gives) to show fault handling.
+public final class SimulatedBoard: Sendable {
+    public let clock: any SensorClock
+    private let buses = Mutex<[Int: SimulatedI2CBus]>([:])
+    private let started: UInt64
+
+    public init(clock: any SensorClock = SystemSensorClock()) {
+        self.clock = clock
+        self.started = clock.nowNanoseconds()
+    }
+
+    /// The simulated adapter for bus N (created on first use, shared by the sensors on it).
+    public func bus(_ number: Int) -> SimulatedI2CBus {
+        buses.withLock { buses in
+            if let bus = buses[number] { return bus }
+            let bus = SimulatedI2CBus(busNumber: number)
+            buses[number] = bus
+            return bus
+        }
+    }
+
+    func makeSource(for sensor: SensorConfiguration) throws(SensorError) -> any SensorSource {
+        let settings = sensor.simulation
+        let failAt = settings.failAfter.map { started.saturatingAdd(UInt64(max(0, $0.nanosecondsClamped))) }
+        switch sensor.driver {
+        case .cpuTemperature, .ds18b20:
+            return try sysfsSource(for: sensor, failAt: failAt)
+        case .gpioPulse:
+            let chip = SimulatedGPIOChip(name: "gpiochip0", lineNames: (0..<28).map { "GPIO\($0)" })
+            let line: SimulatedGPIOLine
+            do {
+                let requested = sensor.gpioLine ?? "GPIO17"
+                let offset = Int(requested) ?? Int(requested.dropFirst(4)) ?? 17
+                line = try chip.simulatedLine(offset: offset)
+            } catch { throw .gpio(error) }
+            let pulses = PulseScript(clock: clock, beatsPerMinute: settings.beatsPerMinute ?? 72, failAt: failAt)
+            return try SensorSourceFactory.pulseSource(line: line, sensor: sensor, clock: clock) { pulses.emitDue(on: line) }
+        default:
+            let busNumber = sensor.i2cBus ?? 1
+            let address = sensor.i2cAddress ?? sensor.driver.defaultAddress ?? 0
+            let bus = bus(busNumber)
+            bus.attach(chip(for: sensor), at: address)
+            let clock = self.clock
+            let source = try SensorSourceFactory.i2cSource(sensor: sensor, bus: bus, clock: clock)
+            guard let failAt else { return source }
+            return FailingAfter(source: source, failAt: failAt, clock: clock) { bus.inject(.nack, at: address) }
+        }
+    }
+
+    private func chip(for sensor: SensorConfiguration) -> any SimulatedI2CDevice {
+        let settings = sensor.simulation
+        let celsius = settings.celsius ?? 21.5
+        let humidity = settings.relativeHumidity ?? 45
+        switch sensor.driver {
+        case .tmp102: return SimulatedTMP102(celsius: celsius, clock: clock)
+        case .mcp9808: return SimulatedMCP9808(celsius: celsius)
+        case .bme280:
+            let chip = SimulatedBME280(clock: clock)
+            chip.setEnvironment(celsius: celsius, pascals: settings.pascals ?? 101_325, relativeHumidity: humidity)
+            return chip
+        case .sht31: return SimulatedSHT31(celsius: celsius, relativeHumidity: humidity, clock: clock)
+        case .sht4x: return SimulatedSHT4x(celsius: celsius, relativeHumidity: humidity, clock: clock)
+        case .max17048: return SimulatedMAX17048(cellVolts: 3.9, percent: settings.batteryPercent ?? 87)
+        default:
+            // max30102 / max30101: a finger with a steady pulse. The wave repeats every whole number
+            // of beats so the loop point is just another beat, never a short or long interval.
+            let bpm = min(220, max(30, settings.beatsPerMinute ?? 72))
+            let beats = (60 * bpm / 60).rounded()
+            let period = beats * 60 / bpm
+            let ppg = SyntheticPPG(beatsPerMinute: bpm, duration: period + 2, rrVariability: 0)
+            let shift = ppg.beatTimes.first ?? 0.3
+            return SimulatedMAX3010x(clock: clock) { t in
+                let value = ppg.value(at: (t.truncatingRemainder(dividingBy: period)) + shift)
+                return (red: value, ir: value)
+            }
+        }
+    }
+
+    private func sysfsSource(for sensor: SensorConfiguration, failAt: UInt64?) throws(SensorError) -> any SensorSource {
+        let celsius = sensor.simulation.celsius ?? (sensor.driver == .cpuTemperature ? 48.3 : 19.625)
+        let name = sensor.driver.rawValue
+        do {
+            if sensor.driver == .cpuTemperature {
+                let tree = try SimulatedThermalTree()
+                try tree.setZone(0, type: "cpu-thermal", milliCelsius: String(Int((celsius * 1000).rounded())))
+                let driver = CPUTemperature(zones: tree.zones)
+                let source = DriverSource(offsets: sensor.calibrationOffsets) { () throws(SensorError) in
+                    Measurement(temperature: try driver.read().celsius)
+                } close: { _ = tree }
+                return failAt.map { FailingAfter(source: source, failAt: $0, clock: clock) { try? tree.setZone(0, type: "cpu-thermal", milliCelsius: "") } } ?? source
+            }
+            let tree = try SimulatedOneWireTree()
+            let id = sensor.oneWireID ?? "28-00000a1b2c3d"
+            try tree.setTemperature(id: id, celsius: celsius)
+            let probe = DS18B20(bus: tree.bus, id: id)
+            let source = DriverSource(offsets: sensor.calibrationOffsets) { () throws(SensorError) in
+                Measurement(temperature: try probe.read().celsius)
+            } close: { _ = tree }
+            return failAt.map { FailingAfter(source: source, failAt: $0, clock: clock) { try? tree.unplug(id: id) } } ?? source
+        } catch let error as SensorError {
+            throw error
+        } catch {
+            throw .unavailable(sensor: name, reason: "cannot create the simulated sysfs tree: \(error)")
+        }
+    }
+}
+
+/// Runs `inject` once when the simulated chip's time to fail has come, then reads through it, so
+/// the failure is produced by the real driver against a chip that stopped answering.
+private final class FailingAfter: SensorSource {
+    private let source: any SensorSource
+    private let failAt: UInt64
+    private let clock: any SensorClock
+    private let inject: @Sendable () -> Void
+    private let injected = Mutex(false)
+
+    init(source: any SensorSource, failAt: UInt64, clock: any SensorClock, inject: @escaping @Sendable () -> Void) {
+        self.source = source
+        self.failAt = failAt
+        self.clock = clock
+        self.inject = inject
+    }
+
+    func read() throws(SensorError) -> Measurement {
+        if clock.nowNanoseconds() >= failAt, injected.withLock({ done in defer { done = true }; return !done }) { inject() }
+        return try source.read()
+    }
+
+    func close() { source.close() }
+}
+
+/// Edges of a steady pulse train, emitted on the simulated line as time passes (each read emits
+/// the edges due since the previous one), and none after the script's failure time.
+private final class PulseScript: Sendable {
+    private let clock: any SensorClock
+    private let periodNanoseconds: UInt64
+    private let failAt: UInt64?
+    private let next: Mutex<UInt64>
+
+    init(clock: any SensorClock, beatsPerMinute: Double, failAt: UInt64?) {
+        self.clock = clock
+        let bpm = min(220, max(30, beatsPerMinute.isNaN ? 72 : beatsPerMinute))
+        periodNanoseconds = UInt64(60e9 / bpm)
+        self.failAt = failAt
+        next = Mutex(clock.nowNanoseconds())
+    }
+
+    func emitDue(on line: SimulatedGPIOLine) {
+        let now = min(clock.nowNanoseconds(), failAt ?? .max)
+        let due: [GPIOEdgeEvent] = next.withLock { next in
+            var edges: [GPIOEdgeEvent] = []
+            while next <= now {
+                edges.append(GPIOEdgeEvent(edge: .rising, timestampNanoseconds: next))
+                edges.append(GPIOEdgeEvent(edge: .falling, timestampNanoseconds: next + 20_000_000))
+                next += periodNanoseconds
+            }
+            return edges
+        }
+        if !due.isEmpty { line.emit(due) }
+    }
+}
