@@ -139,6 +139,10 @@ let package = Package(
         .testTarget(name: "PeripheralTests", dependencies: [
             "BLECore", "HCI", "L2CAP", "GAP", "ATT", "GATT", "GATTNotify", "Peripheral", "VirtualController", "TestSupport",
         ]),
+        .testTarget(name: "SensorBridgeTests", dependencies: [
+            "BLECore", "ATT", "GATT", "GATTNotify", "Peripheral", "SIGProfiles", "Sensors", "BridgeConfiguration", "ControlSocket",
+            "SensorBridge", "TestSupport",
+        ]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
     ]
 )

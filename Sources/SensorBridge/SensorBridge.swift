@@ -120,7 +120,7 @@ public final class SensorBridge: Sendable {
 
     public func answer(_ request: ReadRequest) -> Result<[UInt8], ATTErrorCode> {
         guard let publisher = publishers.first(where: { $0.owns(request.characteristic) }) else { return .failure(.readNotPermitted) }
-        return publisher.read(request)
+        return publisher.read(request.characteristic, descriptor: request.descriptor)
     }
 
     /// All or nothing: every write of the batch is checked before any is applied.

@@ -24,8 +24,8 @@ final class BatteryPublisher: ServicePublisher {
 
     func owns(_ characteristic: CharacteristicID) -> Bool { characteristic == Self.level }
 
-    func read(_ request: ReadRequest) -> Result<[UInt8], ATTErrorCode> {
-        guard request.descriptor == nil, let level = current.withLock({ $0 }) else { return .failure(.unlikelyError) }
+    func read(_ characteristic: CharacteristicID, descriptor: BluetoothUUID?) -> Result<[UInt8], ATTErrorCode> {
+        guard descriptor == nil, let level = current.withLock({ $0 }) else { return .failure(.unlikelyError) }
         return .success([level])
     }
 

@@ -78,14 +78,14 @@ final class EnvironmentalSensingPublisher: ServicePublisher {
 
     private func format(of id: CharacteristicID) -> ScalarFormat? { channels.values.first { $0.id == id }?.format }
 
-    func read(_ request: ReadRequest) -> Result<[UInt8], ATTErrorCode> {
-        guard let format = format(of: request.characteristic) else { return .failure(.readNotPermitted) }
-        let channel = state.withLock { $0[request.characteristic] }
-        if request.descriptor == BluetoothUUID(ESTriggerSetting.uuid) {
+    func read(_ characteristic: CharacteristicID, descriptor: BluetoothUUID?) -> Result<[UInt8], ATTErrorCode> {
+        guard let format = format(of: characteristic) else { return .failure(.readNotPermitted) }
+        let channel = state.withLock { $0[characteristic] }
+        if descriptor == BluetoothUUID(ESTriggerSetting.uuid) {
             guard let trigger = channel?.trigger, let bytes = try? trigger.encoded() else { return .failure(.unlikelyError) }
             return .success(bytes)
         }
-        guard request.descriptor == nil else { return .failure(.readNotPermitted) }
+        guard descriptor == nil else { return .failure(.readNotPermitted) }
         if let current = channel?.current { return .success(current.encoded) }
         // Before the first reading: "unknown" where the format has it; pressure has none.
         guard let unknown = Self.unknown(format) else { return .failure(.unlikelyError) }

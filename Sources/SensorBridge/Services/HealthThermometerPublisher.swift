@@ -65,8 +65,8 @@ final class HealthThermometerPublisher: ServicePublisher {
         [Self.measurement, Self.intermediate, Self.temperatureType, Self.measurementInterval].contains(characteristic)
     }
 
-    func read(_ request: ReadRequest) -> Result<[UInt8], ATTErrorCode> {
-        guard request.characteristic == Self.measurementInterval, request.descriptor == nil else { return .failure(.readNotPermitted) }
+    func read(_ characteristic: CharacteristicID, descriptor: BluetoothUUID?) -> Result<[UInt8], ATTErrorCode> {
+        guard characteristic == Self.measurementInterval, descriptor == nil else { return .failure(.readNotPermitted) }
         return .success(MeasurementInterval(seconds: state.withLock { $0.intervalSeconds }).encoded)
     }
 

@@ -53,7 +53,7 @@ final class HeartRatePublisher: ServicePublisher {
         characteristic == Self.measurement || characteristic == Self.bodySensorLocation || characteristic == Self.controlPoint
     }
 
-    func read(_ request: ReadRequest) -> Result<[UInt8], ATTErrorCode> { .failure(.readNotPermitted) }
+    func read(_ characteristic: CharacteristicID, descriptor: BluetoothUUID?) -> Result<[UInt8], ATTErrorCode> { .failure(.readNotPermitted) }
 
     func check(_ write: WriteRequest) -> ATTErrorCode? {
         guard write.characteristic == Self.controlPoint, write.descriptor == nil else { return .writeNotPermitted }

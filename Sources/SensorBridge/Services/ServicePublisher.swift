@@ -13,7 +13,7 @@ protocol ServicePublisher: AnyObject, Sendable {
     /// Queueing of each characteristic it updates (latest value, merge, indication).
     var updatePolicies: [CharacteristicID: UpdatePolicy] { get }
     func owns(_ characteristic: CharacteristicID) -> Bool
-    func read(_ request: ReadRequest) -> Result<[UInt8], ATTErrorCode>
+    func read(_ characteristic: CharacteristicID, descriptor: BluetoothUUID?) -> Result<[UInt8], ATTErrorCode>
     /// Checks one write of a batch; nothing is applied until every write of the batch passed.
     func check(_ write: WriteRequest) -> ATTErrorCode?
     func apply(_ write: WriteRequest)
