@@ -124,9 +124,11 @@ public final class SensorBridge: Sendable {
     }
 
     /// All or nothing: every write of the batch is checked before any is applied.
-    public func answer(_ batch: WriteBatch) -> Result<Void, ATTErrorCode> {
+    public func answer(_ batch: WriteBatch) -> Result<Void, ATTErrorCode> { apply(batch.requests) }
+
+    func apply(_ writes: [WriteRequest]) -> Result<Void, ATTErrorCode> {
         var targets: [(WriteRequest, any ServicePublisher)] = []
-        for write in batch.requests {
+        for write in writes {
             guard let publisher = publishers.first(where: { $0.owns(write.characteristic) }) else { return .failure(.writeNotPermitted) }
             if let error = publisher.check(write) { return .failure(error) }
             targets.append((write, publisher))
