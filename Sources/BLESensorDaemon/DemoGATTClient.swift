@@ -181,13 +181,13 @@ final class DemoGATTClient: Sendable {
         }
         switch att {
         case let .handleValueNotification(handle, value):
-            updateSink.yield(GATTValueUpdate(handle: handle, value: value, kind: .notification))
+            updateSink.yield(GATTValueUpdate(valueHandle: handle, value: value, kind: .notification))
         case let .multipleHandleValueNotification(tuples):
-            for tuple in tuples { updateSink.yield(GATTValueUpdate(handle: tuple.handle, value: tuple.value, kind: .notification)) }
+            for tuple in tuples { updateSink.yield(GATTValueUpdate(valueHandle: tuple.handle, value: tuple.value, kind: .notification)) }
         case let .handleValueIndication(handle, value):
             // Confirm first: the server sends nothing else on this bearer's indication queue until then.
             try? send(.handleValueConfirmation)
-            updateSink.yield(GATTValueUpdate(handle: handle, value: value, kind: .indication))
+            updateSink.yield(GATTValueUpdate(valueHandle: handle, value: value, kind: .indication))
         default:
             if att.isRequest {
                 try? send(.errorResponse(for: att.opcode, handle: 0x0000, error: .requestNotSupported))

@@ -37,7 +37,7 @@ struct GATTValueUpdate: Sendable, Equatable {
         case indication
     }
 
-    var handle: UInt16
+    var valueHandle: UInt16
     var value: [UInt8]
     var kind: Kind
 }
