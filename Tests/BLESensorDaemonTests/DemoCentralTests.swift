@@ -150,4 +150,30 @@ let temperatureValue: [UInt8] = [0x00, 0x6E, 0x01, 0x00, 0xFF]
         #expect(peripheral.indicationTimeouts == 0)
         await peripheral.manager.shutdown()
     }
+
+    @Test func demoCentralStartsOverAfterTheLinkDrops() async throws {
+        let peripheral = try await DemoPeripheral()
+        let lines = Recorder<String>()
+        let clock = ManualClock()
+        var demo = DemoCentral(radio: peripheral.radio, peripheralName: DemoPeripheral.name, logger: Logger(label: "demo-central-test"))
+        demo.clock = clock
+        demo.scanWindow = .milliseconds(300)
+        demo.report = { lines.append($0) }
+        let running = Task { [demo] in await demo.run() }
+
+        await peripheral.waitForSubscription(to: DemoPeripheral.temperature)
+        let connected = peripheral.events.all.compactMap { if case let .centralConnected(central) = $0 { central } else { nil } }
+        let central = try #require(connected.first)
+        try await peripheral.manager.gap.disconnect(central.link)
+        await lines.wait { $0.hasPrefix("demo central: link to ") && $0.contains(" down (") }
+        // The pause runs on the injected clock: nothing happens until it passes.
+        await clock.waitForTimers(atLeast: 1)
+        clock.advance(by: demo.pause)
+        await peripheral.events.wait(for: 2) { if case let .subscribed(_, id) = $0 { id == DemoPeripheral.temperature } else { false } }
+        #expect(lines.count { $0.hasPrefix("demo central: connected to ") } == 2)
+
+        running.cancel()
+        await running.value
+        await peripheral.manager.shutdown()
+    }
 }
