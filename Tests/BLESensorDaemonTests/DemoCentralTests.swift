@@ -16,12 +16,14 @@ struct DemoPeripheral {
     static let bodySensorLocation = CharacteristicID("heart-rate.body-sensor-location")
     static let temperature = CharacteristicID("thermometer.measurement")
     static let manufacturer = CharacteristicID("device-information.manufacturer")
+    static let unanswered = CharacteristicID("test.unanswered")
 
     let radio = VirtualRadio(label: "demo-central-tests")
     let manager: PeripheralManager
     let events = Recorder<PeripheralEvent>()
 
-    init() async throws {
+    /// `unansweredRead` adds a dynamic readable characteristic the application never answers.
+    init(unansweredRead: Bool = false) async throws {
         let controller = radio.makeController(configuration: .init(address: BluetoothAddress("00:1B:DC:00:00:0D")!))
         var configuration = PeripheralManager.Configuration(deviceName: Self.name)
         configuration.addressPolicy = .randomStatic(Self.address)
@@ -39,6 +41,12 @@ struct DemoPeripheral {
             GATTCharacteristic(id: Self.manufacturer, uuid: BluetoothUUID(0x2A29), properties: [.read],
                                permissions: [.readable], value: .static(Array("blesensor".utf8))),
         ]))
+        if unansweredRead {
+            try await manager.add(GATTService(uuid: BluetoothUUID("0000FEE0-1234-5678-9ABC-DEF012345678")!, characteristics: [
+                GATTCharacteristic(id: Self.unanswered, uuid: BluetoothUUID("0000FEE1-1234-5678-9ABC-DEF012345678")!,
+                                   properties: [.read], permissions: [.readable]),
+            ]))
+        }
         try await manager.publish()
         try await manager.startAdvertising(localName: Self.name, serviceUUIDs: [BluetoothUUID(0x180D)])
         let manager = manager, events = events
@@ -174,6 +182,25 @@ let temperatureValue: [UInt8] = [0x00, 0x6E, 0x01, 0x00, 0xFF]
 
         running.cancel()
         await running.value
+        await peripheral.manager.shutdown()
+    }
+
+    @Test func anUnansweredRequestTimesOutOnTheInjectedClockAndRetiresTheBearer() async throws {
+        let peripheral = try await DemoPeripheral(unansweredRead: true)
+        let central = peripheral.radio.makeCentral(address: DeviceAddress(BluetoothAddress("C0:DE:00:00:00:03")!, type: .randomDevice))
+        let link = try await central.connect(to: DeviceAddress(DemoPeripheral.address, type: .randomDevice))
+        let clock = ManualClock()
+        let client = DemoGATTClient(link: link, clock: clock)
+        let handle = try #require(await peripheral.manager.database?.valueHandle(for: DemoPeripheral.unanswered))
+        let reading = Task { () async throws(DemoGATTError) -> [UInt8] in try await client.read(handle: handle) }
+        await peripheral.events.wait { if case .readRequest = $0 { true } else { false } }
+        await #expect(throws: DemoGATTError.requestInProgress(.readRequest)) { try await client.read(handle: handle) }
+        clock.advance(by: DemoGATTClient.transactionTimeout)
+        await #expect(throws: DemoGATTError.timedOut(.readRequest, after: .seconds(30))) { try await reading.value }
+        // No further request may use a bearer whose transaction timed out (Vol 3 Part F 3.3.3).
+        await #expect(throws: DemoGATTError.timedOut(.readRequest, after: .seconds(30))) { try await client.exchangeMTU() }
+        link.disconnect()
+        _ = await link.disconnected
         await peripheral.manager.shutdown()
     }
 }
