@@ -94,7 +94,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "BLESensorDaemon", dependencies: [
-            "BLECore", "HCI", "GAP", "L2CAP", "HCITransports", "VirtualController",
+            "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "SIGProfiles", "HCITransports", "VirtualController",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "blesensord", dependencies: [
@@ -130,7 +130,10 @@ let package = Package(
         .testTarget(name: "VirtualControllerTests", dependencies: ["BLECore", "HCI", "VirtualController"]),
         .testTarget(name: "L2CAPTests", dependencies: ["BLECore", "HCI", "L2CAP", "TestSupport"]),
         .testTarget(name: "GAPTests", dependencies: ["BLECore", "HCI", "GAP", "VirtualController", "TestSupport"]),
-        .testTarget(name: "BLESensorDaemonTests", dependencies: ["BLECore", "BLESensorDaemon"]),
+        .testTarget(name: "BLESensorDaemonTests", dependencies: [
+            "BLECore", "HCI", "GAP", "ATT", "GATT", "SIGProfiles", "Peripheral", "VirtualController", "BLESensorDaemon", "TestSupport",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "ATTTests", dependencies: ["BLECore", "ATT"]),
         .testTarget(name: "GATTNotifyTests", dependencies: ["BLECore", "GATTNotify", "HCI"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["BLECore", "SIGProfiles", "ProfileCommands"]),
