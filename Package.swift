@@ -94,7 +94,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "BLESensorDaemon", dependencies: [
-            "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "SIGProfiles", "HCITransports", "VirtualController",
+            "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTNotify", "SIGProfiles", "HCITransports", "VirtualController",
+            "Peripheral", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "blesensord", dependencies: [

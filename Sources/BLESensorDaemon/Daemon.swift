@@ -1,28 +1,29 @@
 import BLECore
+import BridgeConfiguration
+import ControlSocket
 import GAP
 import HCI
 import HCITransports
-import L2CAP
 import Logging
+import Peripheral
+import SensorBridge
+import Sensors
 
-/// `blesensord`: brings the controller up, advertises, reports connections, and shuts down cleanly.
+/// `blesensord`: brings the controller up, serves the configured sensors as SIG services through
+/// the peripheral API, advertises, answers the control socket, and shuts down cleanly.
 public struct Daemon: Sendable {
-    public let configuration: DaemonConfiguration
+    public let configuration: BridgeConfiguration
+    public let options: DaemonOptions
     public let logger: Logger
     public var resolver = TransportResolver()
 
-    public init(configuration: DaemonConfiguration, logger: Logger) {
+    public init(configuration: BridgeConfiguration, options: DaemonOptions, logger: Logger) {
         self.configuration = configuration
+        self.options = options
         self.logger = logger
     }
 
-    enum Outcome {
-        case stopRequested
-        case linkLost(HCITransportError?)
-        case controllerFailed(HCIHostError)
-    }
-
-    /// Runs until a signal (exit code 0) or a fatal controller problem (exit code 1).
+    /// Runs until a signal (exit code 0) or a fatal problem (exit code 1).
     /// A signal cancels whatever phase is running, including waiting for a controller to appear.
     public func run(started: ContinuousClock.Instant = .now) async -> Int32 {
         let signals = SignalStream.make()
@@ -40,133 +41,175 @@ public struct Daemon: Sendable {
     }
 
     private func serve(started: ContinuousClock.Instant) async -> Int32 {
+        let notifier = options.serviceManager
         do {
             let resolved = try resolver.resolve(configuration.transport, logger: logger)
             var transport = resolved.transport
-            if let path = configuration.btsnoopPath {
-                do {
-                    transport = try SnoopingTransport(wrapping: transport, path: path, logger: logger)
-                } catch {
-                    throw DaemonError.transport(error)
-                }
+            if let path = options.btsnoopPath {
+                do { transport = try SnoopingTransport(wrapping: transport, path: path, logger: logger) } catch { throw DaemonError.transport(error) }
                 logger.info("writing HCI trace to \(path) (btsnoop, opens in Wireshark)")
             }
             let addressPolicy = try addressPolicy()
             logger.info("connecting to controller over \(resolved.specification)")
-            let host = HCIHost(transport: transport, logger: logger)
-            let info: ControllerInfo
+            let manager = PeripheralManager(transport: transport, configuration: peripheralConfiguration(addressPolicy), logger: logger)
             do {
-                info = try await host.start()
+                try await manager.start()
             } catch {
                 if Task.isCancelled {
                     logger.info("stopped before the controller was ready")
-                    await host.shutdown()
+                    await manager.shutdown()
                     return 0
                 }
-                throw DaemonError.controller(error)
+                throw DaemonError.peripheralManager(error)
             }
 
-            let gap = GAPPeripheral(host: host, configuration: .init(
-                addressPolicy: addressPolicy, maxConnections: configuration.maxConnections,
-                advertisingInterval: configuration.advertisingInterval), logger: logger)
-            let channels = L2CAPFixedChannels(acl: host.acl, logger: logger)
-            channels.attach(to: host.links)
+            let simulation = configuration.board.simulated ? SimulatedBoard() : nil
+            let bridge = SensorBridge(configuration: configuration, sink: manager,
+                                      factory: SensorSourceFactory(board: configuration.board, simulation: simulation), logger: logger)
+            let address = addressDescription(addressPolicy, manager: manager)
+            let runtime = DaemonRuntime(configuration: configuration, transport: resolved.specification.description,
+                                        address: address, manager: manager, bridge: bridge, clock: SystemClock.shared)
             do {
-                try await gap.start()
-                try await gap.startAdvertising(AdvertisingContent(localName: configuration.localName, serviceUUIDs: configuration.serviceUUIDs))
+                try await publish(bridge, on: manager)
+                try await manager.startAdvertising(localName: configuration.deviceName, serviceUUIDs: configuration.advertising.services)
             } catch {
-                await host.shutdown()
-                throw DaemonError.peripheral(error)
+                await manager.shutdown()
+                throw DaemonError.peripheralManager(error)
             }
-            let address = addressPolicy == .publicAddress ? "\(info.publicAddress) (public)" : "\(addressPolicyAddress(addressPolicy)) (random static)"
-            logger.info("advertising as '\(configuration.localName)' from \(address), ready in \(milliseconds(since: started)) ms")
+            runtime.setAdvertising(true)
+            bridge.start()
+            let control = try startControlServer(runtime)
+            bridge.setStatusObserver { [control] status in control.publish(status) }
+            logger.info("advertising as '\(configuration.deviceName)' from \(address) on board \(configuration.board.name) with \(configuration.sensors.count) sensor(s), ready in \(milliseconds(since: started)) ms")
+            notifier.ready(status: runtime.summary)
+            let watchdog = notifier.startWatchdog { runtime.summary }
 
             var demo: Task<Void, Never>? = nil
             if let radio = resolved.radio {
-                let central = DemoCentral(radio: radio, peripheralName: configuration.localName, logger: logger)
+                let central = DemoCentral(radio: radio, peripheralName: configuration.deviceName, logger: logger)
                 demo = Task { await central.run() }
             }
-            let outcome = await waitForOutcome(gap: gap)
+            let loss = await serveEvents(manager: manager, runtime: runtime)
             demo?.cancel()
-            switch outcome {
-            case .stopRequested:
-                await shutdown(gap: gap, host: host)
-                logger.info("stopped")
-                return 0
-            case let .linkLost(error):
-                logger.error("controller link lost\(error.map { ": \($0)" } ?? ""); exiting so the service manager can restart the daemon")
-                await host.shutdown()
-                return 1
-            case let .controllerFailed(.transport(error)):
-                // A stall that resets did not cure: "controller link stalled: …".
-                logger.error("\(error); resets did not help, exiting so the service manager can restart the daemon")
-                await host.shutdown()
-                return 1
-            case let .controllerFailed(error):
-                logger.error("controller unusable after repeated resets: \(error)")
-                await host.shutdown()
+            await demo?.value
+            watchdog?.cancel()
+            bridge.setStatusObserver(nil)
+            bridge.stop()
+            control.stop()
+            if let loss {
+                logger.error("\(loss); exiting so the service manager can restart the daemon")
+                notifier.stopping(status: "\(loss)")
+                await manager.shutdown()
                 return 1
             }
+            notifier.stopping(status: "stopping: signal received")
+            await shutdown(manager)
+            logger.info("stopped")
+            return 0
         } catch let error as DaemonError {
             logger.error("\(error)")
+            notifier.failed(error.description)
             return 1
         } catch {
             logger.error("\(error)")
+            notifier.failed("\(error)")
             return 1
         }
     }
 
+    private func peripheralConfiguration(_ addressPolicy: AddressPolicy) -> PeripheralManager.Configuration {
+        var peripheral = PeripheralManager.Configuration(deviceName: configuration.deviceName)
+        peripheral.appearance = configuration.appearance
+        peripheral.addressPolicy = addressPolicy
+        peripheral.maxConnections = configuration.advertising.maxCentrals
+        peripheral.advertisingInterval = configuration.advertising.interval
+        return peripheral
+    }
+
+    private func publish(_ bridge: SensorBridge, on manager: PeripheralManager) async throws(PeripheralError) {
+        for (characteristic, policy) in bridge.updatePolicies { manager.setUpdatePolicy(policy, for: characteristic) }
+        for service in bridge.services { try await manager.add(service) }
+        try await manager.publish()
+    }
+
+    private func startControlServer(_ runtime: DaemonRuntime) throws(DaemonError) -> ControlServer {
+        let logger = self.logger
+        let server = ControlServer(path: configuration.paths.controlSocket, handler: runtime) { event in
+            logger.debug("control socket: \(event)")
+        }
+        do { try server.start() } catch { throw .controlSocket(error) }
+        logger.info("control socket at \(configuration.paths.controlSocket)")
+        return server
+    }
+
+    /// Answers requests and keeps the status current until the controller goes away (its loss is
+    /// returned) or the task is cancelled by a signal (nil).
+    private func serveEvents(manager: PeripheralManager, runtime: DaemonRuntime) async -> ControllerLoss? {
+        let bridge = runtime.bridge
+        for await event in manager.events {
+            switch event {
+            case let .controllerLost(loss): return loss
+            case let .stateChanged(state):
+                if state == .resetting { logger.warning("controller is being reset; connections are gone") }
+                if state == .poweredOn { logger.notice("controller ready") }
+                runtime.setAdvertising(state == .poweredOn)
+            case .advertisingStarted: runtime.setAdvertising(true)
+            case let .centralConnected(central): runtime.centrals.connected(central)
+            case let .centralDisconnected(central, _): runtime.centrals.disconnected(central)
+            case let .mtuChanged(central, mtu): logger.debug("mtu \(central) \(mtu)")
+            case let .securityChanged(central, security): logger.info("security \(central) \(security)")
+            case let .subscribed(central, characteristic):
+                runtime.centrals.subscribed(central, characteristic)
+                logger.info("subscribed \(central) \(characteristic)")
+            case let .unsubscribed(central, characteristic):
+                runtime.centrals.unsubscribed(central, characteristic)
+                logger.info("unsubscribed \(central) \(characteristic)")
+            case let .readRequest(request):
+                do { try manager.respond(to: request, with: bridge.answer(request)) } catch { logger.debug("\(error)") }
+            case let .writeRequests(batch):
+                let result = bridge.answer(batch)
+                if case let .failure(error) = result { logger.info("write from \(batch.central) refused: \(error)") }
+                if batch.needsResponse {
+                    do { try manager.respond(to: batch, with: result) } catch { logger.debug("\(error)") }
+                }
+            case .readyToUpdateSubscribers: break
+            case let .indicationsAbandoned(central, updates): logger.info("\(updates.count) indication(s) for \(central) abandoned")
+            case let .indicationTimedOut(central): logger.warning("\(central) left an indication unconfirmed for 30 s; disconnecting it")
+            }
+        }
+        return Task.isCancelled ? nil : .transportClosed(nil)
+    }
+
     private func addressPolicy() throws(DaemonError) -> AddressPolicy {
-        switch configuration.addressMode {
+        switch configuration.address {
         case .publicAddress: return .publicAddress
         case let .fixedRandom(address): return .randomStatic(address)
         case .persistentRandom:
-            return .randomStatic(try AddressStore(directory: configuration.stateDirectory).loadOrCreate())
+            return .randomStatic(try AddressStore(directory: configuration.paths.stateDirectory).loadOrCreate())
         }
     }
 
-    private func addressPolicyAddress(_ policy: AddressPolicy) -> String {
-        if case let .randomStatic(address) = policy { return address.description }
-        return "public"
-    }
-
-    /// Logs peripheral events until the controller goes away or the task is cancelled by a signal.
-    private func waitForOutcome(gap: GAPPeripheral) async -> Outcome {
-        for await event in gap.events {
-            switch event {
-            case let .transportClosed(error): return .linkLost(error)
-            case let .controllerFailed(error): return .controllerFailed(error)
-            case let .controllerResetting(reason): logger.warning("controller is being reset: \(reason)")
-            case .controllerRecovered: logger.notice("controller recovered; advertising restored")
-            case let .dataLengthChanged(link):
-                let length = link.dataLength
-                logger.debug("data length \(length.maxTxOctets)/\(length.maxRxOctets) octets on \(link.id)")
-            case let .remoteVersion(link):
-                if let version = link.remoteVersion {
-                    logger.debug("central on \(link.id) runs LL version \(version.version), manufacturer 0x\(String(version.manufacturer, radix: 16))")
-                }
-            default: break
-            }
+    private func addressDescription(_ policy: AddressPolicy, manager: PeripheralManager) -> String {
+        switch policy {
+        case let .randomStatic(address): return "\(address) (random static)"
+        default: return "public address"
         }
-        return Task.isCancelled ? .stopRequested : .linkLost(nil)
     }
 
     /// Stops advertising and disconnects, but never lets a silent controller hold up the exit.
     /// Runs in its own task: the caller was cancelled by the signal, and this work must not be.
-    private func shutdown(gap: GAPPeripheral, host: HCIHost) async {
+    private func shutdown(_ manager: PeripheralManager) async {
         await Task {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await gap.shutdown() }
-                group.addTask { try? await Task.sleep(for: .seconds(2)) }
+                group.addTask { await manager.shutdown() }
+                group.addTask { try? await SystemClock.shared.sleep(for: .seconds(2)) }
                 await group.next()
                 group.cancelAll()
             }
-            await host.shutdown()
         }.value
     }
 
     private func milliseconds(since start: ContinuousClock.Instant) -> Int {
-        let elapsed = ContinuousClock.now - start
-        return Int(elapsed.wholeMilliseconds)
+        Int((ContinuousClock.now - start).wholeMilliseconds)
     }
 }

@@ -1,36 +1,26 @@
 import BLECore
+import BridgeConfiguration
+import Logging
 
-/// Everything `blesensord` needs to run, already validated.
-public struct DaemonConfiguration: Sendable {
-    public enum AddressMode: Sendable, Equatable {
-        /// A random static address generated once and kept in the state directory.
-        case persistentRandom
-        case publicAddress
-        case fixedRandom(BluetoothAddress)
-    }
+/// Where the daemon's configuration comes from and the command-line values that override it.
+public enum DaemonConfiguration {
+    public typealias AddressMode = AddressSetting
 
-    /// `auto`, `virtual`, `tcp:…`, `hci:N` or `uart:…`.
-    public var transport: String
-    public var localName: String
-    public var serviceUUIDs: [BluetoothUUID]
-    public var maxConnections: Int
-    public var addressMode: AddressMode
-    public var advertisingInterval: Duration
-    public var btsnoopPath: String?
-    public var stateDirectory: String
-
-    public init(transport: String = "auto", localName: String = "blesensor", serviceUUIDs: [BluetoothUUID] = [],
-                maxConnections: Int = 1, addressMode: AddressMode = .persistentRandom,
-                advertisingInterval: Duration = .milliseconds(100), btsnoopPath: String? = nil,
-                stateDirectory: String = DaemonConfiguration.defaultStateDirectory()) {
-        self.transport = transport
-        self.localName = localName
-        self.serviceUUIDs = serviceUUIDs
-        self.maxConnections = maxConnections
-        self.addressMode = addressMode
-        self.advertisingInterval = advertisingInterval
-        self.btsnoopPath = btsnoopPath
-        self.stateDirectory = stateDirectory
+    /// `--config FILE`; else the installed file when it exists; else the built-in demo configuration
+    /// on `board` (simulated by default), so a fresh checkout runs with no file at all.
+    public static func load(file: String?, board: String?, environment: [String: String], executablePath: String,
+                            logger: Logger) -> Result<BridgeConfiguration, ConfigurationProblems> {
+        let boards = ConfigurationLoader.defaultBoardsDirectories(environment: environment, executablePath: executablePath)
+        if let file {
+            return ConfigurationLoader.load(path: file, boardsDirectories: boards, environment: environment)
+        }
+        if board == nil, ProcessEnvironment.fileExists(ConfigurationLoader.defaultPath) {
+            logger.info("configuration: \(ConfigurationLoader.defaultPath)")
+            return ConfigurationLoader.load(path: ConfigurationLoader.defaultPath, boardsDirectories: boards, environment: environment)
+        }
+        let name = board ?? "simulated"
+        logger.info("no configuration file: built-in demo configuration on board \(name) (write \(ConfigurationLoader.defaultPath) or pass --config)")
+        return BridgeConfiguration.demo(board: name, boardsDirectories: boards, environment: environment)
     }
 
     /// systemd's `$STATE_DIRECTORY` when set, `/var/lib/blesensor` for root, else the XDG state directory.

@@ -1,5 +1,7 @@
+import ControlSocket
 import GAP
 import HCI
+import Peripheral
 
 /// Why the daemon could not start or had to stop; every message says what to do.
 public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -8,6 +10,8 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
     case transport(HCITransportError)
     case controller(HCIHostError)
     case peripheral(GAPError)
+    case peripheralManager(PeripheralError)
+    case controlSocket(ControlServerError)
 
     public var description: String {
         switch self {
@@ -16,6 +20,8 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .transport(error): return error.description
         case let .controller(error): return error.description
         case let .peripheral(error): return error.description
+        case let .peripheralManager(error): return error.description
+        case let .controlSocket(error): return "control socket: \(error)"
         }
     }
 }

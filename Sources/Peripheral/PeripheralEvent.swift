@@ -23,6 +23,22 @@ public struct AbandonedUpdate: Sendable, Equatable {
     public let wasSent: Bool
 }
 
+/// Why the controller is gone for good (the state becomes `.poweredOff` and the events end).
+public enum ControllerLoss: Sendable, CustomStringConvertible {
+    /// The transport closed: the adapter was unplugged, the serial port failed, the TCP peer left.
+    case transportClosed(HCITransportError?)
+    /// It stopped answering and resets did not bring it back.
+    case resetsFailed(HCIHostError)
+
+    public var description: String {
+        switch self {
+        case let .transportClosed(error): return "controller link lost" + (error.map { ": \($0)" } ?? "")
+        case let .resetsFailed(.transport(error)): return "\(error); resets did not help"
+        case let .resetsFailed(error): return "controller unusable after repeated resets: \(error)"
+        }
+    }
+}
+
 /// Everything the application reacts to, in order.
 public enum PeripheralEvent: Sendable {
     case stateChanged(PeripheralState)
@@ -46,4 +62,6 @@ public enum PeripheralEvent: Sendable {
     /// The central left an indication unconfirmed for the ATT transaction timeout (30 s); its link
     /// is being disconnected, as no further ATT PDU may be sent on it.
     case indicationTimedOut(Central)
+    /// The controller is gone for good; `.stateChanged(.poweredOff)` follows and the events end.
+    case controllerLost(ControllerLoss)
 }

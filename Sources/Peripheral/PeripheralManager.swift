@@ -406,7 +406,12 @@ public actor PeripheralManager {
             setState(.resetting)
         case .controllerRecovered:
             setState(.poweredOn)
-        case .controllerFailed, .transportClosed:
+        case let .controllerFailed(error):
+            eventSink.yield(.controllerLost(.resetsFailed(error)))
+            setState(.poweredOff)
+            eventSink.finish()
+        case let .transportClosed(error):
+            eventSink.yield(.controllerLost(.transportClosed(error)))
             setState(.poweredOff)
             eventSink.finish()
         case .connected, .disconnected, .advertisingStarted, .advertisingStopped, .connectionUpdated, .dataLengthChanged,

@@ -1,42 +1,57 @@
 import ArgumentParser
 import BLECore
 import BLESensorDaemon
+import BridgeConfiguration
 import Logging
+import ServiceManager
 
 @main
 struct BLESensorD: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "blesensord",
-        abstract: "Bluetooth LE sensor bridge daemon: advertises and serves a board's sensors to phones and gateways.",
+        abstract: "Bluetooth LE sensor bridge daemon: reads a board's sensors and serves them to phones and gateways as SIG services.",
         discussion: """
+        Configuration: --config FILE, else /etc/blesensor/blesensor.yaml when it exists, else the built-in demo \
+        configuration (one sensor of each kind) on --board (default: simulated). `blesensor config check FILE` \
+        validates a file. The options below override the file.
+
         Transports: auto (hci0 if present, else demo mode), virtual (demo mode), tcp:HOST:PORT (H4 over TCP, \
         e.g. a Bumble or btvirt virtual controller), hci:N (Linux HCI user channel; stop bluetoothd first), \
         uart:/dev/ttyAMA0?baud=115200&flow=on (H4 over a serial port).
         """)
 
+    @Option(help: "Configuration file (YAML).")
+    var config: String?
+
+    @Option(help: "Board profile when running without a configuration file: simulated, raspberry-pi-4b, ... (see boards/).")
+    var board: String?
+
     @Option(help: "Controller transport: auto, virtual, tcp:HOST:PORT, hci:N or uart:PATH?baud=N&flow=on|off.")
-    var transport = "auto"
+    var transport: String?
 
     @Option(help: "Local name to advertise.")
-    var name = "blesensor"
+    var name: String?
 
-    @Option(name: .customLong("service-uuid"), help: "A service UUID to advertise (repeatable), e.g. 180D or a 128-bit UUID.")
+    @Option(name: .customLong("service-uuid"), help: "A service UUID to advertise (repeatable), e.g. 180D or a 128-bit UUID; replaces the configured list.")
     var serviceUUIDs: [String] = []
 
-    @Option(help: "Maximum number of simultaneously connected centrals.")
-    var maxConnections = 1
+    @Option(help: "Maximum number of simultaneously connected centrals (1 … 8).")
+    var maxConnections: Int?
 
     @Option(help: "Own address: random (generated once and kept in the state directory), public, or a random static address.")
-    var address = "random"
+    var address: String?
 
     @Option(help: "Advertising interval in milliseconds (20 … 10240).")
-    var advertisingIntervalMs = 100
+    var advertisingIntervalMs: Int?
 
     @Option(help: "Write every HCI packet to this file in btsnoop format (opens in Wireshark).")
     var btsnoop: String?
 
     @Option(help: "Directory for persistent state (the random static address).")
     var stateDir: String?
+
+    @Option(help: "Path of the control socket `blesensor status` connects to.")
+    var controlSocket: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
@@ -45,39 +60,57 @@ struct BLESensorD: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
-        guard (1...8).contains(maxConnections) else {
-            throw ValidationError("--max-connections must be between 1 and 8")
-        }
-        guard (20...10_240).contains(advertisingIntervalMs) else {
+        if let maxConnections, !(1...8).contains(maxConnections) { throw ValidationError("--max-connections must be between 1 and 8") }
+        if let advertisingIntervalMs, !(20...10_240).contains(advertisingIntervalMs) {
             throw ValidationError("--advertising-interval-ms must be between 20 and 10240")
         }
         for text in serviceUUIDs where BluetoothUUID(text) == nil {
             throw ValidationError("--service-uuid '\(text)' is not a UUID: use 4 or 8 hex digits (180D) or the 36-character form")
         }
-        if case let .failure(error) = DaemonConfiguration.parseAddressMode(address) {
+        if let address, case let .failure(error) = DaemonConfiguration.parseAddressMode(address) {
             throw ValidationError(error.description)
         }
-        if name.utf8.isEmpty || name.utf8.count > 248 {
+        if let name, name.utf8.isEmpty || name.utf8.count > 248 {
             throw ValidationError("--name must be 1 to 248 bytes of UTF-8 (the GAP Device Name limit)")
+        }
+        if config != nil, board != nil {
+            throw ValidationError("--board applies without a configuration file; set `board:` in \(config ?? "the file") instead")
         }
     }
 
     func run() async throws {
         let started = ContinuousClock.now
+        let environment = ProcessEnvironment.current
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = JournalFriendlyLogHandler.standardError(label: label, environment: environment)
             handler.logLevel = level
             return handler
         }
         let logger = Logger(label: "blesensord")
-        guard case let .success(addressMode) = DaemonConfiguration.parseAddressMode(address) else { throw ExitCode(64) }
-        var configuration = DaemonConfiguration(
-            transport: transport, localName: name, serviceUUIDs: serviceUUIDs.compactMap(BluetoothUUID.init),
-            maxConnections: maxConnections, addressMode: addressMode,
-            advertisingInterval: .milliseconds(advertisingIntervalMs), btsnoopPath: btsnoop)
-        if let stateDir { configuration.stateDirectory = stateDir }
-        let code = await Daemon(configuration: configuration, logger: logger).run(started: started)
+        let loaded = DaemonConfiguration.load(file: config, board: board, environment: environment,
+                                              executablePath: CommandLine.arguments.first ?? "blesensord", logger: logger)
+        guard case var .success(configuration) = loaded else {
+            if case let .failure(problems) = loaded {
+                logger.error("refusing to start: \(problems.problems.count) problem(s) in \(problems.fileName)")
+                for problem in problems.problems { logger.error("\(problem)") }
+            }
+            throw ExitCode(1)
+        }
+        applyOverrides(to: &configuration)
+        let options = DaemonOptions(btsnoopPath: btsnoop, serviceManager: ServiceNotifications(environment: environment, logger: logger))
+        let code = await Daemon(configuration: configuration, options: options, logger: logger).run(started: started)
         if code != 0 { throw ExitCode(code) }
+    }
+
+    private func applyOverrides(to configuration: inout BridgeConfiguration) {
+        if let transport { configuration.transport = transport }
+        if let name { configuration.deviceName = name }
+        if !serviceUUIDs.isEmpty { configuration.advertising.services = serviceUUIDs.compactMap(BluetoothUUID.init) }
+        if let maxConnections { configuration.advertising.maxCentrals = maxConnections }
+        if let advertisingIntervalMs { configuration.advertising.interval = .milliseconds(advertisingIntervalMs) }
+        if let address, case let .success(mode) = DaemonConfiguration.parseAddressMode(address) { configuration.address = mode }
+        if let stateDir { configuration.paths.stateDirectory = stateDir }
+        if let controlSocket { configuration.paths.controlSocket = controlSocket }
     }
 }

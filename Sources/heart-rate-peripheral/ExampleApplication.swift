@@ -99,6 +99,7 @@ final class ExampleApplication: Sendable {
             case let .advertisingStarted(plan):
                 logger.info("advertising enabled: \(plan.advertisingData.hexString) / \(plan.scanResponseData.hexString)")
             case let .stateChanged(newState): logger.info("state \(newState)")
+            case let .controllerLost(loss): logger.error("\(loss)")
             }
         }
     }

@@ -1,0 +1,77 @@
+import BLECore
+import ControlSocket
+import GATT
+import GATTNotify
+import HCI
+import Peripheral
+import Synchronization
+
+/// The connected centrals and what each subscribed to, kept from the peripheral's events, for
+/// `status`. Keyed by the link object's identity, never by a connection handle.
+final class CentralRegistry: Sendable {
+    private struct Entry {
+        let central: Central
+        var subscriptions: [CharacteristicID] = []
+    }
+
+    /// Characteristic → "2A37 notify" as status shows it.
+    private let labels: [CharacteristicID: String]
+    private let entries = Mutex<[LinkID: Entry]>([:])
+
+    init(services: [GATTService]) {
+        var labels: [CharacteristicID: String] = [:]
+        for service in services {
+            for characteristic in service.characteristics {
+                guard let id = characteristic.id else { continue }
+                let mode = characteristic.properties.contains(.indicate) && !characteristic.properties.contains(.notify) ? "indicate" : "notify"
+                labels[id] = "\(characteristic.uuid) \(mode)"
+            }
+        }
+        self.labels = labels
+    }
+
+    func connected(_ central: Central) { entries.withLock { $0[central.link.id] = Entry(central: central) } }
+    func disconnected(_ central: Central) { _ = entries.withLock { $0.removeValue(forKey: central.link.id) } }
+
+    func subscribed(_ central: Central, _ characteristic: CharacteristicID) {
+        entries.withLock { entries in
+            guard entries[central.link.id]?.subscriptions.contains(characteristic) == false else { return }
+            entries[central.link.id]?.subscriptions.append(characteristic)
+        }
+    }
+
+    func unsubscribed(_ central: Central, _ characteristic: CharacteristicID) {
+        entries.withLock { $0[central.link.id]?.subscriptions.removeAll { $0 == characteristic } }
+    }
+
+    var count: Int { entries.withLock { $0.count } }
+
+    /// Each central with its queue counters from the notification engine.
+    func statuses(statistics: NotificationStatistics?) -> [CentralStatus] {
+        let current = entries.withLock { entries in entries.values.sorted { $0.central.link.id < $1.central.link.id } }
+        return current.map { entry in
+            let link = entry.central.link
+            let connection = statistics?.connections[link.id]
+            let counters = connection?.counters ?? NotificationStatistics.Counters()
+            return CentralStatus(
+                address: link.peer.address.description,
+                addressType: link.peer.type.description,
+                mtu: link.mtu,
+                security: Self.securityName(link.security.level),
+                subscriptions: entry.subscriptions.map { labels[$0] ?? $0.rawValue },
+                sent: counters.sent,
+                coalesced: counters.coalesced + counters.merged,
+                dropped: counters.rejected + counters.dropped + counters.abandoned + counters.unconfirmed,
+                queued: connection?.queuedEntries ?? 0)
+        }
+    }
+
+    static func securityName(_ level: LinkSecurityLevel) -> String {
+        switch level {
+        case .none: return "none"
+        case .unauthenticated: return "unauthenticated"
+        case .authenticated: return "authenticated"
+        case .authenticatedSecureConnections: return "authenticated-secure-connections"
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import BLECore
+import BridgeConfiguration
+import ControlSocket
+import Peripheral
+import SensorBridge
+import Synchronization
+
+/// The running daemon's state that `status` reports, kept current from the peripheral's events.
+/// Read on the control server's thread: every field is behind a short lock or immutable.
+final class DaemonRuntime: ControlHandler {
+    let configuration: BridgeConfiguration
+    let transport: String
+    let address: String
+    let manager: PeripheralManager
+    let bridge: SensorBridge
+    let centrals: CentralRegistry
+    private let started: MonotonicInstant
+    private let clock: any HostClock
+    private let advertising = Mutex(false)
+
+    init(configuration: BridgeConfiguration, transport: String, address: String, manager: PeripheralManager,
+         bridge: SensorBridge, clock: any HostClock) {
+        self.configuration = configuration
+        self.transport = transport
+        self.address = address
+        self.manager = manager
+        self.bridge = bridge
+        self.clock = clock
+        self.started = clock.now
+        self.centrals = CentralRegistry(services: bridge.services)
+    }
+
+    /// Advertising runs while fewer than the maximum centrals are connected (GAP resumes it).
+    func setAdvertising(_ on: Bool) { advertising.withLock { $0 = on } }
+
+    var isAdvertising: Bool {
+        advertising.withLock { $0 } && centrals.count < configuration.advertising.maxCentrals
+    }
+
+    func status() -> StatusSnapshot {
+        StatusSnapshot(transport: transport, address: address, advertising: isAdvertising,
+                       uptimeSeconds: Double((clock.now - started).components.seconds) + Double((clock.now - started).components.attoseconds) / 1e18,
+                       board: configuration.board.name, deviceName: configuration.deviceName,
+                       centrals: centrals.statuses(statistics: manager.statistics()), sensors: bridge.sensorStatus())
+    }
+
+    /// One line for systemd's STATUS= and the log.
+    var summary: String {
+        let sensors = bridge.sensorStatus()
+        let healthy = sensors.filter { $0.state == .ok }.count
+        return "\(centrals.count) central(s) connected, \(healthy)/\(sensors.count) sensors reading"
+    }
+}
