@@ -87,6 +87,10 @@ let package = Package(
         ]),
         // The daemon's Unix-socket control protocol (versioned JSON lines): server, client, messages.
         .target(name: "ControlSocket"),
+        // Running under systemd: sd_notify and the watchdog without libsystemd, journal-friendly logging.
+        .target(name: "ServiceManager", dependencies: [
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "BLESensorDaemon", dependencies: [
             "BLECore", "HCI", "GAP", "L2CAP", "HCITransports", "VirtualController",
             .product(name: "Logging", package: "swift-log"),
@@ -134,5 +138,9 @@ let package = Package(
             "BLECore", "HCI", "L2CAP", "GAP", "ATT", "GATT", "GATTNotify", "Peripheral", "VirtualController", "TestSupport",
         ]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
+        .testTarget(name: "ServiceManagerTests", dependencies: [
+            "ServiceManager",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
     ]
 )
