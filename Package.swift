@@ -87,6 +87,10 @@ let package = Package(
         ]),
         // The daemon's Unix-socket control protocol (versioned JSON lines): server, client, messages.
         .target(name: "ControlSocket"),
+        // Running under systemd: sd_notify and the watchdog without libsystemd, journal-friendly logging.
+        .target(name: "ServiceManager", dependencies: [
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The sensor bridge: polls the configured sensors and serves them as SIG services through the
         // public peripheral API.
         .target(name: "SensorBridge", dependencies: [
@@ -95,11 +99,11 @@ let package = Package(
         ]),
         .target(name: "BLESensorDaemon", dependencies: [
             "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTNotify", "SIGProfiles", "HCITransports", "VirtualController",
-            "Peripheral", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors",
+            "Peripheral", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "ServiceManager",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "blesensord", dependencies: [
-            "BLECore", "BLESensorDaemon",
+            "BLECore", "BLESensorDaemon", "BridgeConfiguration", "ServiceManager",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -148,5 +152,9 @@ let package = Package(
             "SensorBridge", "TestSupport",
         ]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
+        .testTarget(name: "ServiceManagerTests", dependencies: [
+            "ServiceManager",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
     ]
 )
