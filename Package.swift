@@ -156,5 +156,6 @@ let package = Package(
             "ServiceManager",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .testTarget(name: "BridgeConfigurationTests", dependencies: ["BridgeConfiguration", "BLECore"]),
     ]
 )

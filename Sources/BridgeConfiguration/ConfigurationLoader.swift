@@ -1,0 +1,200 @@
+import BLECore
+
+/// Loads `/etc/blesensor/blesensor.yaml` (or any file, or text) into a validated `BridgeConfiguration`,
+/// reporting every problem at once with its path and line. Never traps, whatever the input.
+public enum ConfigurationLoader {
+    public static let defaultPath = "/etc/blesensor/blesensor.yaml"
+
+    static let keys = ["board", "board-overrides", "transport", "device-name", "appearance", "address",
+                       "advertising", "device-information", "sensors", "paths", "security"]
+
+    /// Reads and validates the file at `path`. `environment` supplies STATE_DIRECTORY and RUNTIME_DIRECTORY
+    /// for the path defaults, so tests pass their own.
+    public static func load(path: String, boardsDirectories: [String],
+                            environment: [String: String]) -> Result<BridgeConfiguration, ConfigurationProblems> {
+        switch YAMLDocument.contents(path: path) {
+        case let .success(text):
+            return load(yaml: text, fileName: path, boardsDirectories: boardsDirectories, environment: environment)
+        case let .failure(problem):
+            return .failure(ConfigurationProblems(fileName: path, problems: [problem]))
+        }
+    }
+
+    /// Validates configuration text; `fileName` only names it in the problems.
+    public static func load(yaml: String, fileName: String, boardsDirectories: [String],
+                            environment: [String: String]) -> Result<BridgeConfiguration, ConfigurationProblems> {
+        var problems = ProblemList()
+        let configuration = parse(yaml: yaml, boardsDirectories: boardsDirectories, environment: environment, problems: &problems)
+        guard problems.isEmpty, let configuration else {
+            return .failure(ConfigurationProblems(fileName: fileName, problems: problems.sorted()))
+        }
+        return .success(configuration)
+    }
+
+    private static func parse(yaml: String, boardsDirectories: [String], environment: [String: String],
+                              problems: inout ProblemList) -> BridgeConfiguration? {
+        let root: YAMLValue
+        switch YAMLDocument.compose(yaml) {
+        case let .success(value?):
+            root = value
+        case .success(nil):
+            problems.add("", nil, "the file is empty; it needs at least board and sensors (see systemd/blesensor.yaml)")
+            return nil
+        case let .failure(problem):
+            problems.append(problem)
+            return nil
+        }
+        guard let map = root.map(path: "", known: keys, problems: &problems) else { return nil }
+
+        var board = boardProfile(map, directories: boardsDirectories, problems: &problems)
+        if let overrides = map["board-overrides"], board != nil {
+            applyOverrides(overrides, to: &board!, problems: &problems)
+        }
+        let transport = map["transport"].map { BoardLoader.transport($0, path: "transport", problems: &problems) } ?? board?.transport
+        let deviceName = map["device-name"].map { utf8Text($0, path: "device-name", bytes: 1...248, problems: &problems) } ?? "blesensor"
+        let address = map["address"].map { addressSetting($0, problems: &problems) } ?? .persistentRandom
+
+        let sensors = sensorList(map, board: board, problems: &problems)
+        let publications = sensors?.flatMap(\.publish) ?? []
+        let appearance = map["appearance"].map {
+            $0.integer(path: "appearance", in: 0...0xFFFF, expected: "a GAP appearance like 0x0340", problems: &problems).map(UInt16.init)
+        } ?? defaultAppearance(publications)
+        let advertising = advertisingSettings(map["advertising"], publications: publications, problems: &problems)
+        let deviceInformation = deviceInformationSettings(map["device-information"], board: board, problems: &problems)
+        let paths = pathSettings(map["paths"], environment: environment, problems: &problems)
+        if let security = map["security"] { reserveSecurity(security, problems: &problems) }
+
+        guard problems.isEmpty, let board, let transport, let deviceName, let appearance, let address, let sensors,
+              let advertising, let deviceInformation, let paths else { return nil }
+        return BridgeConfiguration(board: board, transport: transport, deviceName: deviceName, appearance: appearance,
+                                   address: address, advertising: advertising, sensors: sensors,
+                                   deviceInformation: deviceInformation, paths: paths)
+    }
+
+    // MARK: board
+
+    private static func boardProfile(_ map: YAMLMap, directories: [String], problems: inout ProblemList) -> BoardProfile? {
+        let available = BoardLoader.availableBoards(in: directories)
+        guard let value = map["board"] else {
+            problems.add("board", map.line, "missing; name the board, one of \(available.joined(separator: ", "))")
+            return nil
+        }
+        guard let name = value.text(path: "board", expected: "a board name like raspberry-pi-4b", problems: &problems) else { return nil }
+        guard BoardLoader.isValidName(name) else {
+            problems.add("board", value, "'\(abbreviated(name))' is not a board name; use one of \(available.joined(separator: ", "))")
+            return nil
+        }
+        switch BoardLoader.load(name: name, directories: directories) {
+        case let .found(board):
+            return board
+        case let .invalid(boardProblems):
+            problems.append(boardProblems: boardProblems, at: value.line)
+        case .notFound:
+            let hint = suggestion(for: name, among: available).map { "did you mean '\($0)'? " } ?? ""
+            let searched = directories.isEmpty ? "" : " (searched \(directories.joined(separator: ", ")))"
+            problems.add("board", value, "unknown board '\(name)'; \(hint)available: \(available.joined(separator: ", "))\(searched)")
+        }
+        return nil
+    }
+
+    /// `board-overrides:` changes what this installation wires differently from the stock board
+    /// (another I2C bus, a chip list); transport has its own top-level key.
+    private static func applyOverrides(_ value: YAMLValue, to board: inout BoardProfile, problems: inout ProblemList) {
+        guard let map = value.map(path: "board-overrides", known: ["model", "i2c-bus", "gpio-chips"], problems: &problems) else { return }
+        if let model = map["model"].flatMap({ utf8Text($0, path: map.path("model"), bytes: 1...248, problems: &problems) }) {
+            board.model = model
+        }
+        if let bus = map["i2c-bus"]?.integer(path: map.path("i2c-bus"), in: 0...1023, expected: "an I2C bus number like 1", problems: &problems) {
+            board.i2cBus = bus
+        }
+        if let chips = map["gpio-chips"].flatMap({ BoardLoader.gpioChips($0, path: map.path("gpio-chips"), problems: &problems) }) {
+            board.gpioChips = chips
+        }
+    }
+
+    // MARK: scalars
+
+    /// Text whose UTF-8 length is in `bytes` (the GAP device name is at most 248 bytes).
+    static func utf8Text(_ value: YAMLValue, path: String, bytes: ClosedRange<Int>, problems: inout ProblemList) -> String? {
+        guard let text = value.text(path: path, expected: "text", problems: &problems) else { return nil }
+        guard bytes.contains(text.utf8.count) else {
+            problems.add(path, value, "is \(text.utf8.count) UTF-8 bytes; it must be \(bytes.lowerBound)…\(bytes.upperBound)")
+            return nil
+        }
+        return text
+    }
+
+    /// `random`, `public` or a random static address; the same checks and words as `blesensord --address`.
+    private static func addressSetting(_ value: YAMLValue, problems: inout ProblemList) -> AddressSetting? {
+        guard let text = value.text(path: "address", expected: "random, public or an address like C0:11:22:33:44:55", problems: &problems) else { return nil }
+        switch text.lowercased() {
+        case "random": return .persistentRandom
+        case "public": return .publicAddress
+        default:
+            guard let address = BluetoothAddress(text) else {
+                problems.add("address", value, "'\(abbreviated(text))' is not 'random', 'public' or an address like C0:11:22:33:44:55")
+                return nil
+            }
+            guard address.isValidRandomStatic else {
+                problems.add("address", value, "\(address) is not a random static address: its two most significant bits must be 1 (C0…FF in the first byte)")
+                return nil
+            }
+            return .fixedRandom(address)
+        }
+    }
+
+    /// What phones show before connecting: the first published characteristic decides.
+    static func defaultAppearance(_ publications: [PublishedCharacteristic]) -> UInt16 {
+        switch publications.first {
+        case .heartRateMeasurement: return 0x0340 // Generic Heart Rate Sensor
+        case .temperatureMeasurement, .intermediateTemperature: return 0x0300 // Generic Thermometer
+        case .environmentalTemperature, .humidity, .pressure: return 0x0540 // Generic Sensor
+        case .batteryLevel, nil: return 0x0000 // Unknown
+        }
+    }
+
+    // MARK: sensors
+
+    private static func sensorList(_ map: YAMLMap, board: BoardProfile?, problems: inout ProblemList) -> [SensorConfiguration]? {
+        guard let value = map["sensors"] else {
+            problems.add("sensors", map.line, "missing; list at least one sensor (see systemd/blesensor.yaml)")
+            return nil
+        }
+        guard let items = value.list(path: "sensors", of: "sensors", problems: &problems) else { return nil }
+        guard !items.isEmpty else {
+            problems.add("sensors", value, "the list is empty; add at least one sensor")
+            return nil
+        }
+        let sections = items.enumerated().map { index, item in
+            SensorSection(item, path: "sensors[\(index)]", board: board, problems: &problems)
+        }
+        checkAcrossSensors(sections, problems: &problems)
+        let configurations = sections.compactMap(\.configuration)
+        return configurations.count == sections.count ? configurations : nil
+    }
+
+    /// Names are unique, a characteristic has one publisher, and two chips cannot share a bus address.
+    private static func checkAcrossSensors(_ sections: [SensorSection], problems: inout ProblemList) {
+        for (index, section) in sections.enumerated() {
+            let earlier = sections[..<index]
+            if let name = section.name, let first = earlier.first(where: { $0.name == name }) {
+                problems.add("\(section.path).name", section.nameLine, "'\(name)' is already the name of \(first.path)\(onLine(first.nameLine)); sensor names must be unique")
+            }
+            for publication in section.publications {
+                for other in earlier {
+                    guard let clash = other.publications.first(where: { $0.characteristic == publication.characteristic }) else { continue }
+                    problems.add("\(section.path).publish", publication.line,
+                                 "\(publication.characteristic.rawValue) is already published by \(other.name.map { "'\($0)'" } ?? other.path)\(onLine(clash.line)); each characteristic has one sensor")
+                    break
+                }
+            }
+            if let mine = section.configuration, let address = mine.i2cAddress, let bus = mine.i2cBus,
+               let other = earlier.first(where: { $0.configuration?.i2cAddress == address && $0.configuration?.i2cBus == bus }) {
+                problems.add("\(section.path).address", section.i2cLine,
+                             "\(hex(Int(address), digits: 2)) on I2C bus \(bus) is already used by '\(other.name ?? other.path)'\(onLine(other.i2cLine)); give one chip another address")
+            }
+        }
+    }
+
+    static func onLine(_ line: Int?) -> String { line.map { " (line \($0))" } ?? "" }
+}

@@ -1,0 +1,383 @@
+/// One `sensors[i]` entry: parsed, checked against its driver and resolved against the board.
+/// Cross-sensor checks (unique names, one publisher per characteristic, I2C address clashes) are
+/// made by the loader from the located facts kept here.
+struct SensorSection {
+    static let keys = ["name", "driver", "bus", "address", "line", "id", "poll-interval",
+                       "calibration-offset", "options", "publish", "simulation"]
+
+    let path: String
+    var name: String?
+    var nameLine: Int?
+    /// Each publication with the line of its list entry.
+    var publications: [(characteristic: PublishedCharacteristic, line: Int?)] = []
+    var i2cLine: Int?
+    /// Nil when the entry has a problem; its problems are in the loader's list.
+    var configuration: SensorConfiguration?
+
+    /// The heart-rate drivers sample into a FIFO that holds ~320 ms at 100 Hz, so they are polled faster.
+    static func isHeartRate(_ driver: SensorDriver) -> Bool { driver.quantities == [.heartRate] }
+
+    static func defaultPollInterval(_ driver: SensorDriver) -> Duration {
+        isHeartRate(driver) ? .milliseconds(250) : .seconds(1)
+    }
+
+    static func pollRange(_ driver: SensorDriver) -> ClosedRange<Duration> {
+        isHeartRate(driver) ? .milliseconds(50) ... .seconds(1) : .milliseconds(100) ... .seconds(3600)
+    }
+
+    static var i2cDrivers: [SensorDriver] { SensorDriver.allCases.filter { $0.defaultAddress != nil } }
+
+    init(_ value: YAMLValue, path: String, board: BoardProfile?, problems: inout ProblemList) {
+        self.path = path
+        let before = problems.problems.count
+        guard let map = value.map(path: path, known: Self.keys, problems: &problems) else { return }
+
+        if let nameValue = map["name"] {
+            nameLine = nameValue.line
+            name = Self.sensorName(nameValue, path: map.path("name"), problems: &problems)
+        } else {
+            problems.add(map.path("name"), map.line, "missing; every sensor needs a unique name like room or pulse")
+        }
+
+        var driver: SensorDriver?
+        if let driverValue = map["driver"] {
+            driver = Self.driver(driverValue, path: map.path("driver"), problems: &problems)
+        } else {
+            let names = SensorDriver.allCases.map(\.rawValue).joined(separator: ", ")
+            problems.add(map.path("driver"), map.line, "missing; choose one of \(names)")
+        }
+
+        let wiring = driver.flatMap { Self.wiring(map, driver: $0, board: board, problems: &problems) }
+        i2cLine = map["address"]?.line ?? map.line
+
+        let pollInterval = Self.pollInterval(map, driver: driver, problems: &problems)
+        let offsets = map["calibration-offset"].flatMap {
+            Self.calibration($0, path: map.path("calibration-offset"), driver: driver, problems: &problems)
+        } ?? [:]
+        let options = map["options"].flatMap {
+            Self.options($0, path: map.path("options"), driver: driver, problems: &problems)
+        } ?? DriverOptions()
+        if let publishValue = map["publish"] {
+            publications = Self.publications(publishValue, path: map.path("publish"), driver: driver, problems: &problems)
+        }
+        let simulation = map["simulation"].flatMap {
+            Self.simulation($0, path: map.path("simulation"), driver: driver, problems: &problems)
+        } ?? SimulationSettings()
+
+        guard problems.problems.count == before, let name, let driver, let wiring, let pollInterval else { return }
+        configuration = SensorConfiguration(
+            name: name, driver: driver, i2cBus: wiring.bus, i2cAddress: wiring.address, gpioLine: wiring.line,
+            oneWireID: wiring.oneWireID, pollInterval: pollInterval, calibrationOffsets: offsets, options: options,
+            publish: publications.map(\.characteristic), simulation: simulation)
+    }
+
+    private static func sensorName(_ value: YAMLValue, path: String, problems: inout ProblemList) -> String? {
+        guard let name = value.text(path: path, expected: "a name like room or pulse", problems: &problems) else { return nil }
+        let allowed = name.unicodeScalars.allSatisfy {
+            ("0"..."9").contains($0) || ("a"..."z").contains($0) || ("A"..."Z").contains($0) || $0 == "_" || $0 == "-"
+        }
+        guard !name.isEmpty, allowed else {
+            problems.add(path, value, "'\(abbreviated(name))' is not a sensor name: use letters, digits, '-' and '_' (e.g. room-1)")
+            return nil
+        }
+        return name
+    }
+
+    private static func driver(_ value: YAMLValue, path: String, problems: inout ProblemList) -> SensorDriver? {
+        let names = SensorDriver.allCases.map(\.rawValue)
+        guard let text = value.text(path: path, expected: "a driver name", problems: &problems) else { return nil }
+        guard let driver = SensorDriver(rawValue: text) else {
+            let hint = suggestion(for: text, among: names).map { "did you mean '\($0)'?" }
+                ?? "choose one of \(names.joined(separator: ", "))"
+            problems.add(path, value, "unknown driver '\(abbreviated(text))'; \(hint)")
+            return nil
+        }
+        return driver
+    }
+
+    private struct Wiring {
+        var bus: Int?
+        var address: UInt8?
+        var line: String?
+        var oneWireID: String?
+    }
+
+    /// bus/address for I2C chips, line for gpio-pulse, id for ds18b20; each key only where it means something.
+    private static func wiring(_ map: YAMLMap, driver: SensorDriver, board: BoardProfile?, problems: inout ProblemList) -> Wiring? {
+        var wiring = Wiring()
+        var valid = true
+        let i2cNames = i2cDrivers.map(\.rawValue).joined(separator: ", ")
+        func rejectUnless(_ applies: Bool, _ key: String, _ who: String) {
+            guard !applies, map.contains(key) else { return }
+            problems.add(map.path(key), map.line(of: key), "'\(key)' applies to \(who), not to \(driver.rawValue)")
+            valid = false
+        }
+        rejectUnless(driver.defaultAddress != nil, "bus", "the I2C drivers (\(i2cNames))")
+        rejectUnless(driver.defaultAddress != nil, "address", "the I2C drivers (\(i2cNames))")
+        rejectUnless(driver == .gpioPulse, "line", "gpio-pulse")
+        rejectUnless(driver == .ds18b20, "id", "ds18b20 (the 1-Wire id)")
+
+        if let defaultAddress = driver.defaultAddress {
+            if let value = map["bus"] {
+                wiring.bus = value.integer(path: map.path("bus"), in: 0...1023, expected: "an I2C bus number like 1 (/dev/i2c-1)", problems: &problems)
+                if wiring.bus == nil { valid = false }
+            } else {
+                wiring.bus = board?.i2cBus
+            }
+            if let value = map["address"] {
+                wiring.address = i2cAddress(value, path: map.path("address"), example: defaultAddress, problems: &problems)
+                if wiring.address == nil { valid = false }
+            } else {
+                wiring.address = defaultAddress
+            }
+        }
+        if driver == .gpioPulse {
+            if let value = map["line"] {
+                wiring.line = gpioLine(value, path: map.path("line"), problems: &problems)
+                if wiring.line == nil { valid = false }
+            } else {
+                problems.add(map.path("line"), map.line, "missing; gpio-pulse needs the GPIO line of the pulse input, e.g. line: GPIO17")
+                valid = false
+            }
+        }
+        if driver == .ds18b20, let value = map["id"] {
+            wiring.oneWireID = oneWireID(value, path: map.path("id"), problems: &problems)
+            if wiring.oneWireID == nil { valid = false }
+        }
+        return valid ? wiring : nil
+    }
+
+    static func i2cAddress(_ value: YAMLValue, path: String, example: UInt8, problems: inout ProblemList) -> UInt8? {
+        let usage = "use 0x03…0x77, e.g. \(hex(Int(example), digits: 2))"
+        guard let text = value.text(path: path, expected: "an I2C address (\(usage))", problems: &problems) else { return nil }
+        switch parseInteger(text) {
+        case let .value(address) where (0x03...0x77).contains(address):
+            return UInt8(address)
+        case .value, .tooLarge:
+            problems.add(path, value, "\(abbreviated(text)) is outside the 7-bit I2C address range (\(usage))")
+        case .invalid:
+            problems.add(path, value, "\(abbreviated(text)) is not an I2C address (\(usage))")
+        }
+        return nil
+    }
+
+    /// A line name as the kernel calls it (`GPIO17`) or a line offset on the board's chips.
+    private static func gpioLine(_ value: YAMLValue, path: String, problems: inout ProblemList) -> String? {
+        guard let text = value.text(path: path, expected: "a GPIO line name like GPIO17", problems: &problems) else { return nil }
+        if case let .value(offset) = parseInteger(text), (0...1023).contains(offset), !text.hasPrefix("0x") { return String(offset) }
+        let valid = !text.isEmpty && text.count <= 32 && text.unicodeScalars.allSatisfy {
+            ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" || $0 == "-"
+        }
+        guard valid, parseInteger(text) == .invalid else {
+            problems.add(path, value, "'\(abbreviated(text))' is not a GPIO line: use its name like GPIO17 (see gpioinfo) or an offset 0…1023")
+            return nil
+        }
+        return text
+    }
+
+    /// `28-0316a2795dff`: family code, dash, 48-bit serial in lowercase hex, as in /sys/bus/w1/devices.
+    private static func oneWireID(_ value: YAMLValue, path: String, problems: inout ProblemList) -> String? {
+        guard let text = value.text(path: path, expected: "a 1-Wire id like 28-0316a2795dff", problems: &problems) else { return nil }
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        let isHex: (Substring) -> Bool = { $0.unicodeScalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) } }
+        guard parts.count == 2, parts[0].count == 2, parts[1].count == 12, isHex(parts[0]), isHex(parts[1]) else {
+            problems.add(path, value, "'\(abbreviated(text))' is not a 1-Wire id like 28-0316a2795dff (ls /sys/bus/w1/devices)")
+            return nil
+        }
+        return text
+    }
+
+    private static func pollInterval(_ map: YAMLMap, driver: SensorDriver?, problems: inout ProblemList) -> Duration? {
+        guard let value = map["poll-interval"] else { return driver.map(defaultPollInterval) }
+        let path = map.path("poll-interval")
+        guard let interval = value.duration(path: path, problems: &problems) else { return nil }
+        guard let driver else { return interval }
+        let range = pollRange(driver)
+        guard range.contains(interval) else {
+            let span = "\(formatDuration(range.lowerBound))…\(formatDuration(range.upperBound))"
+            let reason = isHeartRate(driver) ? " for \(driver.rawValue): its FIFO holds only ~320 ms of samples at 100 Hz" : ""
+            problems.add(path, value, "\(formatDuration(interval)) is out of range \(span)\(reason)")
+            return nil
+        }
+        return interval
+    }
+
+    /// A number for the driver's first quantity, or a map quantity → number.
+    private static func calibration(_ value: YAMLValue, path: String, driver: SensorDriver?,
+                                    problems: inout ProblemList) -> [Quantity: Double]? {
+        let range = -10_000.0...10_000.0
+        if value.scalarText != nil {
+            guard let offset = value.number(path: path, in: range, problems: &problems), let driver else { return nil }
+            return [driver.quantities[0]: offset]
+        }
+        guard case .mapping = value.node else {
+            problems.add(path, value, "expected a number (for the driver's first quantity) or a map like {temperature: -0.3, humidity: 2}, found \(value.kindDescription)")
+            return nil
+        }
+        guard let map = value.map(path: path, known: Quantity.allCases.map(\.rawValue), problems: &problems) else { return nil }
+        var offsets: [Quantity: Double] = [:]
+        for entry in map.entries {
+            guard let quantity = Quantity(rawValue: entry.key) else { continue }
+            if let driver, !driver.quantities.contains(quantity) {
+                problems.add(map.path(entry.key), entry.keyLine, notMeasured(quantity, by: driver))
+                continue
+            }
+            if let offset = entry.value.number(path: map.path(entry.key), in: range, unit: " \(quantity.unit)", problems: &problems) {
+                offsets[quantity] = offset
+            }
+        }
+        return offsets
+    }
+
+    static func notMeasured(_ quantity: Quantity, by driver: SensorDriver) -> String {
+        "\(driver.rawValue) does not measure \(quantity.rawValue); it measures \(driver.quantities.map(\.rawValue).joined(separator: ", "))"
+    }
+
+    private static let optionDrivers: [(key: String, drivers: [SensorDriver])] = [
+        ("oversampling", [.bme280]),
+        ("sample-rate", [.max30102, .max30101]),
+        ("led-current-ma", [.max30102, .max30101]),
+        ("edge", [.gpioPulse]),
+        ("bias", [.gpioPulse]),
+    ]
+
+    private static func options(_ value: YAMLValue, path: String, driver: SensorDriver?, problems: inout ProblemList) -> DriverOptions? {
+        guard let map = value.map(path: path, known: optionDrivers.map(\.key), problems: &problems) else { return nil }
+        var options = DriverOptions()
+        for (key, drivers) in optionDrivers {
+            guard let option = map[key] else { continue }
+            let optionPath = map.path(key)
+            if let driver, !drivers.contains(driver) {
+                let takers = drivers.map(\.rawValue).joined(separator: ", ")
+                problems.add(optionPath, map.line(of: key), "\(driver.rawValue) takes no '\(key)' option; it applies to \(takers)")
+                continue
+            }
+            switch key {
+            case "oversampling":
+                guard let ratios = option.map(path: optionPath, known: ["temperature", "pressure", "humidity"], problems: &problems) else { continue }
+                func ratio(_ name: String) -> Int? {
+                    guard let item = ratios[name] else { return nil }
+                    return oneOf([0, 1, 2, 4, 8, 16], item, path: ratios.path(name), problems: &problems)
+                }
+                options.temperatureOversampling = ratio("temperature")
+                options.pressureOversampling = ratio("pressure")
+                options.humidityOversampling = ratio("humidity")
+            case "sample-rate":
+                options.sampleRate = oneOf([50, 100, 200, 400], option, path: optionPath, unit: " Hz", problems: &problems)
+            case "led-current-ma":
+                options.ledCurrentMilliamps = option.number(path: optionPath, in: 0...51, unit: " mA", problems: &problems)
+            case "edge":
+                options.edge = option.choice(path: optionPath, among: ["rising", "falling", "both"], problems: &problems)
+            default:
+                options.bias = option.choice(path: optionPath, among: ["pull-up", "pull-down", "disabled", "as-is"], problems: &problems)
+            }
+        }
+        return options
+    }
+
+    private static func oneOf(_ allowed: [Int], _ value: YAMLValue, path: String, unit: String = "",
+                              problems: inout ProblemList) -> Int? {
+        let list = allowed.map(String.init).joined(separator: ", ")
+        guard let text = value.text(path: path, expected: "one of \(list)", problems: &problems) else { return nil }
+        guard case let .value(number) = parseInteger(text), allowed.contains(number) else {
+            problems.add(path, value, "\(abbreviated(text)) is not one of \(list)\(unit)")
+            return nil
+        }
+        return number
+    }
+
+    /// Names, or `{characteristic: NAME, mode: notify|indicate}` where the mode must be the one the SIG service uses.
+    private static func publications(_ value: YAMLValue, path: String, driver: SensorDriver?,
+                                     problems: inout ProblemList) -> [(characteristic: PublishedCharacteristic, line: Int?)] {
+        guard let items = value.list(path: path, of: "characteristic names like temperature-measurement", problems: &problems) else { return [] }
+        var result: [(characteristic: PublishedCharacteristic, line: Int?)] = []
+        for (index, item) in items.enumerated() {
+            let itemPath = "\(path)[\(index)]"
+            var nameValue = item
+            var namePath = itemPath
+            var mode: (text: String, value: YAMLValue)?
+            if case .mapping = item.node {
+                guard let entry = item.map(path: itemPath, known: ["characteristic", "mode"], problems: &problems) else { continue }
+                guard let characteristic = entry["characteristic"] else {
+                    problems.add(entry.path("characteristic"), item.line, "missing; name the characteristic, e.g. {characteristic: temperature-measurement, mode: indicate}")
+                    continue
+                }
+                nameValue = characteristic
+                namePath = entry.path("characteristic")
+                if let modeValue = entry["mode"],
+                   let text = modeValue.choice(path: entry.path("mode"), among: ["notify", "indicate"], problems: &problems) {
+                    mode = (text, modeValue)
+                }
+            }
+            guard let characteristic = publishedCharacteristic(nameValue, path: namePath, problems: &problems) else { continue }
+            if let mode, mode.text != characteristic.delivery.rawValue {
+                let allowed = characteristic.delivery.rawValue
+                problems.add(itemPath + ".mode", mode.value, "\(characteristic.rawValue) is \(allowed == "notify" ? "notified" : "indicated") by the \(serviceName(characteristic)) service; mode \(mode.text) is not allowed, use \(allowed)")
+                continue
+            }
+            if let driver, !driver.quantities.contains(characteristic.quantity) {
+                let fitting = PublishedCharacteristic.allCases.filter { driver.quantities.contains($0.quantity) }.map(\.rawValue)
+                problems.add(namePath, nameValue, "\(notMeasured(characteristic.quantity, by: driver)); it can publish \(fitting.joined(separator: ", "))")
+                continue
+            }
+            if result.contains(where: { $0.characteristic == characteristic }) {
+                problems.add(namePath, nameValue, "\(characteristic.rawValue) is listed twice")
+                continue
+            }
+            result.append((characteristic, nameValue.line))
+        }
+        return result
+    }
+
+    private static func publishedCharacteristic(_ value: YAMLValue, path: String, problems: inout ProblemList) -> PublishedCharacteristic? {
+        let names = PublishedCharacteristic.allCases.map(\.rawValue)
+        guard let text = value.text(path: path, expected: "a characteristic name like temperature-measurement", problems: &problems) else { return nil }
+        guard let characteristic = PublishedCharacteristic(rawValue: text) else {
+            let hint = suggestion(for: text, among: names).map { "did you mean '\($0)'?" } ?? "choose from \(names.joined(separator: ", "))"
+            problems.add(path, value, "unknown characteristic '\(abbreviated(text))'; \(hint)")
+            return nil
+        }
+        return characteristic
+    }
+
+    static func serviceName(_ characteristic: PublishedCharacteristic) -> String {
+        switch characteristic {
+        case .heartRateMeasurement: return "Heart Rate"
+        case .temperatureMeasurement, .intermediateTemperature: return "Health Thermometer"
+        case .environmentalTemperature, .humidity, .pressure: return "Environmental Sensing"
+        case .batteryLevel: return "Battery"
+        }
+    }
+
+    /// What the simulated chip reports; each value must be one the driver measures.
+    private static func simulation(_ value: YAMLValue, path: String, driver: SensorDriver?,
+                                   problems: inout ProblemList) -> SimulationSettings? {
+        // Ranges of the real chips (TMP102 -55…150 °C, BME280 300…1100 hPa) so the simulated registers can hold them.
+        let fields: [(key: String, quantity: Quantity, range: ClosedRange<Double>, unit: String)] = [
+            ("celsius", .temperature, -55...150, " °C"),
+            ("humidity", .humidity, 0...100, " %"),
+            ("pressure", .pressure, 30_000...110_000, " Pa"),
+            ("bpm", .heartRate, 20...300, " bpm"),
+            ("battery-percent", .batteryLevel, 0...100, " %"),
+        ]
+        guard let map = value.map(path: path, known: fields.map(\.key) + ["fail-after"], problems: &problems) else { return nil }
+        var values: [String: Double] = [:]
+        for field in fields {
+            guard let item = map[field.key] else { continue }
+            if let driver, !driver.quantities.contains(field.quantity) {
+                problems.add(map.path(field.key), map.line(of: field.key), "'\(field.key)' does not apply to \(driver.rawValue): \(notMeasured(field.quantity, by: driver))")
+                continue
+            }
+            values[field.key] = item.number(path: map.path(field.key), in: field.range, unit: field.unit, problems: &problems)
+        }
+        var failAfter: Duration?
+        if let item = map["fail-after"] {
+            failAfter = item.duration(path: map.path("fail-after"), problems: &problems)
+            if let duration = failAfter, duration > .seconds(86_400) {
+                problems.add(map.path("fail-after"), item, "\(formatDuration(duration)) is out of range 0ms…24h")
+            }
+        }
+        return SimulationSettings(celsius: values["celsius"], relativeHumidity: values["humidity"], pascals: values["pressure"],
+                                  beatsPerMinute: values["bpm"], batteryPercent: values["battery-percent"], failAfter: failAfter)
+    }
+}

@@ -1,0 +1,37 @@
+import BLECore
+import Testing
+@testable import BridgeConfiguration
+
+@Suite struct ShippedConfigurationTests {
+    @Test func exampleFileLoadsWithoutProblems() throws {
+        let result = ConfigurationLoader.load(path: repositoryRoot + "/systemd/blesensor.yaml",
+                                              boardsDirectories: [repositoryBoards], environment: [:])
+        if case let .failure(problems) = result { Issue.record("\(problems)") }
+        let configuration = try result.get()
+        #expect(configuration.board.name == "raspberry-pi-4b")
+        #expect(configuration.sensors.map(\.name) == ["pulse", "body", "room"])
+        #expect(configuration.sensors.map(\.i2cAddress) == [0x57, 0x48, 0x76])
+    }
+
+    @Test func demoIsTheSimulatedBridge() throws {
+        let configuration = try BridgeConfiguration.demo(boardsDirectories: [], environment: [:]).get()
+        #expect(configuration.board.simulated)
+        #expect(configuration.transport == "virtual")
+        #expect(configuration.appearance == 0x0340)
+        #expect(configuration.sensors == [
+            SensorConfiguration(name: "pulse", driver: .max30102, i2cBus: 1, i2cAddress: 0x57, pollInterval: .milliseconds(250),
+                                publish: [.heartRateMeasurement], simulation: SimulationSettings(beatsPerMinute: 72)),
+            SensorConfiguration(name: "body", driver: .tmp102, i2cBus: 1, i2cAddress: 0x48, pollInterval: .seconds(1),
+                                publish: [.temperatureMeasurement, .intermediateTemperature], simulation: SimulationSettings(celsius: 36.8)),
+            SensorConfiguration(name: "room", driver: .bme280, i2cBus: 1, i2cAddress: 0x76, pollInterval: .seconds(1),
+                                publish: [.environmentalTemperature, .humidity, .pressure],
+                                simulation: SimulationSettings(celsius: 21.5, relativeHumidity: 45, pascals: 101_325)),
+            SensorConfiguration(name: "battery", driver: .max17048, i2cBus: 1, i2cAddress: 0x36, pollInterval: .seconds(1),
+                                publish: [.batteryLevel], simulation: SimulationSettings(batteryPercent: 87)),
+        ])
+        // Battery is found after connecting; only the measurement services are advertised.
+        #expect(configuration.advertising.services == [BluetoothUUID(0x180D), BluetoothUUID(0x1809), BluetoothUUID(0x181A)])
+        // The same demo with the repository's simulated.yaml instead of the built-in profile.
+        #expect(try BridgeConfiguration.demo(boardsDirectories: [repositoryBoards], environment: [:]).get() == configuration)
+    }
+}
