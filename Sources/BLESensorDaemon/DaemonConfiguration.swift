@@ -11,24 +11,17 @@ public enum DaemonConfiguration {
     public static func load(file: String?, board: String?, environment: [String: String], executablePath: String,
                             logger: Logger) -> Result<BridgeConfiguration, ConfigurationProblems> {
         let boards = ConfigurationLoader.defaultBoardsDirectories(environment: environment, executablePath: executablePath)
+        let userID = ProcessEnvironment.userID
         if let file {
-            return ConfigurationLoader.load(path: file, boardsDirectories: boards, environment: environment)
+            return ConfigurationLoader.load(path: file, boardsDirectories: boards, environment: environment, userID: userID)
         }
         if board == nil, ProcessEnvironment.fileExists(ConfigurationLoader.defaultPath) {
             logger.info("configuration: \(ConfigurationLoader.defaultPath)")
-            return ConfigurationLoader.load(path: ConfigurationLoader.defaultPath, boardsDirectories: boards, environment: environment)
+            return ConfigurationLoader.load(path: ConfigurationLoader.defaultPath, boardsDirectories: boards, environment: environment, userID: userID)
         }
         let name = board ?? "simulated"
         logger.info("no configuration file: built-in demo configuration on board \(name) (write \(ConfigurationLoader.defaultPath) or pass --config)")
-        return BridgeConfiguration.demo(board: name, boardsDirectories: boards, environment: environment)
-    }
-
-    /// systemd's `$STATE_DIRECTORY` when set, `/var/lib/blesensor` for root, else the XDG state directory.
-    public static func defaultStateDirectory(environment: [String: String] = ProcessEnvironment.current, userID: UInt32 = ProcessEnvironment.userID) -> String {
-        if let systemd = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !systemd.isEmpty { return String(systemd) }
-        if userID == 0 { return "/var/lib/blesensor" }
-        if let state = environment["XDG_STATE_HOME"], !state.isEmpty { return state + "/blesensor" }
-        return (environment["HOME"] ?? "/tmp") + "/.local/state/blesensor"
+        return BridgeConfiguration.demo(board: name, boardsDirectories: boards, environment: environment, userID: userID)
     }
 
     /// Parses `--address`: `random`, `public` or an explicit random static address.

@@ -84,6 +84,23 @@ public struct PathSettings: Sendable, Equatable {
         self.stateDirectory = stateDirectory
         self.controlSocket = controlSocket
     }
+
+    /// Where state and the control socket go when the file does not say: systemd's StateDirectory=
+    /// and RuntimeDirectory= (STATE_DIRECTORY / RUNTIME_DIRECTORY, the first of a colon-separated
+    /// list), else the system paths for root, else the user's XDG directories (a developer running
+    /// the demo cannot write /var/lib or /run).
+    public static func defaults(environment: [String: String], userID: UInt32) -> PathSettings {
+        func directory(_ name: String) -> String? {
+            guard let first = environment[name]?.split(separator: ":").first, first.hasPrefix("/") else { return nil }
+            return String(first)
+        }
+        let home = directory("HOME") ?? "/tmp"
+        let state = directory("STATE_DIRECTORY")
+            ?? (userID == 0 ? "/var/lib/blesensor" : (directory("XDG_STATE_HOME") ?? home + "/.local/state") + "/blesensor")
+        let runtime = directory("RUNTIME_DIRECTORY")
+            ?? (userID == 0 ? "/run/blesensor" : directory("XDG_RUNTIME_DIR").map { $0 + "/blesensor" } ?? "/tmp/blesensor-\(userID)")
+        return PathSettings(stateDirectory: state, controlSocket: runtime + "/control.sock")
+    }
 }
 
 /// A board profile from `boards/NAME.yaml`: where the sensors and the controller are.

@@ -9,12 +9,13 @@ public enum ConfigurationLoader {
                        "advertising", "device-information", "sensors", "paths", "security"]
 
     /// Reads and validates the file at `path`. `environment` supplies STATE_DIRECTORY and RUNTIME_DIRECTORY
+    /// and, with `userID` (the user the daemon runs as), the path defaults (`PathSettings.defaults`);
     /// for the path defaults, so tests pass their own.
     public static func load(path: String, boardsDirectories: [String],
-                            environment: [String: String]) -> Result<BridgeConfiguration, ConfigurationProblems> {
+                            environment: [String: String], userID: UInt32 = 0) -> Result<BridgeConfiguration, ConfigurationProblems> {
         switch YAMLDocument.contents(path: path) {
         case let .success(text):
-            return load(yaml: text, fileName: path, boardsDirectories: boardsDirectories, environment: environment)
+            return load(yaml: text, fileName: path, boardsDirectories: boardsDirectories, environment: environment, userID: userID)
         case let .failure(problem):
             return .failure(ConfigurationProblems(fileName: path, problems: [problem]))
         }
@@ -22,16 +23,17 @@ public enum ConfigurationLoader {
 
     /// Validates configuration text; `fileName` only names it in the problems.
     public static func load(yaml: String, fileName: String, boardsDirectories: [String],
-                            environment: [String: String]) -> Result<BridgeConfiguration, ConfigurationProblems> {
+                            environment: [String: String], userID: UInt32 = 0) -> Result<BridgeConfiguration, ConfigurationProblems> {
         var problems = ProblemList()
-        let configuration = parse(yaml: yaml, boardsDirectories: boardsDirectories, environment: environment, problems: &problems)
+        let configuration = parse(yaml: yaml, boardsDirectories: boardsDirectories, environment: environment, userID: userID,
+                                  problems: &problems)
         guard problems.isEmpty, let configuration else {
             return .failure(ConfigurationProblems(fileName: fileName, problems: problems.sorted()))
         }
         return .success(configuration)
     }
 
-    private static func parse(yaml: String, boardsDirectories: [String], environment: [String: String],
+    private static func parse(yaml: String, boardsDirectories: [String], environment: [String: String], userID: UInt32,
                               problems: inout ProblemList) -> BridgeConfiguration? {
         let root: YAMLValue
         switch YAMLDocument.compose(yaml) {
@@ -61,7 +63,7 @@ public enum ConfigurationLoader {
         } ?? defaultAppearance(publications)
         let advertising = advertisingSettings(map["advertising"], publications: publications, problems: &problems)
         let deviceInformation = deviceInformationSettings(map["device-information"], board: board, problems: &problems)
-        let paths = pathSettings(map["paths"], environment: environment, problems: &problems)
+        let paths = pathSettings(map["paths"], environment: environment, userID: userID, problems: &problems)
         if let security = map["security"] { reserveSecurity(security, problems: &problems) }
 
         guard problems.isEmpty, let board, let transport, let deviceName, let appearance, let address, let sensors,

@@ -25,8 +25,25 @@ extension BridgeConfiguration {
 
     /// The built-in demo. It only fails if a `simulated.yaml` found in `boardsDirectories` is broken
     /// (the simulated board is built in otherwise).
-    public static func demo(boardsDirectories: [String], environment: [String: String]) -> Result<BridgeConfiguration, ConfigurationProblems> {
-        ConfigurationLoader.load(yaml: demoYAML, fileName: "built-in demo configuration",
-                                 boardsDirectories: boardsDirectories, environment: environment)
+    /// `board` replaces the simulated board: the same four sensors at their usual addresses on a real
+    /// board, for a first run with no file; an unknown board name is reported like one in a file.
+    public static func demo(board: String = "simulated", boardsDirectories: [String], environment: [String: String],
+                            userID: UInt32 = 0) -> Result<BridgeConfiguration, ConfigurationProblems> {
+        let yaml = board == "simulated" ? demoYAML : demoYAML.replacing("board: simulated", with: "board: " + quoted(board))
+        return ConfigurationLoader.load(yaml: yaml, fileName: "built-in demo configuration",
+                                        boardsDirectories: boardsDirectories, environment: environment, userID: userID)
+    }
+
+    /// A YAML double-quoted scalar, so a board name given on the command line cannot change the document.
+    private static func quoted(_ text: String) -> String {
+        var escaped = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"", "\\": escaped += "\\" + String(scalar)
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: escaped += "?"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped + "\""
     }
 }

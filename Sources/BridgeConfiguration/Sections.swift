@@ -107,14 +107,8 @@ extension ConfigurationLoader {
 
     /// systemd passes StateDirectory= and RuntimeDirectory= as STATE_DIRECTORY / RUNTIME_DIRECTORY
     /// (colon-separated when several are configured; the first is ours).
-    static func pathSettings(_ value: YAMLValue?, environment: [String: String], problems: inout ProblemList) -> PathSettings? {
-        func fromEnvironment(_ name: String) -> String? {
-            guard let first = environment[name]?.split(separator: ":").first, first.hasPrefix("/") else { return nil }
-            return String(first)
-        }
-        var settings = PathSettings(
-            stateDirectory: fromEnvironment("STATE_DIRECTORY") ?? "/var/lib/blesensor",
-            controlSocket: fromEnvironment("RUNTIME_DIRECTORY").map { $0 + "/control.sock" } ?? "/run/blesensor/control.sock")
+    static func pathSettings(_ value: YAMLValue?, environment: [String: String], userID: UInt32, problems: inout ProblemList) -> PathSettings? {
+        var settings = PathSettings.defaults(environment: environment, userID: userID)
         guard let value else { return settings }
         guard let map = value.map(path: "paths", known: ["state-directory", "control-socket"], problems: &problems) else { return nil }
         var valid = true

@@ -1,4 +1,5 @@
 import BLECore
+import BridgeConfiguration
 import Foundation
 import Testing
 @testable import BLESensorDaemon
@@ -56,11 +57,11 @@ import Testing
         }
     }
 
-    @Test func stateDirectoryFollowsSystemdThenRootThenXDG() {
-        #expect(DaemonConfiguration.defaultStateDirectory(environment: ["STATE_DIRECTORY": "/var/lib/private/blesensor"], userID: 1000) == "/var/lib/private/blesensor")
-        #expect(DaemonConfiguration.defaultStateDirectory(environment: [:], userID: 0) == "/var/lib/blesensor")
-        #expect(DaemonConfiguration.defaultStateDirectory(environment: ["XDG_STATE_HOME": "/x"], userID: 1000) == "/x/blesensor")
-        #expect(DaemonConfiguration.defaultStateDirectory(environment: ["HOME": "/home/pi"], userID: 1000) == "/home/pi/.local/state/blesensor")
+    @Test func pathsFollowSystemdThenRootThenXDG() {
+        #expect(PathSettings.defaults(environment: ["STATE_DIRECTORY": "/var/lib/private/blesensor"], userID: 1000).stateDirectory == "/var/lib/private/blesensor")
+        #expect(PathSettings.defaults(environment: [:], userID: 0).stateDirectory == "/var/lib/blesensor")
+        #expect(PathSettings.defaults(environment: ["XDG_STATE_HOME": "/x"], userID: 1000).stateDirectory == "/x/blesensor")
+        #expect(PathSettings.defaults(environment: ["HOME": "/home/pi"], userID: 1000).stateDirectory == "/home/pi/.local/state/blesensor")
     }
 }
 

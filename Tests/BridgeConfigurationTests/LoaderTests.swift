@@ -103,6 +103,9 @@ import Testing
 
         let bare = try load("board: simulated\nsensors: [{name: a, driver: tmp102}]").get()
         #expect(bare.paths == PathSettings(stateDirectory: "/var/lib/blesensor", controlSocket: "/run/blesensor/control.sock"))
+        let user = PathSettings.defaults(environment: ["HOME": "/home/pi", "XDG_RUNTIME_DIR": "/run/user/1000"], userID: 1000)
+        #expect(user == PathSettings(stateDirectory: "/home/pi/.local/state/blesensor", controlSocket: "/run/user/1000/blesensor/control.sock"))
+        #expect(PathSettings.defaults(environment: [:], userID: 1000).controlSocket == "/tmp/blesensor-1000/control.sock")
         #expect(bare.transport == "virtual")
         #expect(bare.advertising.services.isEmpty)
     }
