@@ -134,5 +134,6 @@ let package = Package(
             "BLECore", "HCI", "L2CAP", "GAP", "ATT", "GATT", "GATTNotify", "Peripheral", "VirtualController", "TestSupport",
         ]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
+        .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "TestSupport"]),
     ]
 )

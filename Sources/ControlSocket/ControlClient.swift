@@ -59,7 +59,7 @@ public final class ControlClient {
 
     /// The daemon's current state.
     public func status() throws(ControlClientError) -> StatusSnapshot {
-        try send(ControlRequest(.status))
+        try write(ControlRequest(.status))
         let reply = try readReply(waitingFor: "the status reply")
         guard let status = reply.status else { throw .malformedReply("the status reply has no \"status\"") }
         return status
@@ -67,9 +67,12 @@ public final class ControlClient {
 
     /// Streams sensor updates to `body` until it returns false. Throws `disconnected` if the daemon
     /// goes away; the acknowledgement is awaited with the reply timeout, updates without one.
-    public func watchSensors(_ body: (SensorStatus) -> Bool) throws(ControlClientError) {
-        try send(ControlRequest(.watchSensors))
+    /// `acknowledged` runs once the daemon has registered the watch (every update published from
+    /// then on arrives), e.g. to print "watching, Ctrl-C to stop".
+    public func watchSensors(acknowledged: () -> Void = {}, _ body: (SensorStatus) -> Bool) throws(ControlClientError) {
+        try write(ControlRequest(.watchSensors))
         _ = try readReply(waitingFor: "the watch-sensors acknowledgement")
+        acknowledged()
         while true {
             let line = try readLine(deadline: nil, waitingFor: "a sensor update")
             let update: SensorUpdateMessage
@@ -95,14 +98,14 @@ public final class ControlClient {
 
     // MARK: - Lines
 
-    private func send(_ request: ControlRequest) throws(ControlClientError) {
+    private func write(_ request: ControlRequest) throws(ControlClientError) {
         guard fd >= 0 else { throw .disconnected(path: path) }
         let line: [UInt8]
         do { line = try ControlCodec.line(request) } catch { throw .malformedReply("cannot encode the request: \(error)") }
         var offset = 0
         while offset < line.count {
             let sent = line.withUnsafeBytes { bytes in
-                Glibc.send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+                send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
             }
             if sent < 0 {
                 let code = errno

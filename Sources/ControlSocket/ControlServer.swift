@@ -45,12 +45,22 @@ public final class ControlServer: Sendable {
             guard case .notStarted = phase else { throw .alreadyStarted }
             phase = .starting
         }
+        let core: ServerCore, thread: pthread_t
         do {
-            let (core, thread) = try bindAndServe()
-            phase.withLock { $0 = .running(core, thread) }
+            (core, thread) = try bindAndServe()
         } catch {
-            phase.withLock { $0 = .notStarted }
+            phase.withLock { if case .starting = $0 { $0 = .notStarted } }
             throw error
+        }
+        // stop() may have run while we were binding: it found nothing to stop, so finish its job here.
+        let stoppedMeanwhile = phase.withLock { phase -> Bool in
+            guard case .starting = phase else { return true }
+            phase = .running(core, thread)
+            return false
+        }
+        if stoppedMeanwhile {
+            core.requestStop()
+            pthread_join(thread, nil)
         }
     }
 
