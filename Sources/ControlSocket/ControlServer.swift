@@ -112,6 +112,14 @@ public final class ControlServer: Sendable {
         core.enqueue(line)
     }
 
+    /// Whether any client is watching sensors: the daemon may skip building updates nobody receives.
+    public var hasWatchers: Bool {
+        phase.withLock { phase in
+            if case .running(let core, _) = phase { return core.watchers.load(ordering: .relaxed) > 0 }
+            return false
+        }
+    }
+
     /// Closes every client and the socket, removes the socket file and waits for the server thread.
     /// Idempotent. Called from a handler (on the server thread) it returns at once; the thread then
     /// finishes the same cleanup as it unwinds.

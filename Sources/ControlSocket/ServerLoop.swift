@@ -102,12 +102,13 @@ final class ServerLoop {
                 continue
             }
             if connections.count(where: { !$0.isClosed }) >= options.maxClients {
+                // Reported first, like every event, so it is on record before the client can see the effect.
+                report(.clientRefused(maxClients: options.maxClients))
                 // A fresh socket's buffer is empty, so this short line goes out without blocking.
                 _ = tooManyClients.withUnsafeBytes {
                     send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
                 }
                 Posix.close(fd)
-                report(.clientRefused(maxClients: options.maxClients))
                 continue
             }
             connections.append(Connection(fd: fd, deadline: clock.now + options.idleTimeout))

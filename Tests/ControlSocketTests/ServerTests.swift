@@ -38,7 +38,9 @@ import Testing
     @Test func watchReceivesPublishedUpdatesInOrder() throws {
         let server = try TestServer()
         let client = try RawClient(path: server.path)
+        #expect(!server.server.hasWatchers)
         #expect(client.roundTrip(Lines.watch) == .line(Lines.ack))
+        #expect(server.server.hasWatchers)
         for index in 0..<100 { server.server.publish(Fixtures.sensor(index)) }
         for index in 0..<100 { #expect(Lines.update(client.readLine()) == Fixtures.sensor(index)) }
     }
@@ -109,7 +111,8 @@ import Testing
 
     @Test func idleClientIsClosedButWatchersAreNot() throws {
         var options = ControlServerOptions()
-        options.idleTimeout = .milliseconds(150)
+        // Long enough for the watcher's first request to arrive even on a loaded machine.
+        options.idleTimeout = .milliseconds(500)
         let server = try TestServer(options: options)
         let watcher = try RawClient(path: server.path)
         #expect(watcher.roundTrip(Lines.watch) == .line(Lines.ack))
