@@ -43,6 +43,7 @@ public final class ControlClient {
         while address.connect(fd) != 0 {
             let code = errno
             if code == EINTR { continue }
+            if code == EISCONN { break }  // A connect interrupted by a signal completed meanwhile.
             Posix.close(fd)
             switch code {
             case ENOENT, ENOTDIR: throw .notRunning(path: path)

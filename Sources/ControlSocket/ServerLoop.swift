@@ -70,7 +70,8 @@ final class ServerLoop {
                 for update in updates { broadcast(update) }
             }
             if fds[1].revents != 0 { acceptPending() }
-            for index in 0..<polled where fds[index + 2].revents != 0 {
+            // Skipping connections closed above matters: accept() may already have reused their descriptor.
+            for index in 0..<polled where fds[index + 2].revents != 0 && !connections[index].isClosed {
                 service(connections[index], revents: Int32(fds[index + 2].revents))
             }
             expireIdle(now: clock.now)
