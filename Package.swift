@@ -158,5 +158,6 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "BridgeConfigurationTests", dependencies: ["BridgeConfiguration", "BLECore"]),
+        .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "TestSupport"]),
     ]
 )

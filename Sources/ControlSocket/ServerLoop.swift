@@ -1,0 +1,312 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Synchronization
+
+/// The poll() loop behind `ControlServer`, confined to the server's own thread: it alone touches
+/// the listening socket and the connections, so none of them needs a lock.
+final class ServerLoop {
+    private let listenFD: Int32
+    private let core: ServerCore
+    private let handler: any ControlHandler
+    private let options: ControlServerOptions
+    private let onEvent: (@Sendable (ControlServerEvent) -> Void)?
+    /// Unlinked on exit if the path still names our socket (a successor may have replaced it).
+    private let socketFile: SocketFile
+
+    private let clock = ContinuousClock()
+    private var connections: [Connection] = []
+    private var readBuffer = [UInt8](repeating: 0, count: 4096)
+    /// Set after accept() failed for lack of descriptors or memory, so the ready listener is not spun on.
+    private var acceptResumesAt: ContinuousClock.Instant?
+
+    // Replies that never change, encoded once.
+    private let watchAck: [UInt8]
+    private let tooManyClients: [UInt8]
+    private let tooLong: [UInt8]
+
+    init(listenFD: Int32, core: ServerCore, handler: any ControlHandler, options: ControlServerOptions,
+         socketFile: SocketFile, onEvent: (@Sendable (ControlServerEvent) -> Void)?) {
+        self.listenFD = listenFD
+        self.core = core
+        self.handler = handler
+        self.options = options
+        self.socketFile = socketFile
+        self.onEvent = onEvent
+        watchAck = (try? ControlCodec.line(ControlReply(ok: true))) ?? Array("{\"ok\":true,\"version\":1}\n".utf8)
+        tooManyClients = ControlCodec.errorLine(
+            "too many control clients (blesensord serves at most \(options.maxClients) at once); try again later")
+        tooLong = ControlCodec.errorLine("request too long (max \(options.maxRequestBytes) bytes)")
+    }
+
+    func run() {
+        defer { shutDown() }
+        var fds: [pollfd] = []
+        while true {
+            let now = clock.now
+            if let resume = acceptResumesAt, now >= resume { acceptResumesAt = nil }
+            fds.removeAll(keepingCapacity: true)
+            fds.append(pollfd(fd: core.wakeReadFD, events: Int16(POLLIN), revents: 0))
+            // A negative descriptor is ignored by poll(): that is how accepting pauses.
+            fds.append(pollfd(fd: acceptResumesAt == nil ? listenFD : -1, events: Int16(POLLIN), revents: 0))
+            let polled = connections.count
+            for connection in connections {
+                var events: Int32 = 0
+                if !connection.inputClosed { events |= Int32(POLLIN) }
+                if !connection.output.isEmpty { events |= Int32(POLLOUT) }
+                fds.append(pollfd(fd: connection.fd, events: Int16(events), revents: 0))
+            }
+
+            if Posix.poll(&fds, timeout: pollTimeout(now: now)) < 0 {
+                let code = errno
+                report(.loopFailed(errno: code, message: Posix.message(code)))
+                return
+            }
+
+            if fds[0].revents != 0 {
+                guard let updates = core.takeWork() else { return }
+                for update in updates { broadcast(update) }
+            }
+            if fds[1].revents != 0 { acceptPending() }
+            // Skipping connections closed above matters: accept() may already have reused their descriptor.
+            for index in 0..<polled where fds[index + 2].revents != 0 && !connections[index].isClosed {
+                service(connections[index], revents: Int32(fds[index + 2].revents))
+            }
+            expireIdle(now: clock.now)
+            connections.removeAll { $0.isClosed }
+        }
+    }
+
+    // MARK: - Accepting
+
+    private func acceptPending() {
+        while true {
+            let fd = accept(listenFD, nil, nil)
+            if fd < 0 {
+                let code = errno
+                switch code {
+                case EAGAIN, EWOULDBLOCK:
+                    return
+                case EINTR, ECONNABORTED:
+                    continue
+                default:
+                    // EMFILE, ENFILE, ENOBUFS...: the listener stays readable, so pause instead of spinning.
+                    report(.acceptFailed(errno: code, message: Posix.message(code)))
+                    acceptResumesAt = clock.now + .milliseconds(100)
+                    return
+                }
+            }
+            guard Posix.makeNonBlockingCloseOnExec(fd) else {
+                Posix.close(fd)
+                continue
+            }
+            if connections.count(where: { !$0.isClosed }) >= options.maxClients {
+                // Reported first, like every event, so it is on record before the client can see the effect.
+                report(.clientRefused(maxClients: options.maxClients))
+                // A fresh socket's buffer is empty, so this short line goes out without blocking.
+                _ = tooManyClients.withUnsafeBytes {
+                    send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL) | Int32(MSG_DONTWAIT))
+                }
+                Posix.close(fd)
+                continue
+            }
+            connections.append(Connection(fd: fd, deadline: clock.now + options.idleTimeout))
+        }
+    }
+
+    // MARK: - Serving one connection
+
+    private func service(_ connection: Connection, revents: Int32) {
+        if revents & Int32(POLLNVAL | POLLERR) != 0 {
+            close(connection)
+            return
+        }
+        if revents & Int32(POLLOUT) != 0 {
+            flush(connection)
+            guard !connection.isClosed else { return }
+        }
+        if revents & Int32(POLLIN) != 0 {
+            readAvailable(connection)
+        } else if revents & Int32(POLLHUP) != 0 {
+            // Both directions are gone: nothing more can be read or delivered.
+            close(connection)
+        }
+    }
+
+    private func readAvailable(_ connection: Connection) {
+        let count = readBuffer.withUnsafeMutableBytes {
+            recv(connection.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT))
+        }
+        if count < 0 {
+            let code = errno
+            if code != EAGAIN, code != EWOULDBLOCK, code != EINTR { close(connection) }
+            return
+        }
+        if count == 0 {
+            peerFinishedSending(connection)
+            return
+        }
+        switch connection.phase {
+        case .awaitingRequest:
+            connection.deadline = clock.now + options.idleTimeout
+            connection.input.append(contentsOf: readBuffer[0..<count])
+            processInput(connection)
+        case .watching, .closing:
+            break  // Read only to notice the disconnect (and so close() leaves no unread data behind).
+        }
+    }
+
+    /// Answers every complete line; an unterminated line longer than the limit is refused at once
+    /// rather than buffered until its newline arrives.
+    private func processInput(_ connection: Connection) {
+        var start = 0
+        while connection.phase == .awaitingRequest, !connection.isClosed,
+              let newline = connection.input[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            var end = newline
+            if end > start, connection.input[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            let line = connection.input[start..<end]
+            start = newline + 1
+            if line.count > options.maxRequestBytes {
+                refuseTooLong(connection)
+                return
+            }
+            handle(line, on: connection)
+        }
+        guard connection.phase == .awaitingRequest, !connection.isClosed else {
+            connection.input = []
+            return
+        }
+        connection.input.removeFirst(start)
+        if connection.input.count > options.maxRequestBytes { refuseTooLong(connection) }
+    }
+
+    private func handle(_ line: ArraySlice<UInt8>, on connection: Connection) {
+        // Blank lines (a stray Enter in `socat -`) are not requests.
+        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
+        switch ControlCodec.parseRequest(line) {
+        case .failure(let rejection):
+            report(.requestRejected(rejection.message))
+            enqueue(ControlCodec.errorLine(rejection.message), to: connection)
+        case .success(.status):
+            let reply: [UInt8]
+            do {
+                reply = try ControlCodec.line(ControlReply(ok: true, status: handler.status()))
+            } catch {
+                reply = ControlCodec.errorLine("blesensord could not encode its status: \(error)")
+            }
+            enqueue(reply, to: connection)
+        case .success(.watchSensors):
+            connection.phase = .watching
+            connection.deadline = nil
+            connection.input = []
+            // Counted before the ack goes out: an update published after the client sees the ack reaches it.
+            core.watchers.add(1, ordering: .sequentiallyConsistent)
+            enqueue(watchAck, to: connection)
+        }
+    }
+
+    private func refuseTooLong(_ connection: Connection) {
+        report(.requestRejected("request too long (max \(options.maxRequestBytes) bytes)"))
+        connection.input = []
+        enqueue(tooLong, to: connection)
+        beginClosing(connection)
+    }
+
+    private func peerFinishedSending(_ connection: Connection) {
+        connection.inputClosed = true
+        // A last request without a newline (`printf '...' | socat`) still gets its answer.
+        if connection.phase == .awaitingRequest, !connection.input.isEmpty {
+            connection.input.append(UInt8(ascii: "\n"))
+            processInput(connection)
+        }
+        guard !connection.isClosed else { return }
+        if connection.phase == .watching || connection.output.isEmpty {
+            close(connection)
+        } else {
+            beginClosing(connection)
+        }
+    }
+
+    private func beginClosing(_ connection: Connection) {
+        guard !connection.isClosed else { return }
+        if connection.phase == .watching { core.watchers.subtract(1, ordering: .sequentiallyConsistent) }
+        connection.phase = .closing
+        connection.deadline = clock.now + options.idleTimeout
+        if connection.output.isEmpty { close(connection) }
+    }
+
+    // MARK: - Output
+
+    private func broadcast(_ update: [UInt8]) {
+        for connection in connections where connection.phase == .watching && !connection.isClosed {
+            enqueue(update, to: connection)
+        }
+    }
+
+    /// Queues a line and writes at once (most replies leave in this call, without another poll round).
+    private func enqueue(_ line: [UInt8], to connection: Connection) {
+        guard !connection.isClosed else { return }
+        let queued = connection.output.byteCount
+        if queued > 0, queued + line.count > options.maxOutputBytes {
+            if connection.phase == .watching { report(.slowWatcherDropped(queuedBytes: queued)) }
+            close(connection)
+            return
+        }
+        connection.output.append(line)
+        flush(connection)
+    }
+
+    private func flush(_ connection: Connection) {
+        switch connection.output.write(to: connection.fd) {
+        case .drained:
+            if connection.phase == .closing { close(connection) }
+        case .blocked:
+            if connection.phase == .closing { connection.deadline = clock.now + options.idleTimeout }
+        case .failed:
+            close(connection)
+        }
+    }
+
+    // MARK: - Closing
+
+    private func expireIdle(now: ContinuousClock.Instant) {
+        for connection in connections where !connection.isClosed {
+            guard let deadline = connection.deadline, now >= deadline else { continue }
+            if connection.phase == .awaitingRequest { report(.idleClientClosed) }
+            close(connection)
+        }
+    }
+
+    private func close(_ connection: Connection) {
+        guard !connection.isClosed else { return }
+        if connection.phase == .watching { core.watchers.subtract(1, ordering: .sequentiallyConsistent) }
+        connection.isClosed = true
+        connection.output = OutputQueue()
+        connection.input = []
+        Posix.close(connection.fd)
+    }
+
+    private func pollTimeout(now: ContinuousClock.Instant) -> Int32 {
+        var earliest = acceptResumesAt
+        for connection in connections {
+            guard let deadline = connection.deadline else { continue }
+            if earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+        }
+        guard let earliest else { return -1 }
+        return Posix.pollMilliseconds(now.duration(to: earliest))
+    }
+
+    private func report(_ event: ControlServerEvent) {
+        onEvent?(event)
+    }
+
+    private func shutDown() {
+        for connection in connections { close(connection) }
+        connections = []
+        Posix.close(listenFD)
+        socketFile.removeIfStillOurs()
+        core.closeWakePipe()
+    }
+}
