@@ -46,6 +46,9 @@ final class CentralRegistry: Sendable {
 
     var count: Int { entries.withLock { $0.count } }
 
+    /// "2A37 notify" for a characteristic of the bridge, its identifier otherwise (Service Changed).
+    func label(_ characteristic: CharacteristicID) -> String { labels[characteristic] ?? characteristic.rawValue }
+
     /// Each central with its queue counters from the notification engine.
     func statuses(statistics: NotificationStatistics?) -> [CentralStatus] {
         let current = entries.withLock { entries in entries.values.sorted { $0.central.link.id < $1.central.link.id } }

@@ -160,10 +160,10 @@ public struct Daemon: Sendable {
             case let .securityChanged(central, security): logger.info("security \(central) \(security)")
             case let .subscribed(central, characteristic):
                 runtime.centrals.subscribed(central, characteristic)
-                logger.info("subscribed \(central) \(characteristic)")
+                logger.info("subscribed \(central) \(runtime.centrals.label(characteristic))")
             case let .unsubscribed(central, characteristic):
                 runtime.centrals.unsubscribed(central, characteristic)
-                logger.info("unsubscribed \(central) \(characteristic)")
+                logger.info("unsubscribed \(central) \(runtime.centrals.label(characteristic))")
             case let .readRequest(request):
                 do { try manager.respond(to: request, with: bridge.answer(request)) } catch { logger.debug("\(error)") }
             case let .writeRequests(batch):

@@ -85,6 +85,26 @@ public struct SensorStatus: Codable, Sendable, Equatable {
     public var reads: Int
     public var failures: Int
 
+    private enum CodingKeys: String, CodingKey {
+        case name, driver, value, unit, ageSeconds, state, error, readings, reads, failures
+    }
+
+    /// `value`, `ageSeconds` and `error` are always present, as null when unknown, so a script can
+    /// rely on every documented key (synthesized encoding would leave them out).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(driver, forKey: .driver)
+        try container.encode(value, forKey: .value)
+        try container.encode(unit, forKey: .unit)
+        try container.encode(ageSeconds, forKey: .ageSeconds)
+        try container.encode(state, forKey: .state)
+        try container.encode(error, forKey: .error)
+        try container.encode(readings, forKey: .readings)
+        try container.encode(reads, forKey: .reads)
+        try container.encode(failures, forKey: .failures)
+    }
+
     public init(name: String, driver: String, value: Double?, unit: String, ageSeconds: Double?, state: State,
                 error: String?, readings: [QuantityReading], reads: Int, failures: Int) {
         self.name = name

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -67,16 +68,29 @@ async def second_central(harness, central):
     return c
 
 
+MINIMAL_CONFIG = Path(__file__).parent / 'configs' / 'minimal.yaml'
+
+
 @pytest.fixture
-async def spawn_daemon(blesensord, request):
+async def spawn_daemon(blesensord, request, tmp_path):
     """Factory: spawn_daemon(port, name, *extra) -> Daemon. All are killed at
-    teardown; their logs are printed when the test failed."""
+    teardown; their logs are printed when the test failed. Without --config or
+    --board in `extra` the daemon runs configs/minimal.yaml (no sensor service);
+    each gets its own control socket (daemon.control_socket) unless `extra` names one."""
     daemons: list[Daemon] = []
 
     async def spawn(port: int, name: str = 'blesensor-test', *extra: str) -> Daemon:
         argv = [blesensord, '--transport', f'tcp:127.0.0.1:{port}', '--name', name,
-                '--log-level', 'debug', *extra]
+                '--log-level', 'debug']
+        if '--config' not in extra and '--board' not in extra:
+            argv += ['--config', str(MINIMAL_CONFIG)]
+        socket = None
+        if '--control-socket' not in extra:
+            socket = str(tmp_path / f'control-{len(daemons)}.sock')
+            argv += ['--control-socket', socket]
+        argv += list(extra)
         daemon = await spawn_process(argv)
+        daemon.control_socket = socket
         daemons.append(daemon)
         return daemon
 

@@ -51,7 +51,7 @@ final class EnvironmentalSensingPublisher: ServicePublisher {
             channels[characteristic] = Channel(published: characteristic, id: id, format: format)
             states[id] = ChannelState(trigger: .fixedInterval(seconds: seconds))
             let measurement = (try? ESMeasurementDescriptor(samplingFunction: .instantaneous, measurementPeriod: 0, updateInterval: seconds,
-                                                            application: 0x00, measurementUncertainty: 0xFF).encoded()) ?? []
+                                                            application: 0x00, measurementUncertainty: Self.uncertainty(format)).encoded()) ?? []
             characteristics.append(GATTCharacteristic(
                 id: id, uuid: characteristic.characteristicUUID, properties: [.read, .notify], permissions: [.readable],
                 descriptors: [
@@ -63,6 +63,16 @@ final class EnvironmentalSensingPublisher: ServicePublisher {
         self.state = Mutex(states)
         updatePolicies = Dictionary(uniqueKeysWithValues: channels.values.map { ($0.id, UpdatePolicy.latestValue) })
         service = GATTService(uuid: BluetoothUUID(0x181A), characteristics: characteristics)
+    }
+
+    /// Measurement Uncertainty in 0.5 % steps: the supported chips' datasheet accuracy (±1 °C,
+    /// ±3 %RH, ±1 hPa at typical indoor readings of about 20 °C, 45 %RH and 1000 hPa), rounded up.
+    static func uncertainty(_ format: ScalarFormat) -> UInt8 {
+        switch format {
+        case .temperature: return 10
+        case .humidity: return 14
+        case .pressure, .measurementInterval: return 1
+        }
     }
 
     static func format(of characteristic: PublishedCharacteristic) -> ScalarFormat? {

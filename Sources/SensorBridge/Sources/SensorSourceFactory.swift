@@ -1,5 +1,6 @@
 import BridgeConfiguration
 import Sensors
+import Synchronization
 
 /// Builds the source for a configured sensor: real hardware, or a simulated chip on the simulated board.
 public struct SensorSourceFactory: Sendable {
@@ -125,9 +126,20 @@ public struct SensorSourceFactory: Sendable {
             let chip = MAX3010x(bus: bus, address: address, variant: sensor.driver == .max30101 ? .max30101 : .max30102,
                                 configuration: configuration, clock: clock)
             let monitor = PPGHeartRateMonitor(sensor: chip)
-            return DriverSource(offsets: [:], setup: { () throws(SensorError) in try chip.configure() }, read: { () throws(SensorError) in
+            let configuredAt = Mutex<UInt64?>(nil)
+            return DriverSource(offsets: [:], setup: { () throws(SensorError) in
+                try chip.configure()
+                configuredAt.withLock { $0 = clock.nowNanoseconds() }
+            }, read: { () throws(SensorError) in
                 try monitor.poll()
-                return Measurement(heartRate: try monitor.reading())
+                do throws(SensorError) {
+                    return Measurement(heartRate: try monitor.reading())
+                } catch {
+                    // Right after configuration the FIFO has not filled yet: still starting, not "no signal".
+                    let since = configuredAt.withLock { $0 }.map { clock.nowNanoseconds() &- $0 } ?? .max
+                    guard case .noSignal = error, since < PPGHeartRateMonitor.sampleTimeoutNanoseconds else { throw error }
+                    return Measurement(heartRate: HeartRateReading(beatsPerMinute: nil, rrIntervalsMilliseconds: [], contact: .unsupported))
+                }
             }, close: close)
         case .ds18b20, .gpioPulse, .cpuTemperature:
             throw .unsupportedConfiguration(sensor: sensor.name, reason: "\(sensor.driver.rawValue) is not an I2C sensor")

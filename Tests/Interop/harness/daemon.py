@@ -10,6 +10,7 @@ class Daemon:
     """A running blesensord with its stderr collected line by line."""
 
     def __init__(self, process: asyncio.subprocess.Process, argv: list[str]) -> None:
+        self.control_socket: str | None = None
         self.process = process
         self.argv = argv
         self.spawned_at = time.monotonic()
