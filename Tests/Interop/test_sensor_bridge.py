@@ -1,0 +1,619 @@
+"""The sensor bridge end to end: blesensord on the simulated board (or a configuration with a
+scripted fault) behind the harness controller, a Bumble central discovering, reading,
+writing and subscribing; values decoded here, independently, with struct. Also the
+configuration checks and `blesensor status` over the control socket."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import struct
+from collections.abc import Callable
+
+from bumble import att
+from bumble.core import UUID
+from bumble.gatt_client import CharacteristicProxy
+
+from bumble.device import Peer
+
+from harness.gatt import CCCD, ClientTap, Session
+
+U = UUID.from_16_bits
+
+GAP, GATT = U(0x1800), U(0x1801)
+HEART_RATE, THERMOMETER, ENVIRONMENTAL, BATTERY, DEVICE_INFO = (
+    U(0x180D), U(0x1809), U(0x181A), U(0x180F), U(0x180A))
+HRM, LOCATION, HR_CONTROL_POINT = U(0x2A37), U(0x2A38), U(0x2A39)
+TEMPERATURE_MEASUREMENT, TEMPERATURE_TYPE, INTERMEDIATE, MEASUREMENT_INTERVAL = (
+    U(0x2A1C), U(0x2A1D), U(0x2A1E), U(0x2A21))
+ES_TEMPERATURE, HUMIDITY, PRESSURE = U(0x2A6E), U(0x2A6F), U(0x2A6D)
+BATTERY_LEVEL = U(0x2A19)
+MANUFACTURER, MODEL, FIRMWARE, SOFTWARE, PNP_ID = U(0x2A29), U(0x2A24), U(0x2A26), U(0x2A28), U(0x2A50)
+VALID_RANGE, ES_MEASUREMENT, ES_TRIGGER = U(0x2906), U(0x290C), U(0x290D)
+
+# The sensor services (and the characteristics each must have); GAP, GATT may carry more.
+SENSOR_SERVICES = {
+    HEART_RATE: {HRM, LOCATION, HR_CONTROL_POINT},
+    THERMOMETER: {TEMPERATURE_MEASUREMENT, TEMPERATURE_TYPE, INTERMEDIATE, MEASUREMENT_INTERVAL},
+    ENVIRONMENTAL: {ES_TEMPERATURE, HUMIDITY, PRESSURE},
+    BATTERY: {BATTERY_LEVEL},
+    DEVICE_INFO: {MANUFACTURER, MODEL, FIRMWARE, SOFTWARE, PNP_ID},
+}
+SUBSCRIBABLE = {HRM, TEMPERATURE_MEASUREMENT, INTERMEDIATE, MEASUREMENT_INTERVAL,
+                ES_TEMPERATURE, HUMIDITY, PRESSURE, BATTERY_LEVEL}
+
+OUT_OF_RANGE = 0xFF  # ATT / Core Specification Supplement common profile error
+HANDLE_VALUE_CONFIRMATION = 0x1E
+
+BODY_CELSIUS, BODY_TOLERANCE = 36.8, 0.07  # TMP102 resolution 0.0625 °C: 36.8125
+ROOM_CELSIUS, ROOM_HUMIDITY, ROOM_PASCAL = 21.5, 45.0, 101325
+
+FAULT_CONFIG = """\
+board: simulated
+sensors:
+  - name: body
+    driver: tmp102
+    poll-interval: 1s
+    publish: [temperature-measurement]
+    simulation: {celsius: 36.8, fail-after: 3s}
+  - name: room
+    driver: bme280
+    publish: [es-temperature, humidity, pressure]
+    simulation: {celsius: 21.5, humidity: 45, pressure: 101325}
+"""
+
+ROOM_FAULT_CONFIG = """\
+board: simulated
+sensors:
+  - name: body
+    driver: tmp102
+    poll-interval: 1s
+    publish: [temperature-measurement]
+    simulation: {celsius: 36.8}
+  - name: room
+    driver: bme280
+    poll-interval: 1s
+    publish: [es-temperature, humidity, pressure]
+    simulation: {celsius: 21.5, humidity: 45, pressure: 101325, fail-after: 3s}
+"""
+
+# Line 5: a bad I2C address; line 6: a misspelt key.
+BAD_CONFIG = """\
+board: simulated
+sensors:
+  - name: body
+    driver: tmp102
+    address: 0x4g
+    poll-intervall: 1s
+    publish: [temperature-measurement]
+"""
+
+
+# -- decoding, written from the SIG specifications ---------------------------------------
+
+def ieee11073_float(raw: bytes) -> float:
+    """32-bit FLOAT: 8-bit signed exponent, 24-bit signed mantissa; NaN 0x007FFFFF etc."""
+    (word,) = struct.unpack('<I', raw)
+    mantissa, exponent = word & 0xFFFFFF, word >> 24
+    if mantissa in (0x7FFFFF, 0x800000, 0x7FFFFE, 0x800002, 0x800001):
+        return math.nan  # NaN, NRes, +INF, -INF, reserved
+    if mantissa >= 0x800000:
+        mantissa -= 0x1000000
+    if exponent >= 0x80:
+        exponent -= 0x100
+    return mantissa * 10.0 ** exponent
+
+
+def temperature_measurement(value: bytes) -> float:
+    """2A1C / 2A1E: flags (bit 0 Fahrenheit, bit 1 time stamp, bit 2 type), FLOAT."""
+    assert len(value) >= 5, value.hex()
+    flags = value[0]
+    assert flags & 0x01 == 0, f'expected Celsius, flags 0x{flags:02X}'
+    expected = 5 + (7 if flags & 0x02 else 0) + (1 if flags & 0x04 else 0)
+    assert len(value) == expected, value.hex()
+    return ieee11073_float(value[1:5])
+
+
+def heart_rate_measurement(value: bytes) -> tuple[int, int, list[int]]:
+    """2A37 -> (bpm, sensor contact bits, RR-intervals in 1/1024 s)."""
+    flags = value[0]
+    offset = 1
+    if flags & 0x01:
+        bpm = struct.unpack_from('<H', value, offset)[0]
+        offset += 2
+    else:
+        bpm = value[offset]
+        offset += 1
+    if flags & 0x08:
+        offset += 2  # energy expended
+    rr = []
+    if flags & 0x10:
+        assert (len(value) - offset) % 2 == 0, value.hex()
+        rr = [struct.unpack_from('<H', value, i)[0] for i in range(offset, len(value), 2)]
+    else:
+        assert offset == len(value), value.hex()
+    return bpm, (flags >> 1) & 0x03, rr
+
+
+def es_temperature(value: bytes) -> float | None:
+    assert len(value) == 2, value.hex()
+    (raw,) = struct.unpack('<h', value)
+    return None if raw == -0x8000 else raw / 100
+
+
+def es_humidity(value: bytes) -> float | None:
+    assert len(value) == 2, value.hex()
+    (raw,) = struct.unpack('<H', value)
+    return None if raw == 0xFFFF else raw / 100
+
+
+def es_pressure(value: bytes) -> float:
+    assert len(value) == 4, value.hex()
+    return struct.unpack('<I', value)[0] / 10
+
+
+def check_room(temperature: bytes, humidity: bytes, pressure: bytes) -> None:
+    assert es_temperature(temperature) == ROOM_CELSIUS, temperature.hex()
+    assert abs(es_humidity(humidity) - ROOM_HUMIDITY) <= 0.01, humidity.hex()
+    assert abs(es_pressure(pressure) - ROOM_PASCAL) <= 5, pressure.hex()
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+def cli() -> str:
+    """`blesensor`, beside $BLESENSORD."""
+    return os.path.join(os.path.dirname(os.environ['BLESENSORD']), 'blesensor')
+
+
+async def run_cli(*args: str, timeout: float = 10.0) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        cli(), *args, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), timeout)
+    except asyncio.TimeoutError:
+        process.kill()
+        await process.wait()
+        raise AssertionError(f'blesensor {" ".join(args)} still running after {timeout} s') from None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def status(daemon) -> dict:
+    code, out, err = await run_cli('status', '--json', '--socket', daemon.control_socket)
+    assert code == 0, (code, out, err)
+    return json.loads(out)
+
+
+def sensor(snapshot: dict, name: str) -> dict:
+    found = [s for s in snapshot['sensors'] if s['name'] == name]
+    assert len(found) == 1, snapshot['sensors']
+    return found[0]
+
+
+async def wait_status(daemon, condition: Callable[[dict], bool], timeout: float, what: str) -> dict:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        snapshot = await status(daemon)
+        if condition(snapshot):
+            return snapshot
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f'timed out after {timeout} s waiting for {what}; last status {snapshot}')
+        await asyncio.sleep(0.2)
+
+
+async def start_bridge(harness, spawn_daemon, name: str, *extra: str):
+    daemon = await spawn_daemon(harness.port, name, *extra)
+    await asyncio.wait_for(harness.controller.wait_for_advertising_enable(True), 10)
+    await daemon.wait_for_log('advertising enabled', timeout=5)
+    return daemon
+
+
+async def connect_and_discover(harness, central, spawn_daemon, name: str, *extra: str):
+    daemon = await start_bridge(harness, spawn_daemon, name, *extra)
+    record = await central.scan_for(None, timeout=5)
+    connection = await central.connect(record.address, timeout=5)
+    # The daemon logs "central connected: link#N handle H peripheral peer ADDRESS (type) ...".
+    await daemon.wait_for_log(f'peer {central.address}', timeout=5)
+    peer = Peer(connection)
+    session = Session(central, record, connection, peer, ClientTap(peer.gatt_client))
+    await session.discover()
+    return daemon, session
+
+
+class Timed:
+    """A subscriber recording (arrival time, value)."""
+
+    def __init__(self) -> None:
+        self.values: list[tuple[float, bytes]] = []
+
+    def __call__(self, value: bytes) -> None:
+        self.values.append((asyncio.get_running_loop().time(), bytes(value)))
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+async def subscribe(session: Session, daemon, characteristic: CharacteristicProxy, label: str,
+                    prefer_notify: bool = True) -> Timed:
+    timed = Timed()
+    await asyncio.wait_for(session.peer.subscribe(characteristic, timed, prefer_notify=prefer_notify), 5)
+    await daemon.wait_for_log(f'subscribed {session.central.address} {label}', timeout=5)
+    return timed
+
+
+def intervals(times: list[float]) -> list[float]:
+    return [after - before for before, after in zip(times, times[1:])]
+
+
+# -- 1. discovery, reads, notifications, indications ---------------------------------------
+
+async def test_simulated_board_serves_every_service_with_the_scripted_values(harness, central, spawn_daemon):
+    daemon, session = await connect_and_discover(harness, central, spawn_daemon, 'bridge-demo',
+                                                  '--board', 'simulated')
+    services = {s.uuid: s for s in session.peer.services}
+    assert set(services) == {GAP, GATT, *SENSOR_SERVICES}, sorted(str(u) for u in services)
+    for uuid, characteristics in SENSOR_SERVICES.items():
+        found = [c.uuid for c in services[uuid].characteristics]
+        assert len(found) == len(set(found)), (uuid, found)
+        assert set(found) == characteristics, (str(uuid), [str(u) for u in found])
+    for service in session.peer.services:
+        for characteristic in service.characteristics:
+            has_cccd = characteristic.get_descriptor(CCCD) is not None
+            subscribable = bool(characteristic.properties & (0x10 | 0x20))
+            assert has_cccd == subscribable, (str(characteristic.uuid), characteristic.properties)
+            if characteristic.uuid in SUBSCRIBABLE:
+                assert subscribable, str(characteristic.uuid)
+    c = session.characteristic
+    assert c(HRM).properties & 0x10 and not c(HRM).properties & 0x02  # notify, not readable
+    assert c(TEMPERATURE_MEASUREMENT).properties & 0x20  # indicate
+    assert c(INTERMEDIATE).properties & 0x10  # notify
+    assert c(MEASUREMENT_INTERVAL).properties & (0x02 | 0x08 | 0x20) == 0x2A  # read, write, indicate
+    for uuid in (ES_TEMPERATURE, HUMIDITY, PRESSURE):
+        assert c(uuid).properties & (0x02 | 0x10) == 0x12, str(uuid)  # read, notify
+        for descriptor in (ES_MEASUREMENT, ES_TRIGGER):
+            assert c(uuid).get_descriptor(descriptor) is not None, (str(uuid), str(descriptor))
+    assert c(MEASUREMENT_INTERVAL).get_descriptor(VALID_RANGE) is not None
+
+    # Reads, decoded here.
+    assert await session.read(c(LOCATION)) == b'\x03'  # finger
+    assert await session.read(c(TEMPERATURE_TYPE)) == b'\x02'  # body (general)
+    assert struct.unpack('<H', await session.read(c(MEASUREMENT_INTERVAL))) == (1,)
+    assert await session.read(c(MEASUREMENT_INTERVAL).get_descriptor(VALID_RANGE)) == bytes.fromhex('01001' '00e')
+    check_room(await session.read(c(ES_TEMPERATURE)), await session.read(c(HUMIDITY)),
+               await session.read(c(PRESSURE)))
+    for uuid in (ES_TEMPERATURE, HUMIDITY, PRESSURE):
+        measurement = await session.read(c(uuid).get_descriptor(ES_MEASUREMENT))
+        assert len(measurement) == 11, (str(uuid), measurement.hex())
+        trigger = await session.read(c(uuid).get_descriptor(ES_TRIGGER))
+        # Fixed time interval, the poll interval (1 s) as uint24 seconds.
+        assert trigger == b'\x01' + (1).to_bytes(3, 'little'), (str(uuid), trigger.hex())
+    assert await session.read(c(BATTERY_LEVEL)) == bytes([87])
+    assert await session.read(c(MANUFACTURER)) == b'blesensor'
+    assert await session.read(c(MODEL)) == b'Simulated board'
+    assert await session.read(c(FIRMWARE)) == b'0.8.0'
+    assert await session.read(c(SOFTWARE)) == b'0.8.0'
+    pnp = await session.read(c(PNP_ID))
+    assert len(pnp) == 7 and pnp[0] in (1, 2), pnp.hex()
+    # Reading the notify-only measurement is refused.
+    code = await session.att_error_of(session.client.read_value(c(HRM).handle))
+    assert code == att.ATT_READ_NOT_PERMITTED_ERROR, f'0x{code:02X}'
+
+    # Subscriptions.
+    heart = await subscribe(session, daemon, c(HRM), '2A37 notify')
+    body = await subscribe(session, daemon, c(TEMPERATURE_MEASUREMENT), '2A1C indicate', prefer_notify=False)
+    intermediate = await subscribe(session, daemon, c(INTERMEDIATE), '2A1E notify')
+    room = {}
+    for uuid, label in ((ES_TEMPERATURE, '2A6E'), (HUMIDITY, '2A6F'), (PRESSURE, '2A6D')):
+        room[uuid] = await subscribe(session, daemon, c(uuid), f'{label} notify')
+
+    tap = session.tap
+    await tap.wait_for(
+        lambda: len(heart) >= 3 and len(body) >= 2 and len(intermediate) >= 2
+        and all(len(r) >= 2 for r in room.values()),
+        10, '3 heart rate notifications, 2 temperature indications and 2 of each other')
+
+    print('2A37', [v.hex() for _, v in heart.values], '2A1C', [v.hex() for _, v in body.values],
+          '2A6E/2A6F/2A6D', [[v.hex() for _, v in r.values] for r in room.values()])
+    for _, value in heart.values:
+        bpm, contact, rr = heart_rate_measurement(value)
+        assert abs(bpm - 72) <= 3, value.hex()
+        assert contact == 0x03, f'sensor contact not supported+detected: {value.hex()}'
+        assert rr, f'no RR-interval: {value.hex()}'
+        for interval in rr:
+            assert abs(interval - 853) <= 15, (interval, value.hex())
+    for _, value in body.values:
+        assert abs(temperature_measurement(value) - BODY_CELSIUS) <= BODY_TOLERANCE, value.hex()
+    for _, value in intermediate.values:
+        assert abs(temperature_measurement(value) - BODY_CELSIUS) <= BODY_TOLERANCE, value.hex()
+    # Indications, not notifications, on 2A1C; each confirmed by Bumble.
+    handle = c(TEMPERATURE_MEASUREMENT).handle
+    assert tap.indications[handle] and not tap.notifications[handle]
+    assert tap.sent_opcodes.count(HANDLE_VALUE_CONFIRMATION) >= len(tap.indications[handle])
+    assert not tap.indications[c(HRM).handle] and tap.notifications[c(HRM).handle]
+    for (_, t), (_, h), (_, p) in zip(*(room[u].values for u in (ES_TEMPERATURE, HUMIDITY, PRESSURE))):
+        check_room(t, h, p)
+    assert daemon.process.returncode is None
+
+
+# -- 2. Measurement Interval ----------------------------------------------------------------
+
+async def test_measurement_interval_write_changes_the_indication_rate(harness, central, spawn_daemon):
+    daemon, session = await connect_and_discover(harness, central, spawn_daemon, 'bridge-interval',
+                                                  '--board', 'simulated')
+    c = session.characteristic
+    interval = c(MEASUREMENT_INTERVAL)
+    body = await subscribe(session, daemon, c(TEMPERATURE_MEASUREMENT), '2A1C indicate', prefer_notify=False)
+    changes = await subscribe(session, daemon, interval, '2A21 indicate', prefer_notify=False)
+
+    # Default: one indication a second.
+    await session.tap.wait_for(lambda: len(body) >= 4, 8, '4 temperature indications')
+    default = intervals([t for t, _ in body.values[-4:]])
+    assert all(abs(d - 1.0) <= 0.4 for d in default), default
+
+    # Out of range: refused with 0xFF, nothing changes.
+    for bad in (0, 3601):
+        code = await session.att_error_of(session.client.write_value(interval, struct.pack('<H', bad), True))
+        assert code == OUT_OF_RANGE, f'writing {bad}: 0x{code:02X}'
+        assert struct.unpack('<H', await session.read(interval)) == (1,)
+    assert len(changes) == 0, f'2A21 indicated after refused writes: {changes.values}'
+    before = len(body)
+    await session.tap.wait_for(lambda: len(body) >= before + 2, 4, 'indications still at 1 s')
+    assert abs(body.values[-1][0] - body.values[-2][0] - 1.0) <= 0.4
+
+    # 3 s.
+    await session.write(interval, struct.pack('<H', 3))
+    written_at = asyncio.get_running_loop().time()
+    await session.tap.wait_for(lambda: len(changes) >= 1, 5, 'the 2A21 indication of the new interval')
+    assert changes.values[0][1] == b'\x03\x00', changes.values
+    assert session.tap.indications[interval.handle] == [b'\x03\x00']
+    assert struct.unpack('<H', await session.read(interval)) == (3,)
+
+    # The indications after the write: let the first one (the re-poll) settle, then measure.
+    await session.tap.wait_for(
+        lambda: len([t for t, _ in body.values if t > written_at]) >= 3, 12,
+        '3 temperature indications after writing 3 s')
+    after = [t for t, _ in body.values if t > written_at]
+    slow = intervals(after)
+    print(f'2A1C intervals at 1 s: {default}; after writing 3 s: {slow}')
+    assert all(abs(d - 3.0) <= 0.6 for d in slow), slow
+    assert all(abs(temperature_measurement(v) - BODY_CELSIUS) <= BODY_TOLERANCE for _, v in body.values)
+    assert len(changes) == 1
+
+
+# -- Heart Rate Control Point and ES Trigger Setting ---------------------------------------
+
+async def test_heart_rate_control_point_and_es_trigger_setting_writes(harness, central, spawn_daemon):
+    daemon, session = await connect_and_discover(harness, central, spawn_daemon, 'bridge-writes',
+                                                  '--board', 'simulated')
+    c = session.characteristic
+    control_point = c(HR_CONTROL_POINT)
+    await session.write(control_point, b'\x01')  # reset energy expended
+    code = await session.att_error_of(session.client.write_value(control_point, b'\x02', True))
+    assert code == 0x80, f'0x{code:02X}'  # Control Point Not Supported
+
+    temperature = await subscribe(session, daemon, c(ES_TEMPERATURE), '2A6E notify')
+    humidity = await subscribe(session, daemon, c(HUMIDITY), '2A6F notify')
+    await session.tap.wait_for(lambda: len(temperature) >= 1 and len(humidity) >= 1, 5,
+                               'a notification of 2A6E and 2A6F')
+    trigger = c(ES_TEMPERATURE).get_descriptor(ES_TRIGGER)
+    original = await session.read(trigger)
+    await session.write(trigger, b'\x03')  # value changed
+    assert await session.read(trigger) == b'\x03'
+    # The simulated room temperature is constant: with "value changed" 2A6E falls silent while
+    # 2A6F keeps its fixed 1 s interval (ESS 3.1.2.2 trigger conditions are per characteristic).
+    # (A notification already queued when the write arrived may still come just after it.)
+    written_at, count = asyncio.get_running_loop().time(), len(humidity)
+    await session.tap.wait_for(lambda: len(humidity) >= count + 3, 5, '3 more humidity notifications')
+    late = [(t - written_at, v.hex()) for t, v in temperature.values if t > written_at + 0.2]
+    assert not late, f'2A6E notified an unchanged value under "value changed": {late}'
+    code = await session.att_error_of(session.client.write_value(trigger, b'\x0a', True))
+    assert code == 0x81, f'0x{code:02X}'  # Condition not supported
+    assert await session.read(trigger) == b'\x03', 'a refused trigger setting changed the value'
+    # The other characteristics' settings are their own.
+    assert await session.read(c(HUMIDITY).get_descriptor(ES_TRIGGER)) == original
+    # Still serving.
+    check_room(await session.read(c(ES_TEMPERATURE)), await session.read(c(HUMIDITY)),
+               await session.read(c(PRESSURE)))
+    assert daemon.process.returncode is None
+
+
+# -- 3. invalid configuration ---------------------------------------------------------------
+
+EXPECTED_PROBLEMS = [
+    'sensors[0].address (line 5): 0x4g is not an I2C address (use 0x03…0x77, e.g. 0x48)',
+    "sensors[0].poll-intervall (line 6): unknown key 'poll-intervall'; did you mean 'poll-interval'?",
+]
+
+
+async def test_an_invalid_configuration_is_refused_with_its_problems(harness, spawn_daemon, tmp_path):
+    path = tmp_path / 'bad.yaml'
+    path.write_text(BAD_CONFIG)
+
+    daemon = await spawn_daemon(harness.port, 'bridge-bad', '--config', str(path))
+    assert await daemon.wait_exit(10) == 1
+    log = daemon.log
+    assert f'refusing to start: 2 problem(s) in {path}' in log, log
+    for problem in EXPECTED_PROBLEMS:
+        assert problem in log, f'{problem!r} not logged:\n{log}'
+    assert 'advertising enabled' not in log
+
+    code, out, err = await run_cli('config', 'check', str(path))
+    assert code == 1, (code, out, err)
+    lines = err.splitlines()
+    assert f'{path}: 2 problems:' in lines, err
+    for problem in EXPECTED_PROBLEMS:
+        assert f'  {problem}' in lines, f'{problem!r} not in:\n{err}'
+
+    good = tmp_path / 'good.yaml'
+    good.write_text(FAULT_CONFIG)
+    code, out, err = await run_cli('config', 'check', str(good))
+    assert code == 0, (code, out, err)
+
+
+# -- 4. a sensor fault ------------------------------------------------------------------------
+
+async def test_a_failed_tmp102_shows_in_status_and_over_the_air_while_the_bme280_keeps_serving(
+        harness, central, spawn_daemon, tmp_path):
+    path = tmp_path / 'fault.yaml'
+    path.write_text(FAULT_CONFIG)
+    daemon, session = await connect_and_discover(harness, central, spawn_daemon, 'bridge-fault',
+                                                  '--config', str(path))
+    c = session.characteristic
+    body = await subscribe(session, daemon, c(TEMPERATURE_MEASUREMENT), '2A1C indicate', prefer_notify=False)
+    room = {}
+    for uuid, label in ((ES_TEMPERATURE, '2A6E'), (HUMIDITY, '2A6F'), (PRESSURE, '2A6D')):
+        room[uuid] = await subscribe(session, daemon, c(uuid), f'{label} notify')
+
+    # Good values first, then one NaN once the sensor fails (3 s after start).
+    await session.tap.wait_for(
+        lambda: any(math.isnan(temperature_measurement(v)) for _, v in body.values), 8,
+        'the NaN temperature indication')
+    values = [v for _, v in body.values]
+    nan_index = next(i for i, v in enumerate(values) if math.isnan(temperature_measurement(v)))
+    assert values[nan_index][1:5] == bytes.fromhex('ffff7f00'), values[nan_index].hex()  # 0x007FFFFF
+    for value in values[:nan_index]:
+        assert abs(temperature_measurement(value) - BODY_CELSIUS) <= BODY_TOLERANCE, value.hex()
+    faulted_at = body.values[nan_index][0]
+
+    snapshot = await wait_status(daemon, lambda s: sensor(s, 'body')['state'] == 'failed', 5,
+                                 'body to be failed in status')
+    body_status, room_status = sensor(snapshot, 'body'), sensor(snapshot, 'room')
+    assert body_status['value'] is None, body_status
+    assert isinstance(body_status['error'], str) and body_status['error'], body_status
+    assert body_status['failures'] >= 1, body_status
+    assert room_status['state'] == 'ok' and room_status['error'] is None, room_status
+    assert abs(room_status['value'] - ROOM_CELSIUS) <= 0.01, room_status
+    reads = room_status['reads']
+
+    # The room keeps notifying well after the fault; the body sends no more NaNs.
+    counts = {uuid: len(r) for uuid, r in room.items()}
+    await session.tap.wait_for(lambda: all(len(room[u]) >= counts[u] + 2 for u in room), 5,
+                               '2 more notifications of each ES characteristic after the fault')
+    for uuid, r in room.items():
+        assert any(t > faulted_at + 1 for t, _ in r.values), str(uuid)
+    for (_, t), (_, h), (_, p) in zip(*(room[u].values for u in (ES_TEMPERATURE, HUMIDITY, PRESSURE))):
+        check_room(t, h, p)
+    nans = [v for v in (v for _, v in body.values) if math.isnan(temperature_measurement(v))]
+    assert len(nans) == 1, [v.hex() for _, v in body.values]
+    assert all(abs(temperature_measurement(v) - BODY_CELSIUS) <= BODY_TOLERANCE
+               for _, v in body.values[nan_index + 1:]), 'a good value after the fault'
+
+    later = await wait_status(daemon, lambda s: sensor(s, 'room')['reads'] > reads, 5, 'room reads to increase')
+    assert sensor(later, 'room')['state'] == 'ok'
+    assert sensor(later, 'body')['state'] == 'failed' and sensor(later, 'body')['value'] is None
+    await daemon.wait_for_log('sensor body: ', timeout=2)
+    assert daemon.process.returncode is None
+
+
+async def test_a_failed_bme280_sends_unknown_once_while_the_tmp102_keeps_serving(
+        harness, central, spawn_daemon, tmp_path):
+    path = tmp_path / 'room-fault.yaml'
+    path.write_text(ROOM_FAULT_CONFIG)
+    daemon, session = await connect_and_discover(harness, central, spawn_daemon, 'bridge-room-fault',
+                                                  '--config', str(path))
+    c = session.characteristic
+    body = await subscribe(session, daemon, c(TEMPERATURE_MEASUREMENT), '2A1C indicate', prefer_notify=False)
+    temperature = await subscribe(session, daemon, c(ES_TEMPERATURE), '2A6E notify')
+    humidity = await subscribe(session, daemon, c(HUMIDITY), '2A6F notify')
+
+    await session.tap.wait_for(
+        lambda: b'\x00\x80' in [v for _, v in temperature.values]
+        and b'\xff\xff' in [v for _, v in humidity.values], 8, 'the unknown ES temperature and humidity')
+    faulted_at = max(t for t, v in temperature.values if v == b'\x00\x80')
+    count = len(body)
+    await session.tap.wait_for(lambda: len(body) >= count + 2, 5, '2 more temperature indications after the fault')
+    assert any(t > faulted_at + 1 for t, _ in body.values)
+    for _, value in body.values:
+        assert abs(temperature_measurement(value) - BODY_CELSIUS) <= BODY_TOLERANCE, value.hex()
+    temperatures = [v for _, v in temperature.values]
+    humidities = [v for _, v in humidity.values]
+    assert temperatures.count(b'\x00\x80') == 1, [v.hex() for v in temperatures]
+    assert humidities.count(b'\xff\xff') == 1, [v.hex() for v in humidities]
+    for value in temperatures[:temperatures.index(b'\x00\x80')]:
+        assert es_temperature(value) == ROOM_CELSIUS, value.hex()
+
+    snapshot = await wait_status(daemon, lambda s: sensor(s, 'room')['state'] == 'failed', 5, 'room failed')
+    assert sensor(snapshot, 'room')['value'] is None and sensor(snapshot, 'room')['error']
+    assert sensor(snapshot, 'body')['state'] == 'ok'
+
+
+# -- 5. status -----------------------------------------------------------------------------
+
+async def test_status_reports_every_field_with_a_subscribed_central(harness, central, spawn_daemon):
+    daemon, session = await connect_and_discover(harness, central, spawn_daemon, 'bridge-status',
+                                                  '--board', 'simulated')
+    c = session.characteristic
+    heart = await subscribe(session, daemon, c(HRM), '2A37 notify')
+    body = await subscribe(session, daemon, c(TEMPERATURE_MEASUREMENT), '2A1C indicate', prefer_notify=False)
+    room = await subscribe(session, daemon, c(ES_TEMPERATURE), '2A6E notify')
+    await session.tap.wait_for(lambda: len(heart) >= 1 and len(body) >= 1 and len(room) >= 1, 8,
+                               'a notification of 2A37 and 2A6E and an indication of 2A1C')
+
+    snapshot = await wait_status(daemon, lambda s: s['centrals'] and s['centrals'][0]['sent'] > 0, 5,
+                                 'the central to have been sent something')
+    for key in ('transport', 'address', 'advertising', 'uptimeSeconds', 'board', 'deviceName',
+                'centrals', 'sensors'):
+        assert key in snapshot, (key, snapshot)
+    assert snapshot['transport'].startswith('tcp:'), snapshot['transport']
+    assert isinstance(snapshot['address'], str) and snapshot['address']
+    assert isinstance(snapshot['advertising'], bool)
+    assert isinstance(snapshot['uptimeSeconds'], (int, float)) and snapshot['uptimeSeconds'] > 0
+    assert snapshot['board'] == 'simulated'
+    assert snapshot['deviceName'] == 'bridge-status'
+
+    assert len(snapshot['centrals']) == 1, snapshot['centrals']
+    entry = snapshot['centrals'][0]
+    for key in ('address', 'addressType', 'mtu', 'security', 'subscriptions', 'sent', 'coalesced',
+                'dropped', 'queued'):
+        assert key in entry, (key, entry)
+    assert entry['address'].upper() == central.address.upper(), entry
+    assert isinstance(entry['addressType'], str) and entry['addressType']
+    assert isinstance(entry['mtu'], int) and entry['mtu'] >= 23
+    assert isinstance(entry['security'], str)
+    for expected in ('2A37 notify', '2A1C indicate', '2A6E notify'):
+        assert expected in entry['subscriptions'], entry['subscriptions']
+    for key in ('sent', 'coalesced', 'dropped', 'queued'):
+        assert isinstance(entry[key], int) and not isinstance(entry[key], bool) and entry[key] >= 0, (key, entry)
+    assert entry['sent'] > 0
+
+    assert [s['name'] for s in snapshot['sensors']] == ['pulse', 'body', 'room', 'battery']
+    drivers = {s['name']: s['driver'] for s in snapshot['sensors']}
+    assert drivers == {'pulse': 'max30102', 'body': 'tmp102', 'room': 'bme280', 'battery': 'max17048'}
+    for s in snapshot['sensors']:
+        for key in ('name', 'driver', 'value', 'unit', 'ageSeconds', 'state', 'error', 'readings', 'reads',
+                    'failures'):
+            assert key in s, (key, s)
+        assert s['state'] in ('starting', 'ok', 'no-signal', 'failed'), s
+        assert isinstance(s['reads'], int) and isinstance(s['failures'], int), s
+        assert isinstance(s['readings'], list), s
+    # Notifications of all three arrived, so each sensor is current.
+    values = {s['name']: s for s in snapshot['sensors']}
+    assert values['pulse']['state'] == 'ok' and abs(values['pulse']['value'] - 72) <= 3, values['pulse']
+    assert values['body']['state'] == 'ok'
+    assert abs(values['body']['value'] - BODY_CELSIUS) <= BODY_TOLERANCE, values['body']
+    assert values['room']['state'] == 'ok' and abs(values['room']['value'] - ROOM_CELSIUS) <= 0.01
+    assert values['battery']['state'] == 'ok' and values['battery']['value'] == 87
+    for s in values.values():
+        assert s['error'] is None and s['reads'] > 0, s
+
+    code, out, err = await run_cli('status', '--socket', daemon.control_socket)
+    assert code == 0, (code, out, err)
+    assert 'bridge-status' in out, out
+    assert central.address.upper() in out.upper(), out
+    for name in ('pulse', 'body', 'room', 'battery'):
+        assert name in out, out
+    assert '2A37 notify' in out, out
+
+    # The connection is unaffected by the control socket.
+    count = len(heart)
+    await session.tap.wait_for(lambda: len(heart) > count, 5, 'another heart rate notification')
+
+
+async def test_status_without_a_daemon_says_it_is_not_running(blesensord):
+    for extra in ((), ('--json',)):
+        code, out, err = await run_cli('status', *extra, '--socket', '/nonexistent/x.sock')
+        assert code != 0, (code, out, err)
+        assert 'not running' in err, (out, err)
+        assert '/nonexistent/x.sock' in err, err
