@@ -79,7 +79,8 @@ public struct Daemon: Sendable {
             runtime.setAdvertising(true)
             bridge.start()
             let control = try startControlServer(runtime)
-            bridge.setStatusObserver { [control] status in control.publish(status) }
+            // Building and encoding a status costs more than reading a sensor: only for watchers.
+            bridge.setStatusObserver(isWatching: { [control] in control.hasWatchers }) { [control] status in control.publish(status) }
             logger.info("advertising as '\(configuration.deviceName)' from \(address) on board \(configuration.board.name) with \(configuration.sensors.count) sensor(s), ready in \(milliseconds(since: started)) ms")
             notifier.ready(status: runtime.summary)
             let watchdog = notifier.startWatchdog { runtime.summary }

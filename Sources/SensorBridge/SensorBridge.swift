@@ -23,7 +23,8 @@ public final class SensorBridge: Sendable {
     private let clock: any HostClock
     private let factory: SensorSourceFactory
     private let logger: Logger
-    private let observer: Mutex<(@Sendable (SensorStatus) -> Void)?>
+    private let observer: Mutex<StatusObserver?>
+    private let sink: any UpdateSink
     /// The name of the sensor whose poll interval the Measurement Interval sets.
     private let thermometerSensor: String?
 
@@ -35,6 +36,7 @@ public final class SensorBridge: Sendable {
         self.logger = logger
         self.status = SensorStatusBook(sensors: configuration.sensors, clock: clock)
         self.observer = Mutex(nil)
+        self.sink = sink
 
         let feeders = Dictionary(configuration.sensors.flatMap { sensor in sensor.publish.map { ($0, sensor) } },
                                  uniquingKeysWith: { first, _ in first })
@@ -56,8 +58,8 @@ public final class SensorBridge: Sendable {
             let pollers = self.pollers
             let name = sensor.name
             let thermometer = HealthThermometerPublisher(
-                type: sensor.driver == .cpuTemperature ? .body : .body, interval: sensor.pollInterval,
-                includesIntermediate: feeders[.intermediateTemperature] != nil, sink: sink) { interval in
+                type: .body, interval: sensor.pollInterval,
+                includesIntermediate: feeders[.intermediateTemperature] != nil, sink: sink, clock: clock) { interval in
                     pollers.poller(name)?.setInterval(interval)
                 }
             publishers.append(thermometer)
@@ -89,14 +91,23 @@ public final class SensorBridge: Sendable {
         publishers.reduce(into: [:]) { policies, publisher in policies.merge(publisher.updatePolicies) { first, _ in first } }
     }
 
-    /// Called on a sensor thread after each poll, with the sensor's new status (the control
-    /// socket's watchers). Must not block.
-    public func setStatusObserver(_ observer: (@Sendable (SensorStatus) -> Void)?) {
-        self.observer.withLock { $0 = observer }
+    private struct StatusObserver {
+        let isWatching: @Sendable () -> Bool
+        let observe: @Sendable (SensorStatus) -> Void
+    }
+
+    /// `observe` is called on a sensor thread after each poll with the sensor's new status, while
+    /// `isWatching` says someone wants it (the control socket's watchers). Neither may block.
+    public func setStatusObserver(isWatching: @escaping @Sendable () -> Bool = { true },
+                                  _ observe: (@Sendable (SensorStatus) -> Void)?) {
+        self.observer.withLock { $0 = observe.map { StatusObserver(isWatching: isWatching, observe: $0) } }
     }
 
     /// Starts polling every sensor. Sensors whose hardware cannot be opened are retried with back-off.
     public func start() {
+        // One origin for every grid: sensors with the same interval come due together, so the
+        // timer thread wakes once per tick for all of them.
+        let origin = clock.now
         for sensor in configuration.sensors {
             let factory = self.factory
             let source = ReopeningSource { () throws(SensorError) in try factory.makeSource(for: sensor) }
@@ -104,7 +115,7 @@ public final class SensorBridge: Sendable {
                 self?.deliver(outcome, from: sensor.name)
             }
             pollers.insert(poller)
-            poller.start()
+            poller.start(origin: origin)
         }
     }
 
@@ -138,20 +149,24 @@ public final class SensorBridge: Sendable {
     }
 
     private func deliver(_ outcome: PollOutcome, from sensor: String) {
-        let previous = status.snapshot().first { $0.name == sensor }?.state
-        let current = status.record(outcome, sensor: sensor)
-        if let current, current.state != previous {
-            switch current.state {
-            case .failed: logger.error("sensor \(sensor): \(current.error ?? "failed"); retrying with back-off")
-            case .noSignal: logger.notice("sensor \(sensor): no signal: \(current.error ?? "")")
-            case .ok where previous == .failed || previous == .noSignal: logger.notice("sensor \(sensor): reading again")
+        let recorded = status.record(outcome, sensor: sensor)
+        if let (previous, current) = recorded, current != previous {
+            switch (current, outcome) {
+            case let (.failed, .failed(error)): logger.error("sensor \(sensor): \(error); retrying with back-off")
+            case let (.noSignal, .noSignal(reason)): logger.notice("sensor \(sensor): no signal: \(reason)")
+            case (.ok, _) where previous == .failed || previous == .noSignal: logger.notice("sensor \(sensor): reading again")
             default: break
             }
         }
-        for (characteristic, publisher) in routes[sensor] ?? [] {
-            publisher.publish(outcome, to: characteristic)
+        // The values one poll produces (2A1C and 2A1E, the three ES values) leave in one write.
+        sink.batching {
+            for (characteristic, publisher) in routes[sensor] ?? [] {
+                publisher.publish(outcome, to: characteristic)
+            }
         }
-        if let current, let observer = observer.withLock({ $0 }) { observer(current) }
+        if let observer = observer.withLock({ $0 }), observer.isWatching(), let current = status.status(of: sensor) {
+            observer.observe(current)
+        }
     }
 }
 

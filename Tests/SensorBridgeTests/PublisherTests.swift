@@ -78,9 +78,22 @@ import TestSupport
 
 @Suite struct HealthThermometerPublisherTests {
     let sink = RecordingSink()
+    let clock = ManualClock()
+
+    @Test func aSensorPolledFasterThanTheMeasurementIntervalSendsTemperatureMeasurementOncePerInterval() {
+        let publisher = HealthThermometerPublisher(type: .body, interval: .milliseconds(100), includesIntermediate: true, sink: sink, clock: clock) { _ in }
+        for _ in 0..<25 {
+            publisher.publish(.measured(Measurement(temperature: 36.8)), to: .temperatureMeasurement)
+            publisher.publish(.measured(Measurement(temperature: 36.8)), to: .intermediateTemperature)
+            clock.advance(by: .milliseconds(100))
+        }
+        // 2.5 s of 100 ms polls: 2A1C at 0, 1 and 2 s (a 1 s measurement interval), 2A1E on every poll.
+        #expect(sink.values(of: HealthThermometerPublisher.measurement).count == 3)
+        #expect(sink.values(of: HealthThermometerPublisher.intermediate).count == 25)
+    }
 
     @Test func measurementsAreIndicatedAndAFaultSendsNaNOnce() throws {
-        let publisher = HealthThermometerPublisher(type: .body, interval: .seconds(2), includesIntermediate: true, sink: sink) { _ in }
+        let publisher = HealthThermometerPublisher(type: .body, interval: .seconds(2), includesIntermediate: true, sink: sink, clock: clock) { _ in }
         publisher.publish(.measured(Measurement(temperature: 36.84)), to: .temperatureMeasurement)
         publisher.publish(.measured(Measurement(temperature: 36.84)), to: .intermediateTemperature)
         publisher.publish(.failed(Fixtures.measurementError), to: .temperatureMeasurement)
@@ -95,7 +108,7 @@ import TestSupport
 
     @Test func measurementIntervalWritesAreRangeCheckedAndReschedule() throws {
         let intervals = Recorder<Duration>()
-        let publisher = HealthThermometerPublisher(type: .body, interval: .seconds(2), includesIntermediate: false, sink: sink) { intervals.append($0) }
+        let publisher = HealthThermometerPublisher(type: .body, interval: .seconds(2), includesIntermediate: false, sink: sink, clock: clock) { intervals.append($0) }
         func write(_ seconds: UInt16) -> WriteRequest {
             WriteRequest(characteristic: HealthThermometerPublisher.measurementInterval, descriptor: nil,
                          value: MeasurementInterval(seconds: seconds).encoded)
@@ -111,7 +124,7 @@ import TestSupport
     }
 
     @Test func theValidRangeDescriptorSaysOneToThreeThousandSixHundredSeconds() throws {
-        let publisher = HealthThermometerPublisher(type: .body, interval: .seconds(2), includesIntermediate: false, sink: sink) { _ in }
+        let publisher = HealthThermometerPublisher(type: .body, interval: .seconds(2), includesIntermediate: false, sink: sink, clock: clock) { _ in }
         let interval = try #require(publisher.service.characteristics.first { $0.uuid == BluetoothUUID(0x2A21) })
         #expect(interval.properties == [.read, .write, .indicate])
         #expect(interval.descriptors.first?.value == .static([0x01, 0x00, 0x10, 0x0E]))

@@ -43,11 +43,11 @@ public final class SensorPoller: Sendable {
         self.state = Mutex(State(interval: interval, origin: clock.now))
     }
 
-    /// First read at once, then on the grid.
-    public func start() {
-        let now = clock.now
-        state.withLock { $0.origin = now }
-        arm(at: now)
+    /// First read at `origin` (now by default), then on the grid `origin + n × interval`.
+    public func start(origin: MonotonicInstant? = nil) {
+        let start = origin ?? clock.now
+        state.withLock { $0.origin = start }
+        arm(at: start)
     }
 
     public var interval: Duration { state.withLock { $0.interval } }

@@ -27,12 +27,14 @@ final class SensorStatusBook: Sendable {
         entries = Mutex(Dictionary(uniqueKeysWithValues: sensors.map { ($0.name, Entry(configuration: $0)) }))
     }
 
-    /// Records a poll and returns the sensor's status after it.
+    /// Records a poll; returns the state before and after it. Building a `SensorStatus` is left to
+    /// those who need one (`status(of:)`): at 10 Hz per sensor its strings and arrays add up.
     @discardableResult
-    func record(_ outcome: PollOutcome, sensor name: String) -> SensorStatus? {
+    func record(_ outcome: PollOutcome, sensor name: String) -> (previous: SensorStatus.State, current: SensorStatus.State)? {
         let now = clock.now
-        return entries.withLock { entries -> SensorStatus? in
+        return entries.withLock { entries -> (previous: SensorStatus.State, current: SensorStatus.State)? in
             guard var entry = entries[name] else { return nil }
+            let previous = entry.state
             switch outcome {
             case let .measured(measurement):
                 entry.reads += 1
@@ -56,8 +58,13 @@ final class SensorStatusBook: Sendable {
                 entry.error = error.description
             }
             entries[name] = entry
-            return Self.status(entry, now: now)
+            return (previous, entry.state)
         }
+    }
+
+    func status(of name: String) -> SensorStatus? {
+        let now = clock.now
+        return entries.withLock { entries in entries[name].map { Self.status($0, now: now) } }
     }
 
     func snapshot() -> [SensorStatus] {

@@ -9,8 +9,8 @@ import Synchronization
 
 /// Health Thermometer 0x1809: 2A1C Temperature Measurement indicated, 2A1E Intermediate Temperature
 /// notified, 2A1D Temperature Type, 2A21 Measurement Interval (read, write, indicate; Valid Range
-/// descriptor). The measurement interval is the polling period of the sensor feeding 2A1C, so a
-/// write changes how often 2A1C arrives.
+/// descriptor). 2A1C goes out once per measurement interval (a sensor polled faster feeds 2A1E on
+/// every poll); a Measurement Interval write also sets the feeding sensor's polling period.
 final class HealthThermometerPublisher: ServicePublisher {
     static let measurement = CharacteristicID("health-thermometer.temperature-measurement")
     static let intermediate = CharacteristicID("health-thermometer.intermediate-temperature")
@@ -22,7 +22,11 @@ final class HealthThermometerPublisher: ServicePublisher {
         var intervalSeconds: UInt16
         /// A fault value was already sent for the current failure (sent once, not every retry).
         var faultSent: Set<PublishedCharacteristic> = []
+        var lastMeasurementAt: MonotonicInstant?
     }
+
+    /// Poll jitter tolerated when deciding whether a measurement interval has passed.
+    static let intervalSlack: Duration = .milliseconds(20)
 
     let service: GATTService
     let updatePolicies: [CharacteristicID: UpdatePolicy] = [
@@ -31,13 +35,16 @@ final class HealthThermometerPublisher: ServicePublisher {
         HealthThermometerPublisher.measurementInterval: .indication,
     ]
     private let sink: any UpdateSink
+    private let clock: any HostClock
     private let state: Mutex<State>
     private let intervalChanged: @Sendable (Duration) -> Void
 
-    /// `interval` is the feeding sensor's poll interval; `intervalChanged` reschedules it.
-    init(type: TemperatureType, interval: Duration, includesIntermediate: Bool, sink: any UpdateSink,
+    /// `interval` is the feeding sensor's poll interval (the measurement interval is that in whole
+    /// seconds, at least 1); `intervalChanged` reschedules the sensor.
+    init(type: TemperatureType, interval: Duration, includesIntermediate: Bool, sink: any UpdateSink, clock: any HostClock,
          intervalChanged: @escaping @Sendable (Duration) -> Void) {
         self.sink = sink
+        self.clock = clock
         self.intervalChanged = intervalChanged
         let seconds = UInt16(clamping: max(Int64(Self.validIntervals.lowerBound), interval.components.seconds))
         state = Mutex(State(intervalSeconds: min(seconds, Self.validIntervals.upperBound)))
@@ -83,7 +90,10 @@ final class HealthThermometerPublisher: ServicePublisher {
         guard write.value.count == 2 else { return }
         let seconds = UInt16(write.value[0]) | UInt16(write.value[1]) << 8
         let changed = state.withLock { state -> Bool in
-            defer { state.intervalSeconds = seconds }
+            defer {
+                state.intervalSeconds = seconds
+                state.lastMeasurementAt = nil
+            }
             return state.intervalSeconds != seconds
         }
         guard changed else { return }
@@ -96,8 +106,16 @@ final class HealthThermometerPublisher: ServicePublisher {
         let temperature: IEEE11073Float?
         switch outcome {
         case let .measured(reading):
-            state.withLock { _ = $0.faultSent.remove(characteristic) }
-            guard let celsius = reading.temperature, let value = try? IEEE11073Float(celsius, fractionDigits: 2) else { return }
+            let now = clock.now
+            let due = state.withLock { state -> Bool in
+                state.faultSent.remove(characteristic)
+                guard characteristic == .temperatureMeasurement else { return true }
+                let interval = Duration.seconds(Int64(state.intervalSeconds))
+                guard state.lastMeasurementAt.map({ now - $0 + Self.intervalSlack >= interval }) ?? true else { return false }
+                state.lastMeasurementAt = now
+                return true
+            }
+            guard due, let celsius = reading.temperature, let value = try? IEEE11073Float(celsius, fractionDigits: 2) else { return }
             temperature = value
         case .noSignal, .failed:
             // NaN is the format's "no valid measurement": sent once, so a client never keeps

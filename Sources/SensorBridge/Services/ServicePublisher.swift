@@ -29,10 +29,18 @@ extension ServicePublisher {
 /// What publishers send updates through: the peripheral manager in the daemon, a recorder in tests.
 public protocol UpdateSink: Sendable {
     func updateValue(_ value: [UInt8], for characteristic: CharacteristicID) -> Bool
+    /// The updates `body` makes leave together (one write for the values of one poll).
+    func batching(_ body: () -> Void)
+}
+
+extension UpdateSink {
+    public func batching(_ body: () -> Void) { body() }
 }
 
 extension PeripheralManager: UpdateSink {
     public nonisolated func updateValue(_ value: [UInt8], for characteristic: CharacteristicID) -> Bool {
         updateValue(value, for: characteristic, onSubscribedCentrals: nil)
     }
+
+    public nonisolated func batching(_ body: () -> Void) { batchingUpdates(body) }
 }
