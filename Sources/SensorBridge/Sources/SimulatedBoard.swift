@@ -69,15 +69,15 @@ public final class SimulatedBoard: Sendable {
         case .sht4x: return SimulatedSHT4x(celsius: celsius, relativeHumidity: humidity, clock: clock)
         case .max17048: return SimulatedMAX17048(cellVolts: 3.9, percent: settings.batteryPercent ?? 87)
         default:
-            // max30102 / max30101: a finger with a steady pulse. The wave repeats every whole number
-            // of beats so the loop point is just another beat, never a short or long interval.
+            // max30102 / max30101: a finger with a steady pulse. With no beat-to-beat variation the
+            // wave repeats every beat, so a few beats evaluated at the phase within the current one
+            // serve for any length of run (and cost a handful of beats per sample, not an hour's).
             let bpm = min(220, max(30, settings.beatsPerMinute ?? 72))
-            let beats = (60 * bpm / 60).rounded()
-            let period = beats * 60 / bpm
-            let ppg = SyntheticPPG(beatsPerMinute: bpm, duration: period + 2, rrVariability: 0)
-            let shift = ppg.beatTimes.first ?? 0.3
+            let period = 60 / bpm
+            let ppg = SyntheticPPG(beatsPerMinute: bpm, duration: 4 * period, rrVariability: 0)
+            let middle = (ppg.beatTimes.first ?? 0.3) + period
             return SimulatedMAX3010x(clock: clock) { t in
-                let value = ppg.value(at: (t.truncatingRemainder(dividingBy: period)) + shift)
+                let value = ppg.value(at: middle + t.truncatingRemainder(dividingBy: period))
                 return (red: value, ir: value)
             }
         }
