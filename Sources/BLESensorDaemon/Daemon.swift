@@ -69,16 +69,23 @@ public struct Daemon: Sendable {
             let address = addressDescription(addressPolicy, manager: manager)
             let runtime = DaemonRuntime(configuration: configuration, transport: resolved.specification.description,
                                         address: address, manager: manager, bridge: bridge, clock: SystemClock.shared)
+            // The control socket first: if it cannot start, nothing is advertised on behalf of a
+            // daemon that is about to exit.
+            let control: ControlServer
+            do { control = try startControlServer(runtime) } catch {
+                await manager.shutdown()
+                throw error
+            }
             do {
                 try await publish(bridge, on: manager)
                 try await manager.startAdvertising(localName: configuration.deviceName, serviceUUIDs: configuration.advertising.services)
             } catch {
+                control.stop()
                 await manager.shutdown()
                 throw DaemonError.peripheralManager(error)
             }
             runtime.setAdvertising(true)
             bridge.start()
-            let control = try startControlServer(runtime)
             // Building and encoding a status costs more than reading a sensor: only for watchers.
             bridge.setStatusObserver(isWatching: { [control] in control.hasWatchers }) { [control] status in control.publish(status) }
             logger.info("advertising as '\(configuration.deviceName)' from \(address) on board \(configuration.board.name) with \(configuration.sensors.count) sensor(s), ready in \(milliseconds(since: started)) ms")

@@ -38,8 +38,9 @@ final class DaemonRuntime: ControlHandler {
     }
 
     func status() -> StatusSnapshot {
-        StatusSnapshot(transport: transport, address: address, advertising: isAdvertising,
-                       uptimeSeconds: Double((clock.now - started).components.seconds) + Double((clock.now - started).components.attoseconds) / 1e18,
+        let (seconds, attoseconds) = (clock.now - started).components
+        return StatusSnapshot(transport: transport, address: address, advertising: isAdvertising,
+                       uptimeSeconds: Double(seconds) + Double(attoseconds) / 1e18,
                        board: configuration.board.name, deviceName: configuration.deviceName,
                        centrals: centrals.statuses(statistics: manager.statistics()), sensors: bridge.sensorStatus())
     }

@@ -25,8 +25,6 @@ public final class SensorBridge: Sendable {
     private let logger: Logger
     private let observer: Mutex<StatusObserver?>
     private let sink: any UpdateSink
-    /// The name of the sensor whose poll interval the Measurement Interval sets.
-    private let thermometerSensor: String?
 
     public init(configuration: BridgeConfiguration, sink: any UpdateSink, factory: SensorSourceFactory,
                 clock: any HostClock = SystemClock.shared, logger: Logger) {
@@ -53,14 +51,17 @@ public final class SensorBridge: Sendable {
             route(.heartRateMeasurement, to: heartRate)
         }
         let thermometerFeeder = feeders[.temperatureMeasurement] ?? feeders[.intermediateTemperature]
-        thermometerSensor = thermometerFeeder?.name
         if let sensor = thermometerFeeder {
             let pollers = self.pollers
             let name = sensor.name
+            // The Measurement Interval sets the polling period only of a sensor that feeds nothing
+            // but the thermometer; one that also feeds ESS keeps its period and 2A1C is paced by
+            // the interval instead, so the other services' update intervals stay true.
+            let retimes = Set(sensor.publish).isSubset(of: [.temperatureMeasurement, .intermediateTemperature])
             let thermometer = HealthThermometerPublisher(
                 type: .body, interval: sensor.pollInterval,
                 includesIntermediate: feeders[.intermediateTemperature] != nil, sink: sink, clock: clock) { interval in
-                    pollers.poller(name)?.setInterval(interval)
+                    if retimes { pollers.poller(name)?.setInterval(interval) }
                 }
             publishers.append(thermometer)
             route(.temperatureMeasurement, to: thermometer)

@@ -18,6 +18,8 @@ public final class SensorPoller: Sendable {
         var interval: Duration
         var origin: MonotonicInstant
         var timer: TimerHandle?
+        /// Bumped by every reschedule, so a deadline computed before it is not armed after it.
+        var generation = 0
         var consecutiveFailures = 0
         var reading = false
         var stopped = false
@@ -46,8 +48,11 @@ public final class SensorPoller: Sendable {
     /// First read at `origin` (now by default), then on the grid `origin + n × interval`.
     public func start(origin: MonotonicInstant? = nil) {
         let start = origin ?? clock.now
-        state.withLock { $0.origin = start }
-        arm(at: start)
+        let generation = state.withLock { state in
+            state.origin = start
+            return state.generation
+        }
+        arm(at: start, generation: generation)
     }
 
     public var interval: Duration { state.withLock { $0.interval } }
@@ -55,13 +60,14 @@ public final class SensorPoller: Sendable {
     /// A new period (Measurement Interval write): the grid restarts from now, with a read now.
     public func setInterval(_ interval: Duration) {
         let now = clock.now
-        let previous = state.withLock { state -> TimerHandle? in
+        let (previous, generation) = state.withLock { state -> (TimerHandle?, Int) in
             state.interval = interval
             state.origin = now
-            return state.timer.take()
+            state.generation += 1
+            return (state.timer.take(), state.generation)
         }
         previous?.cancel()
-        arm(at: now)
+        arm(at: now, generation: generation)
     }
 
     /// Stops the timer; a read in progress finishes and is still delivered. The thread ends.
@@ -75,14 +81,20 @@ public final class SensorPoller: Sendable {
         thread.stop()
     }
 
-    private func arm(at deadline: MonotonicInstant) {
+    private func arm(at deadline: MonotonicInstant, generation: Int) {
         let handle = clock.schedule(at: deadline) { [weak self] in self?.fire() }
+        // Stopped, or rescheduled since the deadline was computed: this timer is not the current one.
         let keep = state.withLock { state -> Bool in
-            guard !state.stopped else { return false }
+            guard !state.stopped, state.generation == generation else { return false }
+            state.timer?.cancel()
             state.timer = handle
             return true
         }
         if !keep { handle.cancel() }
+    }
+
+    deinit {
+        thread.stop()
     }
 
     /// On the clock's thread: hand the read to the sensor thread, never read here.
@@ -97,6 +109,7 @@ public final class SensorPoller: Sendable {
     }
 
     private func readOnce() {
+        guard !state.withLock({ $0.stopped }) else { return }
         let outcome: PollOutcome
         do {
             outcome = .measured(try source.read())
@@ -109,21 +122,22 @@ public final class SensorPoller: Sendable {
 
     private func scheduleNext(after outcome: PollOutcome) {
         let now = clock.now
-        let deadline: MonotonicInstant? = state.withLock { state in
+        let next: (MonotonicInstant, Int)? = state.withLock { state in
             state.reading = false
             guard !state.stopped else { return nil }
+            let generation = state.generation
             if case .failed = outcome {
                 state.consecutiveFailures += 1
-                return now + Self.backoff(interval: state.interval, failures: state.consecutiveFailures)
+                return (now + Self.backoff(interval: state.interval, failures: state.consecutiveFailures), generation)
             }
             if state.consecutiveFailures > 0 {
                 // Recovered: a new grid from now, so the next read is one interval away.
                 state.consecutiveFailures = 0
                 state.origin = now
             }
-            return Self.nextGridDeadline(origin: state.origin, interval: state.interval, after: now)
+            return (Self.nextGridDeadline(origin: state.origin, interval: state.interval, after: now), generation)
         }
-        if let deadline { arm(at: deadline) }
+        if let (deadline, generation) = next { arm(at: deadline, generation: generation) }
     }
 
     /// interval, 2×, 4× ... after the 1st, 2nd, 3rd ... consecutive failure, at most `maximumBackoff`

@@ -19,7 +19,6 @@ final class SensorThread: Sendable {
     private final class Core: Sendable {
         let state = Mutex(State())
         let wake = DispatchSemaphore(value: 0)
-        let finished = DispatchSemaphore(value: 0)
 
         func loop() {
             while true {
@@ -31,7 +30,6 @@ final class SensorThread: Sendable {
                 switch next {
                 case .none: continue
                 case .some(.none):
-                    finished.signal()
                     return
                 case let .some(.some(job)): job()
                 }
@@ -69,8 +67,7 @@ final class SensorThread: Sendable {
         if accepted { core.wake.signal() }
     }
 
-    /// Lets queued jobs finish, then ends the thread. Waits for it, so call it off the cooperative pool
-    /// (from a dedicated thread or via `stopAndWait` in a detached context) or accept a short block.
+    /// Lets queued jobs finish, then ends the thread; returns at once.
     func stop() {
         let first = core.state.withLock { state -> Bool in
             defer { state.stopping = true }
@@ -78,12 +75,6 @@ final class SensorThread: Sendable {
         }
         guard first else { return }
         core.wake.signal()
-    }
-
-    /// Waits until the thread has run its last job (after `stop`).
-    func waitUntilFinished() {
-        core.finished.wait()
-        core.finished.signal()
     }
 }
 

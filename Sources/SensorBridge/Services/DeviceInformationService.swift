@@ -17,7 +17,7 @@ enum DeviceInformationService {
         strings += [(0x2A26, firmware), (0x2A28, firmware)]
         var characteristics = strings.map { uuid, text in
             GATTCharacteristic(uuid: BluetoothUUID(uuid), properties: [.read], permissions: [.readable],
-                               value: .static(Array(text.utf8.prefix(DeviceInformationString.maximumLength))))
+                               value: .static(Array(prefix(text, bytes: DeviceInformationString.maximumLength).utf8)))
         }
         let source: PnPID.VendorIDSource = settings.pnpVendorSource == 1 ? .bluetoothSIG : .usbImplementersForum
         let pnp = PnPID(vendorIDSource: source, vendorID: settings.pnpVendorID, productID: settings.pnpProductID,
@@ -25,5 +25,17 @@ enum DeviceInformationService {
         characteristics.append(GATTCharacteristic(uuid: BluetoothUUID(0x2A50), properties: [.read], permissions: [.readable],
                                                   value: .static(pnp.encoded)))
         return GATTService(uuid: BluetoothUUID(0x180A), characteristics: characteristics)
+    }
+
+    /// The longest prefix of whole characters that fits `bytes` of UTF-8 (never half a character).
+    static func prefix(_ text: String, bytes: Int) -> String {
+        var result = ""
+        var used = 0
+        for character in text {
+            used += character.utf8.count
+            guard used <= bytes else { break }
+            result.append(character)
+        }
+        return result
     }
 }

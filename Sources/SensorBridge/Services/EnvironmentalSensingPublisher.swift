@@ -18,6 +18,9 @@ final class EnvironmentalSensingPublisher: ServicePublisher {
         let published: PublishedCharacteristic
         let id: CharacteristicID
         let format: ScalarFormat
+        /// Poll jitter an interval trigger tolerates: half the feeding sensor's poll interval, at
+        /// most 500 ms, so a 1 s trigger fires on every 1 s poll but never twice a second.
+        let slack: Duration
     }
 
     private struct ChannelState {
@@ -47,8 +50,9 @@ final class EnvironmentalSensingPublisher: ServicePublisher {
         for characteristic in published {
             guard let format = Self.format(of: characteristic) else { continue }
             let id = CharacteristicID("environmental-sensing." + characteristic.rawValue)
-            let seconds = UInt32(clamping: max(1, intervals[characteristic]?.components.seconds ?? 1))
-            channels[characteristic] = Channel(published: characteristic, id: id, format: format)
+            let seconds = UInt32(clamping: max(1, Self.wholeSecondsRoundedUp(intervals[characteristic] ?? .seconds(1))))
+            let poll = intervals[characteristic] ?? .seconds(1)
+            channels[characteristic] = Channel(published: characteristic, id: id, format: format, slack: min(poll / 2, .milliseconds(500)))
             states[id] = ChannelState(trigger: .fixedInterval(seconds: seconds))
             let measurement = (try? ESMeasurementDescriptor(samplingFunction: .instantaneous, measurementPeriod: 0, updateInterval: seconds,
                                                             application: 0x00, measurementUncertainty: Self.uncertainty(format)).encoded()) ?? []
@@ -123,34 +127,39 @@ final class EnvironmentalSensingPublisher: ServicePublisher {
     func publish(_ outcome: PollOutcome, to characteristic: PublishedCharacteristic) {
         guard let channel = channels[characteristic] else { return }
         let now = clock.now
-        let toSend: ScalarValue? = state.withLock { states in
+        let toSend: (value: ScalarValue, fault: Bool)? = state.withLock { states in
             guard var entry = states[channel.id] else { return nil }
             defer { states[channel.id] = entry }
             guard case let .measured(reading) = outcome, let value = Self.value(reading, channel.format) else {
                 // A fault: "unknown" once where the format has it, so no client keeps an old value as current.
                 guard let unknown = Self.unknown(channel.format) else { entry.current = nil; return nil }
                 entry.current = unknown
-                guard !entry.faultSent else { return nil }
-                entry.faultSent = true
-                entry.lastNotified = unknown
-                entry.lastNotifiedAt = now
-                return unknown
+                return entry.faultSent ? nil : (unknown, true)
             }
             entry.faultSent = false
             entry.current = value
-            guard Self.triggers(entry.trigger, value: value, last: entry.lastNotified, lastAt: entry.lastNotifiedAt, now: now) else { return nil }
-            entry.lastNotified = value
-            entry.lastNotifiedAt = now
-            return value
+            guard Self.triggers(entry.trigger, value: value, last: entry.lastNotified, lastAt: entry.lastNotifiedAt, now: now,
+                                slack: channel.slack) else { return nil }
+            return (value, false)
         }
-        if let toSend { _ = sink.updateValue(toSend.encoded, for: channel.id) }
+        // Only a value the subscribers took counts as sent: a refused one (a full queue) goes again.
+        guard let toSend, sink.updateValue(toSend.value.encoded, for: channel.id) else { return }
+        state.withLock { states in
+            if toSend.fault { states[channel.id]?.faultSent = true }
+            states[channel.id]?.lastNotified = toSend.value
+            states[channel.id]?.lastNotifiedAt = now
+        }
     }
 
-    /// Whether the trigger condition holds for a new reading (ESS 3.1.2.3). Intervals tolerate half a
-    /// second of poll jitter so a 1 s trigger on a 1 s poll fires on every poll.
+    static func wholeSecondsRoundedUp(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return attoseconds > 0 ? seconds + 1 : seconds
+    }
+
+    /// Whether the trigger condition holds for a new reading (ESS 3.1.2.3). Intervals tolerate
+    /// `slack` of poll jitter so a 1 s trigger on a 1 s poll fires on every poll.
     static func triggers(_ trigger: ESTriggerSetting, value: ScalarValue, last: ScalarValue?, lastAt: MonotonicInstant?,
-                         now: MonotonicInstant) -> Bool {
-        let slack: Duration = .milliseconds(500)
+                         now: MonotonicInstant, slack: Duration) -> Bool {
         func elapsed(_ seconds: UInt32) -> Bool {
             guard let lastAt else { return true }
             return now - lastAt + slack >= .seconds(Int64(seconds))

@@ -23,10 +23,10 @@ final class HealthThermometerPublisher: ServicePublisher {
         /// A fault value was already sent for the current failure (sent once, not every retry).
         var faultSent: Set<PublishedCharacteristic> = []
         var lastMeasurementAt: MonotonicInstant?
+        /// The feeding sensor's poll interval: half of it (at most 500 ms) is the jitter tolerated
+        /// when deciding whether a measurement interval has passed.
+        var pollInterval: Duration
     }
-
-    /// Poll jitter tolerated when deciding whether a measurement interval has passed.
-    static let intervalSlack: Duration = .milliseconds(20)
 
     let service: GATTService
     let updatePolicies: [CharacteristicID: UpdatePolicy] = [
@@ -46,8 +46,8 @@ final class HealthThermometerPublisher: ServicePublisher {
         self.sink = sink
         self.clock = clock
         self.intervalChanged = intervalChanged
-        let seconds = UInt16(clamping: max(Int64(Self.validIntervals.lowerBound), interval.components.seconds))
-        state = Mutex(State(intervalSeconds: min(seconds, Self.validIntervals.upperBound)))
+        let seconds = UInt16(clamping: max(Int64(Self.validIntervals.lowerBound), EnvironmentalSensingPublisher.wholeSecondsRoundedUp(interval)))
+        state = Mutex(State(intervalSeconds: min(seconds, Self.validIntervals.upperBound), pollInterval: interval))
         var characteristics = [
             GATTCharacteristic(id: Self.measurement, uuid: BluetoothUUID(0x2A1C), properties: [.indicate], permissions: []),
         ]
@@ -92,6 +92,7 @@ final class HealthThermometerPublisher: ServicePublisher {
         let changed = state.withLock { state -> Bool in
             defer {
                 state.intervalSeconds = seconds
+                state.pollInterval = .seconds(Int64(seconds))
                 state.lastMeasurementAt = nil
             }
             return state.intervalSeconds != seconds
@@ -103,27 +104,30 @@ final class HealthThermometerPublisher: ServicePublisher {
 
     func publish(_ outcome: PollOutcome, to characteristic: PublishedCharacteristic) {
         let id = characteristic == .intermediateTemperature ? Self.intermediate : Self.measurement
+        let now = clock.now
         let temperature: IEEE11073Float?
         switch outcome {
         case let .measured(reading):
-            let now = clock.now
             let due = state.withLock { state -> Bool in
                 state.faultSent.remove(characteristic)
-                guard characteristic == .temperatureMeasurement else { return true }
-                let interval = Duration.seconds(Int64(state.intervalSeconds))
-                guard state.lastMeasurementAt.map({ now - $0 + Self.intervalSlack >= interval }) ?? true else { return false }
-                state.lastMeasurementAt = now
-                return true
+                guard characteristic == .temperatureMeasurement, let last = state.lastMeasurementAt else { return true }
+                let slack = min(state.pollInterval / 2, .milliseconds(500))
+                return now - last + slack >= .seconds(Int64(state.intervalSeconds))
             }
             guard due, let celsius = reading.temperature, let value = try? IEEE11073Float(celsius, fractionDigits: 2) else { return }
             temperature = value
         case .noSignal, .failed:
             // NaN is the format's "no valid measurement": sent once, so a client never keeps
             // showing the last good temperature as current.
-            let first = state.withLock { $0.faultSent.insert(characteristic).inserted }
-            temperature = first ? .nan : nil
+            let sent = state.withLock { $0.faultSent.contains(characteristic) }
+            temperature = sent ? nil : .nan
         }
         guard let temperature, let bytes = try? TemperatureMeasurement(temperature: temperature).encoded() else { return }
-        _ = sink.updateValue(bytes, for: id)
+        // Only a value the subscribers took counts as sent: a refused one (a full queue) goes again.
+        guard sink.updateValue(bytes, for: id) else { return }
+        state.withLock { state in
+            if temperature == .nan { state.faultSent.insert(characteristic) }
+            if characteristic == .temperatureMeasurement { state.lastMeasurementAt = now }
+        }
     }
 }

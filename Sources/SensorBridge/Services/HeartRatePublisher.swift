@@ -25,7 +25,6 @@ final class HeartRatePublisher: ServicePublisher {
     private struct State {
         var pendingRR: [UInt16] = []
         var lastSent: MonotonicInstant?
-        var wasFailing = false
     }
 
     let service: GATTService
@@ -73,7 +72,6 @@ final class HeartRatePublisher: ServicePublisher {
         let measurement: HeartRateMeasurement? = state.withLock { state in
             switch outcome {
             case let .measured(reading):
-                state.wasFailing = false
                 guard let heart = reading.heartRate, let bpm = heart.beatsPerMinute else { return nil }
                 state.pendingRR += heart.rrIntervals1024
                 if state.pendingRR.count > Self.maximumPendingIntervals {
@@ -86,13 +84,11 @@ final class HeartRatePublisher: ServicePublisher {
             case .noSignal:
                 // No finger: the rate is unknown (0) and the contact bit says why, once a second.
                 state.pendingRR.removeAll()
-                state.wasFailing = false
                 guard state.lastSent.map({ now - $0 >= Self.quietInterval }) ?? true else { return nil }
                 return HeartRateMeasurement(heartRate: 0, sensorContact: .notDetected)
             case .failed:
                 // The format has no fault value: stop sending rather than repeat an old rate.
                 state.pendingRR.removeAll()
-                state.wasFailing = true
                 return nil
             }
         }
