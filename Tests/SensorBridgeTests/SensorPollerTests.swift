@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import BLECore
 import Sensors
 import Testing
@@ -101,5 +104,39 @@ import TestSupport
         // The close job runs on the sensor thread after any read in progress.
         while !source.closed.withLock({ $0 }) { await Task.yield() }
         #expect(source.closed.withLock { $0 })
+    }
+}
+
+/// Runs a timer that is already due inside `schedule` and returns only once the poller has armed
+/// the next one: the order in which a due first deadline can play out on the real clock.
+private final class DueFirstClock: HostClock {
+    let base = ManualClock()
+    var now: MonotonicInstant { base.now }
+
+    @discardableResult
+    func schedule(at deadline: MonotonicInstant, _ action: @escaping @Sendable () -> Void) -> TimerHandle {
+        guard deadline <= base.now else { return base.schedule(at: deadline, action) }
+        let handle = base.schedule(at: deadline, action)
+        base.advance(by: .zero)
+        while base.pendingTimers == 0 { sched_yield() }
+        return handle
+    }
+}
+
+@Suite struct SensorPollerOrderingTests {
+    @Test func aFirstDeadlineThatFiresBeforeItIsStoredDoesNotCancelItsSuccessor() async throws {
+        let clock = DueFirstClock()
+        let source = ScriptedSource(clock: clock, [.success(Measurement(temperature: 20))])
+        let outcomes = Recorder<PollOutcome>()
+        let origin = clock.now
+        let poller = SensorPoller(name: "room", source: source, interval: .seconds(1), clock: clock) { outcomes.append($0) }
+        poller.start(origin: origin)
+        await outcomes.wait(for: 1)
+        defer { poller.stop() }
+        // Without its successor the poller would never read again (and the wait below never end).
+        try #require(clock.base.pendingTimers == 1)
+        #expect(clock.base.nextDeadline == origin + .seconds(1))
+        clock.base.advance(to: origin + .seconds(1))
+        await outcomes.wait(for: 2)
     }
 }

@@ -83,10 +83,12 @@ public final class SensorPoller: Sendable {
 
     private func arm(at deadline: MonotonicInstant, generation: Int) {
         let handle = clock.schedule(at: deadline) { [weak self] in self?.fire() }
-        // Stopped, or rescheduled since the deadline was computed: this timer is not the current one.
         let keep = state.withLock { state -> Bool in
+            // Stopped, or rescheduled since the deadline was computed: this timer is not wanted.
             guard !state.stopped, state.generation == generation else { return false }
-            state.timer?.cancel()
+            // A deadline already due can fire, be read and have its successor armed before this
+            // call gets the lock: the pending successor is the current timer, so it stays.
+            if let current = state.timer, current.isPending { return true }
             state.timer = handle
             return true
         }
