@@ -57,8 +57,9 @@ def rollup_kib(pid: int) -> dict[str, int]:
 def memory(pid: int) -> str:
     rss, peak = resident_kib(pid)
     rollup = rollup_kib(pid)
-    return (f'RSS {rss / 1024:.1f} MiB (private anonymous {rollup.get("Anonymous", 0) / 1024:.1f} MiB, '
-            f'file-backed {rollup.get("Pss_File", 0) / 1024:.1f} MiB, peak {peak / 1024:.1f} MiB)')
+    anonymous = rollup.get('Anonymous', 0)
+    return (f'RSS {rss / 1024:.1f} MiB (private anonymous {anonymous / 1024:.1f} MiB, '
+            f'file-backed {(rss - anonymous) / 1024:.1f} MiB, peak {peak / 1024:.1f} MiB)')
 
 
 async def window(meter: CpuMeter, seconds: float) -> float:
