@@ -82,7 +82,7 @@ let package = Package(
         ]),
         // The daemon's configuration file (YAML, with the line of every value) and board profiles.
         .target(name: "BridgeConfiguration", dependencies: [
-            "BLECore", "HCITransports",
+            "BLECore", "HCITransports", "Sensors",
             .product(name: "Yams", package: "Yams"),
         ]),
         // The daemon's Unix-socket control protocol (versioned JSON lines): server, client, messages.

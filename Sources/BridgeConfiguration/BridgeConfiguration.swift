@@ -1,4 +1,5 @@
 import BLECore
+import Sensors
 
 /// The daemon's configuration after parsing and validation: every value is in range, every
 /// reference resolved (board defaults applied, sensor names unique, characteristics known).
@@ -137,12 +138,13 @@ public enum SensorDriver: String, Sendable, Equatable, CaseIterable {
     /// The 7-bit I2C address the chip answers on by default; nil for non-I2C drivers.
     public var defaultAddress: UInt8? {
         switch self {
-        case .tmp102: return 0x48
-        case .mcp9808: return 0x18
-        case .bme280: return 0x76
-        case .sht31, .sht4x: return 0x44
-        case .max30102, .max30101: return 0x57
-        case .max17048: return 0x36
+        case .tmp102: return TMP102.defaultAddress
+        case .mcp9808: return MCP9808.defaultAddress
+        case .bme280: return BME280.defaultAddress
+        case .sht31: return SHT31.defaultAddress
+        case .sht4x: return SHT4x.defaultAddress
+        case .max30102, .max30101: return MAX3010x.defaultAddress
+        case .max17048: return MAX17048.defaultAddress
         case .ds18b20, .gpioPulse, .cpuTemperature: return nil
         }
     }

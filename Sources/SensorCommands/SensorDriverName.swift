@@ -1,4 +1,5 @@
 import ArgumentParser
+import Sensors
 
 /// The drivers `sensor read` knows, with their default addresses.
 public enum SensorDriverName: String, CaseIterable, ExpressibleByArgument, Sendable {
@@ -8,12 +9,13 @@ public enum SensorDriverName: String, CaseIterable, ExpressibleByArgument, Senda
 
     public var defaultAddress: UInt8? {
         switch self {
-        case .tmp102: return 0x48
-        case .mcp9808: return 0x18
-        case .bme280: return 0x76
-        case .sht31, .sht4x: return 0x44
-        case .max30102, .max30101: return 0x57
-        case .max17048: return 0x36
+        case .tmp102: return TMP102.defaultAddress
+        case .mcp9808: return MCP9808.defaultAddress
+        case .bme280: return BME280.defaultAddress
+        case .sht31: return SHT31.defaultAddress
+        case .sht4x: return SHT4x.defaultAddress
+        case .max30102, .max30101: return MAX3010x.defaultAddress
+        case .max17048: return MAX17048.defaultAddress
         case .ds18b20, .gpioPulse, .cpuTemp: return nil
         }
     }

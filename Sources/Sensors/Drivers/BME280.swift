@@ -40,7 +40,10 @@ public final class BME280: Sendable {
     public let pressureOversampling: Oversampling
     public let humidityOversampling: Oversampling
 
-    public init(bus: any I2CBus, address: UInt8 = 0x76, clock: any SensorClock = SystemSensorClock(),
+    /// The 7-bit address the chip answers on when its address pins are left at their default.
+    public static let defaultAddress: UInt8 = 0x76
+
+    public init(bus: any I2CBus, address: UInt8 = defaultAddress, clock: any SensorClock = SystemSensorClock(),
                 temperature: Oversampling = .x1, pressure: Oversampling = .x1, humidity: Oversampling = .x1) {
         self.bus = bus
         self.address = address

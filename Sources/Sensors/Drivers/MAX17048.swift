@@ -14,7 +14,10 @@ public final class MAX17048: Sendable {
     public let bus: any I2CBus
     public let address: UInt8
 
-    public init(bus: any I2CBus, address: UInt8 = 0x36) {
+    /// The 7-bit address the chip answers on when its address pins are left at their default.
+    public static let defaultAddress: UInt8 = 0x36
+
+    public init(bus: any I2CBus, address: UInt8 = defaultAddress) {
         self.bus = bus
         self.address = address
     }

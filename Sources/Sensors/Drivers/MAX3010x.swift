@@ -86,7 +86,10 @@ public final class MAX3010x: Sendable {
     public let clock: any SensorClock
     public let configuration: Configuration
 
-    public init(bus: any I2CBus, address: UInt8 = 0x57, variant: Variant = .max30102,
+    /// The 7-bit address the chip answers on when its address pins are left at their default.
+    public static let defaultAddress: UInt8 = 0x57
+
+    public init(bus: any I2CBus, address: UInt8 = defaultAddress, variant: Variant = .max30102,
                 configuration: Configuration = Configuration(), clock: any SensorClock = SystemSensorClock()) {
         self.bus = bus
         self.address = address

@@ -29,7 +29,10 @@ public final class SHT31: Sendable {
     public let address: UInt8
     public let clock: any SensorClock
 
-    public init(bus: any I2CBus, address: UInt8 = 0x44, clock: any SensorClock = SystemSensorClock()) {
+    /// The 7-bit address the chip answers on when its address pins are left at their default.
+    public static let defaultAddress: UInt8 = 0x44
+
+    public init(bus: any I2CBus, address: UInt8 = defaultAddress, clock: any SensorClock = SystemSensorClock()) {
         self.bus = bus
         self.address = address
         self.clock = clock
