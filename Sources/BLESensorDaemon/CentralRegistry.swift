@@ -19,7 +19,8 @@ final class CentralRegistry: Sendable {
     private let entries = Mutex<[LinkID: Entry]>([:])
 
     init(services: [GATTService]) {
-        var labels: [CharacteristicID: String] = [:]
+        // Service Changed is the GATT service's own, not among the bridge's services.
+        var labels: [CharacteristicID: String] = [.serviceChanged: "2A05 indicate"]
         for service in services {
             for characteristic in service.characteristics {
                 guard let id = characteristic.id else { continue }
