@@ -151,6 +151,7 @@ let package = Package(
         .testTarget(name: "SensorBridgeTests", dependencies: [
             "BLECore", "ATT", "GATT", "GATTNotify", "Peripheral", "SIGProfiles", "Sensors", "BridgeConfiguration", "ControlSocket",
             "SensorBridge", "TestSupport",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
         .testTarget(name: "ServiceManagerTests", dependencies: [
