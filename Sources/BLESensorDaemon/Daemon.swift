@@ -46,10 +46,16 @@ public struct Daemon: Sendable {
             let resolved = try resolver.resolve(configuration.transport, logger: logger)
             var transport = resolved.transport
             if let path = options.btsnoopPath {
-                do { transport = try SnoopingTransport(wrapping: transport, path: path, logger: logger) } catch { throw DaemonError.transport(error) }
+                let inner = transport
+                let logger = self.logger
+                do {
+                    transport = try await BlockingWork.run { () throws(HCITransportError) in
+                        try SnoopingTransport(wrapping: inner, path: path, logger: logger)
+                    }
+                } catch { throw DaemonError.transport(error) }
                 logger.info("writing HCI trace to \(path) (btsnoop, opens in Wireshark)")
             }
-            let addressPolicy = try addressPolicy()
+            let addressPolicy = try await addressPolicy()
             logger.info("connecting to controller over \(resolved.specification)")
             let manager = PeripheralManager(transport: transport, configuration: peripheralConfiguration(addressPolicy), logger: logger)
             do {
@@ -72,7 +78,7 @@ public struct Daemon: Sendable {
             // The control socket first: if it cannot start, nothing is advertised on behalf of a
             // daemon that is about to exit.
             let control: ControlServer
-            do { control = try startControlServer(runtime) } catch {
+            do { control = try await startControlServer(runtime) } catch {
                 await manager.shutdown()
                 throw error
             }
@@ -80,7 +86,7 @@ public struct Daemon: Sendable {
                 try await publish(bridge, on: manager)
                 try await manager.startAdvertising(localName: configuration.deviceName, serviceUUIDs: configuration.advertising.services)
             } catch {
-                control.stop()
+                await BlockingWork.run { control.stop() }
                 await manager.shutdown()
                 throw DaemonError.peripheralManager(error)
             }
@@ -103,7 +109,7 @@ public struct Daemon: Sendable {
             watchdog?.cancel()
             bridge.setStatusObserver(nil)
             bridge.stop()
-            control.stop()
+            await BlockingWork.run { control.stop() }
             if let loss {
                 logger.error("\(loss); exiting so the service manager can restart the daemon")
                 notifier.stopping(status: "\(loss)")
@@ -140,12 +146,14 @@ public struct Daemon: Sendable {
         try await manager.publish()
     }
 
-    private func startControlServer(_ runtime: DaemonRuntime) throws(DaemonError) -> ControlServer {
+    private func startControlServer(_ runtime: DaemonRuntime) async throws(DaemonError) -> ControlServer {
         let logger = self.logger
         let server = ControlServer(path: configuration.paths.controlSocket, handler: runtime) { event in
             logger.debug("control socket: \(event)")
         }
-        do { try server.start() } catch { throw .controlSocket(error) }
+        do {
+            try await BlockingWork.run { () throws(ControlServerError) in try server.start() }
+        } catch { throw .controlSocket(error) }
         logger.info("control socket at \(configuration.paths.controlSocket)")
         return server
     }
@@ -188,12 +196,13 @@ public struct Daemon: Sendable {
         return Task.isCancelled ? nil : .transportClosed(nil)
     }
 
-    private func addressPolicy() throws(DaemonError) -> AddressPolicy {
+    private func addressPolicy() async throws(DaemonError) -> AddressPolicy {
         switch configuration.address {
         case .publicAddress: return .publicAddress
         case let .fixedRandom(address): return .randomStatic(address)
         case .persistentRandom:
-            return .randomStatic(try AddressStore(directory: configuration.paths.stateDirectory).loadOrCreate())
+            let store = AddressStore(directory: configuration.paths.stateDirectory)
+            return .randomStatic(try await BlockingWork.run { () throws(DaemonError) in try store.loadOrCreate() })
         }
     }
 
