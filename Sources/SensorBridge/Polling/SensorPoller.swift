@@ -152,21 +152,10 @@ public final class SensorPoller: Sendable {
 
     /// The first `origin + n × interval` strictly after `now`.
     static func nextGridDeadline(origin: MonotonicInstant, interval: Duration, after now: MonotonicInstant) -> MonotonicInstant {
-        let period = max(interval.nanosecondsClamped, 1)
-        let elapsed = max((now - origin).nanosecondsClamped, 0)
+        let period = max(interval.saturatingNanoseconds, 1)
+        let elapsed = max((now - origin).saturatingNanoseconds, 0)
         let ticks = elapsed / period + 1
         let (offset, overflow) = ticks.multipliedReportingOverflow(by: period)
         return overflow ? now + interval : origin + .nanoseconds(offset)
-    }
-}
-
-extension Duration {
-    /// Whole nanoseconds, clamped to Int64.
-    var nanosecondsClamped: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if overflow { return seconds < 0 ? .min : .max }
-        let (sum, overflowSum) = scaled.addingReportingOverflow(attoseconds / 1_000_000_000)
-        return overflowSum ? .max : sum
     }
 }

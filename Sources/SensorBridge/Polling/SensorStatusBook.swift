@@ -78,7 +78,7 @@ final class SensorStatusBook: Sendable {
         // A failed or signal-less sensor shows no value: the last one is not current any more.
         let current = entry.state == .ok ? entry.measurement : nil
         let readings = current.map { measurement in quantities.compactMap { reading(of: $0, in: measurement) } } ?? []
-        let age = entry.measuredAt.map { Double((now - $0).nanosecondsClamped) / 1e9 }
+        let age = entry.measuredAt.map { Double((now - $0).saturatingNanoseconds) / 1e9 }
         return SensorStatus(name: entry.configuration.name, driver: entry.configuration.driver.rawValue,
                             value: readings.first { $0.quantity == primary.rawValue }?.value, unit: primary.unit,
                             ageSeconds: age, state: entry.state, error: entry.error, readings: readings,

@@ -1,3 +1,4 @@
+import BLECore
 import BridgeConfiguration
 import Sensors
 import Synchronization
@@ -28,7 +29,7 @@ public final class SimulatedBoard: Sendable {
 
     func makeSource(for sensor: SensorConfiguration) throws(SensorError) -> any SensorSource {
         let settings = sensor.simulation
-        let failAt = settings.failAfter.map { started.saturatingAdd(UInt64(max(0, $0.nanosecondsClamped))) }
+        let failAt = settings.failAfter.map { started.saturatingAdd(UInt64(max(0, $0.saturatingNanoseconds))) }
         switch sensor.driver {
         case .cpuTemperature, .ds18b20:
             return try sysfsSource(for: sensor, failAt: failAt)
