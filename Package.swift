@@ -113,7 +113,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "blesensor", dependencies: [
-            "BLECore", "GAP", "ProfileCommands", "SensorCommands", "BridgeConfiguration", "ControlSocket",
+            "BLECore", "GAP", "ProfileCommands", "SensorCommands", "BridgeConfiguration", "ControlSocket", "ServiceManager",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Release-build benchmark of the notification hot path; MallocCounter counts heap allocations

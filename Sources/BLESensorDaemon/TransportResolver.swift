@@ -1,4 +1,5 @@
 import BLECore
+import BridgeConfiguration
 import HCI
 import HCITransports
 import Logging

@@ -1,8 +1,5 @@
 import ArgumentParser
 import BridgeConfiguration
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// `blesensor config check FILE`: every problem of a configuration file at once, as the daemon
 /// would refuse it.
@@ -22,9 +19,9 @@ struct ConfigCheckCommand: ParsableCommand {
     var file: String = ConfigurationLoader.defaultPath
 
     func run() throws {
-        let environment = CLIEnvironment.current
+        let environment = ProcessEnvironment.current
         let boards = ConfigurationLoader.defaultBoardsDirectories(environment: environment, executablePath: CLIEnvironment.executablePath)
-        switch ConfigurationLoader.load(path: file, boardsDirectories: boards, environment: environment, userID: getuid()) {
+        switch ConfigurationLoader.load(path: file, boardsDirectories: boards, environment: environment, userID: ProcessEnvironment.userID) {
         case let .success(configuration):
             let sensors = configuration.sensors.map { "\($0.name) (\($0.driver.rawValue))" }.joined(separator: ", ")
             let services = configuration.advertising.services.map(\.description).joined(separator: ", ")

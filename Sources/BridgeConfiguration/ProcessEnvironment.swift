@@ -6,7 +6,8 @@ import Musl
 import Darwin
 #endif
 
-/// The few process facts the daemon reads, behind one seam so tests can pass their own.
+/// The few process facts the daemon and the CLI read (environment, user, file existence), behind
+/// one seam so tests can pass their own.
 public enum ProcessEnvironment {
     public static var current: [String: String] {
         var result: [String: String] = [:]
