@@ -14,7 +14,7 @@ extension ConfigurationLoader {
         // A build tree is a few levels deep (.build/aarch64-unknown-linux-gnu/debug); stop well before /.
         for _ in 0..<12 {
             guard let current = directory else { break }
-            if fileExists(joined(current, "Package.swift")), fileExists(joined(current, "boards")) {
+            if ProcessEnvironment.fileExists(joined(current, "Package.swift")), ProcessEnvironment.fileExists(joined(current, "boards")) {
                 candidates.append(joined(current, "boards"))
                 break
             }

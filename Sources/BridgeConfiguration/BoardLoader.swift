@@ -25,7 +25,7 @@ enum BoardLoader {
     static func load(name: String, directories: [String]) -> Lookup {
         for directory in directories {
             let path = directory.hasSuffix("/") ? directory + name + ".yaml" : "\(directory)/\(name).yaml"
-            guard fileExists(path) else { continue }
+            guard ProcessEnvironment.fileExists(path) else { continue }
             switch YAMLDocument.contents(path: path) {
             case let .success(text): return parse(yaml: text, name: name, fileName: path)
             case var .failure(problem):

@@ -86,9 +86,6 @@ private func readFile(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _
     read(descriptor, buffer, count)
 }
 
-/// Whether a regular file or directory exists; boards are looked up, never guessed.
-func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
-
 /// `*.yaml` names in a directory, without the extension, for "available boards" messages.
 func yamlStems(in directory: String) -> [String] {
     guard let handle = opendir(directory) else { return [] }
