@@ -2,11 +2,18 @@ extension ConfigurationLoader {
     /// Where the daemon looks for board files, in order: `$BLESENSOR_BOARDS_DIR`, the system share
     /// directory, the share directory beside the installed binary, and for development the `boards/`
     /// of the package checkout the binary was built in (found by walking up to `Package.swift`).
-    public static func defaultBoardsDirectories(environment: [String: String], executablePath: String) -> [String] {
+    public static func defaultBoardsDirectories(environment: [String: String], executablePath: String,
+                                                currentDirectory: String? = ProcessEnvironment.currentDirectory) -> [String] {
         var candidates: [String] = []
         if let custom = environment["BLESENSOR_BOARDS_DIR"], !custom.isEmpty { candidates.append(custom) }
         candidates.append("/usr/share/blesensor/boards")
-        let executableDirectory = parentDirectory(executablePath)
+        // `.build/debug/blesensord` run from the checkout: walking up a relative path stops at
+        // `.build` and never reaches the checkout's `boards/`.
+        var executable = executablePath
+        if !executable.hasPrefix("/"), executable.contains("/"), let currentDirectory {
+            executable = joined(currentDirectory, executable)
+        }
+        let executableDirectory = parentDirectory(executable)
         if let prefix = executableDirectory.flatMap(parentDirectory) {
             candidates.append(joined(prefix, "share/blesensor/boards"))
         }

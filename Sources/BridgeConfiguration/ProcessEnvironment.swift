@@ -25,4 +25,12 @@ public enum ProcessEnvironment {
     public static var userID: UInt32 { UInt32(getuid()) }
 
     public static func fileExists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+    /// The working directory, or nil when it cannot be read (deleted, or a path too long).
+    public static var currentDirectory: String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return nil }
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
 }

@@ -88,4 +88,10 @@ import Testing
         #expect(ConfigurationLoader.defaultBoardsDirectories(environment: [:], executablePath: "/usr/local/bin/blesensord")
             == ["/usr/share/blesensor/boards", "/usr/local/share/blesensor/boards"])
     }
+
+    @Test func aRelativeExecutablePathIsTakenFromTheWorkingDirectory() {
+        let directories = ConfigurationLoader.defaultBoardsDirectories(
+            environment: [:], executablePath: ".build/x86_64-unknown-linux-gnu/debug/blesensord", currentDirectory: repositoryRoot)
+        #expect(directories.last == repositoryBoards)
+    }
 }
