@@ -130,54 +130,6 @@ public struct BoardProfile: Sendable, Equatable {
     }
 }
 
-public enum SensorDriver: String, Sendable, Equatable, CaseIterable {
-    case tmp102, mcp9808, bme280, sht31, sht4x, max30102, max30101, max17048, ds18b20
-    case gpioPulse = "gpio-pulse"
-    case cpuTemperature = "cpu-temp"
-
-    /// The 7-bit I2C address the chip answers on by default; nil for non-I2C drivers.
-    public var defaultAddress: UInt8? {
-        switch self {
-        case .tmp102: return TMP102.defaultAddress
-        case .mcp9808: return MCP9808.defaultAddress
-        case .bme280: return BME280.defaultAddress
-        case .sht31: return SHT31.defaultAddress
-        case .sht4x: return SHT4x.defaultAddress
-        case .max30102, .max30101: return MAX3010x.defaultAddress
-        case .max17048: return MAX17048.defaultAddress
-        case .ds18b20, .gpioPulse, .cpuTemperature: return nil
-        }
-    }
-
-    /// The quantities a reading of this driver carries.
-    public var quantities: [Quantity] {
-        switch self {
-        case .tmp102, .mcp9808, .ds18b20, .cpuTemperature: return [.temperature]
-        case .bme280: return [.temperature, .humidity, .pressure]
-        case .sht31, .sht4x: return [.temperature, .humidity]
-        case .max30102, .max30101, .gpioPulse: return [.heartRate]
-        case .max17048: return [.batteryLevel]
-        }
-    }
-}
-
-/// A physical quantity a sensor measures.
-public enum Quantity: String, Sendable, Equatable, Hashable, CaseIterable {
-    case temperature, humidity, pressure
-    case heartRate = "heart-rate"
-    case batteryLevel = "battery-level"
-
-    public var unit: String {
-        switch self {
-        case .temperature: return "°C"
-        case .humidity: return "%RH"
-        case .pressure: return "Pa"
-        case .heartRate: return "bpm"
-        case .batteryLevel: return "%"
-        }
-    }
-}
-
 /// The SIG characteristics a sensor can feed. The service follows from the characteristic.
 public enum PublishedCharacteristic: String, Sendable, Equatable, Hashable, CaseIterable {
     /// Heart Rate 0x180D / 2A37, notified.

@@ -1,3 +1,5 @@
+import Sensors
+
 /// One `sensors[i]` entry: parsed, checked against its driver and resolved against the board.
 /// Cross-sensor checks (unique names, one publisher per characteristic, I2C address clashes) are
 /// made by the loader from the located facts kept here.

@@ -9,8 +9,8 @@ public struct SensorReadCommand: ParsableCommand {
         abstract: "Read a sensor once and print the value with units."
     )
 
-    @Argument(help: "Driver: \(SensorDriverName.allCases.map(\.rawValue).joined(separator: ", ")).")
-    public var driver: SensorDriverName
+    @Argument(help: "Driver: \(SensorDriver.allCases.map(\.rawValue).joined(separator: ", ")).")
+    public var driver: SensorDriver
 
     @Option(help: "I2C bus number N of /dev/i2c-N.")
     public var bus: Int = 1
@@ -81,7 +81,7 @@ public struct SensorReadCommand: ParsableCommand {
                 throw .usage("'\(id)' is not a 1-Wire device id: use the name from /sys/bus/w1/devices, e.g. 28-0316a2795dff")
             }
             return ValidatedArguments()
-        case .cpuTemp:
+        case .cpuTemperature:
             return ValidatedArguments()
         default:
             return ValidatedArguments(address: try parsedAddress())
@@ -105,7 +105,7 @@ public struct SensorReadCommand: ParsableCommand {
         let simulation = simulated ? SimulatedHardware() : nil
         let clock: any SensorClock = simulation?.clock ?? SystemSensorClock()
         switch driver {
-        case .cpuTemp:
+        case .cpuTemperature:
             let zones: ThermalZones
             let tree: SimulatedThermalTree?
             if simulated {
@@ -207,7 +207,7 @@ public struct SensorReadCommand: ParsableCommand {
             var reading = try monitor.reading()
             reading.rrIntervalsMilliseconds = intervals + reading.rrIntervalsMilliseconds
             return Self.format(heartRate: reading, name: driver.rawValue)
-        case .ds18b20, .gpioPulse, .cpuTemp:
+        case .ds18b20, .gpioPulse, .cpuTemperature:
             return ""
         }
     }

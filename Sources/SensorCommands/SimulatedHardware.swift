@@ -6,7 +6,7 @@ struct SimulatedHardware {
     static let busNumber = 1
     let clock = SimulatedSensorClock()
 
-    func i2cBus(_ number: Int, driver: SensorDriverName) throws(SensorError) -> any I2CBus {
+    func i2cBus(_ number: Int, driver: SensorDriver) throws(SensorError) -> any I2CBus {
         guard number == Self.busNumber else { throw .bus(.busMissing(bus: number)) }
         let bus = SimulatedI2CBus(busNumber: number)
         guard let address = driver.defaultAddress else { return bus }
@@ -26,7 +26,7 @@ struct SimulatedHardware {
                 return (value * 0.8, value)
             }, at: address)
         case .max17048: bus.attach(SimulatedMAX17048(cellVolts: 3.92, percent: 81.5), at: address)
-        case .ds18b20, .gpioPulse, .cpuTemp: break
+        case .ds18b20, .gpioPulse, .cpuTemperature: break
         }
         return bus
     }
