@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import Dispatch
+import Foundation
 import Synchronization
 
 /// A dedicated thread that runs one sensor's blocking reads (I2C transfers, datasheet conversion
@@ -16,6 +12,14 @@ final class SensorThread: Sendable {
         var stopping = false
     }
 
+    private enum Next {
+        case run(@Sendable () -> Void)
+        /// Woken by `stop` while jobs remained: they are taken first, each with its own wake-up.
+        case idle
+        case finish
+    }
+
+    /// Shared with the thread, which never holds the `SensorThread` itself.
     private final class Core: Sendable {
         let state = Mutex(State())
         let wake = DispatchSemaphore(value: 0)
@@ -23,15 +27,14 @@ final class SensorThread: Sendable {
         func loop() {
             while true {
                 wake.wait()
-                let next: (@Sendable () -> Void)?? = state.withLock { state in
-                    if state.stopping && state.jobs.isEmpty { return .some(nil) }
-                    return state.jobs.isEmpty ? nil : state.jobs.removeFirst()
+                let next = state.withLock { state -> Next in
+                    if !state.jobs.isEmpty { return .run(state.jobs.removeFirst()) }
+                    return state.stopping ? .finish : .idle
                 }
                 switch next {
-                case .none: continue
-                case .some(.none):
-                    return
-                case let .some(.some(job)): job()
+                case let .run(job): job()
+                case .idle: continue
+                case .finish: return
                 }
             }
         }
@@ -41,20 +44,7 @@ final class SensorThread: Sendable {
 
     init() {
         let core = self.core
-        let box = Unmanaged.passRetained(ThreadBody { core.loop() })
-        var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { raw in
-            let body = Unmanaged<ThreadBody>.fromOpaque(raw!).takeRetainedValue()
-            body.run()
-            return nil
-        }, box.toOpaque())
-        if created == 0 {
-            pthread_detach(thread)
-        } else {
-            // No thread (resource limits): run jobs inline on the caller's queue instead of losing them.
-            box.release()
-            Thread0.fallback(core.loop)
-        }
+        Thread { core.loop() }.start()
     }
 
     /// Queues a job; returns at once.
@@ -75,17 +65,5 @@ final class SensorThread: Sendable {
         }
         guard first else { return }
         core.wake.signal()
-    }
-}
-
-private final class ThreadBody {
-    let run: () -> Void
-    init(_ run: @escaping () -> Void) { self.run = run }
-}
-
-/// When no thread can be created, jobs run on a Dispatch queue: slower to isolate, but no read is lost.
-private enum Thread0 {
-    static func fallback(_ loop: @escaping @Sendable () -> Void) {
-        DispatchQueue(label: "blesensor.sensor-fallback").async(execute: loop)
     }
 }
