@@ -72,7 +72,7 @@ public struct Daemon: Sendable {
             let simulation = configuration.board.simulated ? SimulatedBoard() : nil
             let bridge = SensorBridge(configuration: configuration, sink: manager,
                                       factory: SensorSourceFactory(board: configuration.board, simulation: simulation), logger: logger)
-            let address = addressDescription(addressPolicy, manager: manager)
+            let address = addressDescription(addressPolicy)
             let runtime = DaemonRuntime(configuration: configuration, transport: resolved.specification.description,
                                         address: address, manager: manager, bridge: bridge, clock: SystemClock.shared)
             // The control socket first: if it cannot start, nothing is advertised on behalf of a
@@ -206,7 +206,7 @@ public struct Daemon: Sendable {
         }
     }
 
-    private func addressDescription(_ policy: AddressPolicy, manager: PeripheralManager) -> String {
+    private func addressDescription(_ policy: AddressPolicy) -> String {
         switch policy {
         case let .randomStatic(address): return "\(address) (random static)"
         default: return "public address"

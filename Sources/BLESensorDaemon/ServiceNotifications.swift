@@ -28,11 +28,6 @@ public struct ServiceNotifications: Sendable {
         watchdog = WatchdogSettings.from(environment: environment, processID: getpid())
     }
 
-    /// No service manager: nothing is sent.
-    public static func disabled(logger: Logger) -> ServiceNotifications {
-        ServiceNotifications(environment: [:], logger: logger)
-    }
-
     func ready(status: String) { send([.ready, .status(status)]) }
     func stopping(status: String) { send([.stopping, .status(status)]) }
     func failed(_ reason: String) { send([.status(reason)]) }

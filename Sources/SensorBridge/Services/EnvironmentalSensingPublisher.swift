@@ -50,7 +50,7 @@ final class EnvironmentalSensingPublisher: ServicePublisher {
         for characteristic in published {
             guard let format = Self.format(of: characteristic) else { continue }
             let id = CharacteristicID("environmental-sensing." + characteristic.rawValue)
-            let seconds = UInt32(clamping: max(1, Self.wholeSecondsRoundedUp(intervals[characteristic] ?? .seconds(1))))
+            let seconds = UInt32(clamping: max(1, (intervals[characteristic] ?? .seconds(1)).wholeSecondsRoundedUp))
             let poll = intervals[characteristic] ?? .seconds(1)
             channels[characteristic] = Channel(published: characteristic, id: id, format: format, slack: min(poll / 2, .milliseconds(500)))
             states[id] = ChannelState(trigger: .fixedInterval(seconds: seconds))
@@ -149,11 +149,6 @@ final class EnvironmentalSensingPublisher: ServicePublisher {
             states[channel.id]?.lastNotified = toSend.value
             states[channel.id]?.lastNotifiedAt = now
         }
-    }
-
-    static func wholeSecondsRoundedUp(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return attoseconds > 0 ? seconds + 1 : seconds
     }
 
     /// Whether the trigger condition holds for a new reading (ESS 3.1.2.3). Intervals tolerate

@@ -46,7 +46,7 @@ final class HealthThermometerPublisher: ServicePublisher {
         self.sink = sink
         self.clock = clock
         self.intervalChanged = intervalChanged
-        let seconds = UInt16(clamping: max(Int64(Self.validIntervals.lowerBound), EnvironmentalSensingPublisher.wholeSecondsRoundedUp(interval)))
+        let seconds = UInt16(clamping: max(Int64(Self.validIntervals.lowerBound), interval.wholeSecondsRoundedUp))
         state = Mutex(State(intervalSeconds: min(seconds, Self.validIntervals.upperBound), pollInterval: interval))
         var characteristics = [
             GATTCharacteristic(id: Self.measurement, uuid: BluetoothUUID(0x2A1C), properties: [.indicate], permissions: []),

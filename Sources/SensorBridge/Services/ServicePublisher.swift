@@ -44,3 +44,11 @@ extension PeripheralManager: UpdateSink {
 
     public nonisolated func batching(_ body: () -> Void) { batchingUpdates(body) }
 }
+
+extension Duration {
+    /// Seconds as the services state intervals (2A21, ES Measurement): a part second counts as one.
+    var wholeSecondsRoundedUp: Int64 {
+        let (seconds, attoseconds) = components
+        return attoseconds > 0 ? seconds + 1 : seconds
+    }
+}
