@@ -5,6 +5,9 @@ import Sensors
 /// reference resolved (board defaults applied, sensor names unique, characteristics known).
 /// Produced by `ConfigurationLoader`; consumed by the sensor bridge and the daemon.
 public struct BridgeConfiguration: Sendable, Equatable {
+    /// The GAP Device Name holds at most 248 bytes of UTF-8.
+    public static let deviceNameBytes = 1...248
+
     public var board: BoardProfile
     /// `auto`, `virtual`, `tcp:HOST:PORT`, `hci:N` or `uart:PATH?...`; the board's when not set.
     public var transport: String
@@ -40,6 +43,10 @@ public enum AddressSetting: Sendable, Equatable {
 }
 
 public struct AdvertisingSettings: Sendable, Equatable {
+    /// What the Core spec allows for legacy advertising, and what the controllers take.
+    public static let intervalRange = Duration.milliseconds(20) ... Duration.milliseconds(10_240)
+    public static let maxCentralsRange = 1...8
+
     /// 20 ms … 10.24 s.
     public var interval: Duration
     /// Service UUIDs placed in the advertising data; defaults to the services the sensors publish.

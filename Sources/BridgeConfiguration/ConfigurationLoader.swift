@@ -53,7 +53,7 @@ public enum ConfigurationLoader {
             applyOverrides(overrides, to: &board!, problems: &problems)
         }
         let transport = map["transport"].map { BoardLoader.transport($0, path: "transport", problems: &problems) } ?? board?.transport
-        let deviceName = map["device-name"].map { utf8Text($0, path: "device-name", bytes: 1...248, problems: &problems) } ?? "blesensor"
+        let deviceName = map["device-name"].map { utf8Text($0, path: "device-name", bytes: BridgeConfiguration.deviceNameBytes, problems: &problems) } ?? "blesensor"
         let address = map["address"].map { addressSetting($0, problems: &problems) } ?? .persistentRandom
 
         let sensors = sensorList(map, board: board, problems: &problems)

@@ -3,7 +3,6 @@ import BLECore
 /// The smaller top-level sections: advertising, device-information, paths and the reserved security.
 extension ConfigurationLoader {
     static let defaultAdvertisingInterval = Duration.milliseconds(100)
-    static let advertisingIntervalRange = Duration.milliseconds(20) ... Duration.milliseconds(10_240)
 
     /// Services default to those of the published characteristics, in sensor order; Battery and
     /// Device Information are found after connecting and would only crowd the 31-byte payload.
@@ -19,7 +18,7 @@ extension ConfigurationLoader {
         var valid = true
         if let item = map["interval"] {
             if let interval = item.duration(path: map.path("interval"), problems: &problems) {
-                if advertisingIntervalRange.contains(interval) {
+                if AdvertisingSettings.intervalRange.contains(interval) {
                     settings.interval = interval
                 } else {
                     problems.add(map.path("interval"), item, "\(formatDuration(interval)) is out of range 20ms…10.24s")
@@ -37,7 +36,7 @@ extension ConfigurationLoader {
             }
         }
         if let item = map["max-centrals"] {
-            if let count = item.integer(path: map.path("max-centrals"), in: 1...8, expected: "a number of centrals 1…8", problems: &problems) {
+            if let count = item.integer(path: map.path("max-centrals"), in: AdvertisingSettings.maxCentralsRange, expected: "a number of centrals 1…8", problems: &problems) {
                 settings.maxCentrals = count
             } else {
                 valid = false

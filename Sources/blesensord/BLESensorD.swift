@@ -60,9 +60,13 @@ struct BLESensorD: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
-        if let maxConnections, !(1...8).contains(maxConnections) { throw ValidationError("--max-connections must be between 1 and 8") }
-        if let advertisingIntervalMs, !(20...10_240).contains(advertisingIntervalMs) {
-            throw ValidationError("--advertising-interval-ms must be between 20 and 10240")
+        let centrals = AdvertisingSettings.maxCentralsRange
+        if let maxConnections, !centrals.contains(maxConnections) {
+            throw ValidationError("--max-connections must be between \(centrals.lowerBound) and \(centrals.upperBound)")
+        }
+        let interval = AdvertisingSettings.intervalRange
+        if let advertisingIntervalMs, !interval.contains(.milliseconds(advertisingIntervalMs)) {
+            throw ValidationError("--advertising-interval-ms must be between \(interval.lowerBound.wholeMilliseconds) and \(interval.upperBound.wholeMilliseconds)")
         }
         for text in serviceUUIDs where BluetoothUUID(text) == nil {
             throw ValidationError("--service-uuid '\(text)' is not a UUID: use 4 or 8 hex digits (180D) or the 36-character form")
@@ -70,8 +74,9 @@ struct BLESensorD: AsyncParsableCommand {
         if let address, case let .failure(error) = DaemonConfiguration.parseAddressMode(address) {
             throw ValidationError(error.description)
         }
-        if let name, name.utf8.isEmpty || name.utf8.count > 248 {
-            throw ValidationError("--name must be 1 to 248 bytes of UTF-8 (the GAP Device Name limit)")
+        let nameBytes = BridgeConfiguration.deviceNameBytes
+        if let name, !nameBytes.contains(name.utf8.count) {
+            throw ValidationError("--name must be \(nameBytes.lowerBound) to \(nameBytes.upperBound) bytes of UTF-8 (the GAP Device Name limit)")
         }
         if config != nil, board != nil {
             throw ValidationError("--board applies without a configuration file; set `board:` in \(config ?? "the file") instead")
