@@ -26,17 +26,6 @@ public enum DaemonConfiguration {
 
     /// Parses `--address`: `random`, `public` or an explicit random static address.
     public static func parseAddressMode(_ text: String) -> Result<AddressMode, DaemonError> {
-        switch text.lowercased() {
-        case "random": return .success(.persistentRandom)
-        case "public": return .success(.publicAddress)
-        default:
-            guard let address = BluetoothAddress(text) else {
-                return .failure(.invalidOption("--address", "'\(text)' is not 'random', 'public' or an address like C0:11:22:33:44:55"))
-            }
-            guard address.isValidRandomStatic else {
-                return .failure(.invalidOption("--address", "\(address) is not a random static address: its two most significant bits must be 1 (C0…FF in the first byte)"))
-            }
-            return .success(.fixedRandom(address))
-        }
+        AddressSetting.parse(text).mapError { .invalidOption("--address", $0.description) }
     }
 }

@@ -40,6 +40,33 @@ public enum AddressSetting: Sendable, Equatable {
     case persistentRandom
     case publicAddress
     case fixedRandom(BluetoothAddress)
+
+    /// Why a text is not an address setting, in words for the user.
+    public enum ParseError: Error, Equatable, Sendable, CustomStringConvertible {
+        case notAnAddress(String)
+        case notRandomStatic(BluetoothAddress)
+
+        public var description: String {
+            switch self {
+            case let .notAnAddress(text):
+                return "'\(abbreviated(text))' is not 'random', 'public' or an address like C0:11:22:33:44:55"
+            case let .notRandomStatic(address):
+                return "\(address) is not a random static address: its two most significant bits must be 1 (C0…FF in the first byte)"
+            }
+        }
+    }
+
+    /// `random`, `public` or a random static address: `address:` in the file and `blesensord --address`.
+    public static func parse(_ text: String) -> Result<AddressSetting, ParseError> {
+        switch text.lowercased() {
+        case "random": return .success(.persistentRandom)
+        case "public": return .success(.publicAddress)
+        default:
+            guard let address = BluetoothAddress(text) else { return .failure(.notAnAddress(text)) }
+            guard address.isValidRandomStatic else { return .failure(.notRandomStatic(address)) }
+            return .success(.fixedRandom(address))
+        }
+    }
 }
 
 public struct AdvertisingSettings: Sendable, Equatable {

@@ -126,22 +126,14 @@ public enum ConfigurationLoader {
         return text
     }
 
-    /// `random`, `public` or a random static address; the same checks and words as `blesensord --address`.
+    /// `random`, `public` or a random static address, as `blesensord --address` takes it.
     private static func addressSetting(_ value: YAMLValue, problems: inout ProblemList) -> AddressSetting? {
         guard let text = value.text(path: "address", expected: "random, public or an address like C0:11:22:33:44:55", problems: &problems) else { return nil }
-        switch text.lowercased() {
-        case "random": return .persistentRandom
-        case "public": return .publicAddress
-        default:
-            guard let address = BluetoothAddress(text) else {
-                problems.add("address", value, "'\(abbreviated(text))' is not 'random', 'public' or an address like C0:11:22:33:44:55")
-                return nil
-            }
-            guard address.isValidRandomStatic else {
-                problems.add("address", value, "\(address) is not a random static address: its two most significant bits must be 1 (C0…FF in the first byte)")
-                return nil
-            }
-            return .fixedRandom(address)
+        switch AddressSetting.parse(text) {
+        case let .success(setting): return setting
+        case let .failure(error):
+            problems.add("address", value, error.description)
+            return nil
         }
     }
 
