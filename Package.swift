@@ -57,6 +57,9 @@ let package = Package(
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
         .target(name: "GATTNotify", dependencies: ["BLECore", "HCI"]),
+        // LE security state that outlives a connection: bonds, our identity, per-client GATT state and
+        // store-and-forward measurements, behind the BondStore protocol (with an in-memory store for tests).
+        .target(name: "Bonding", dependencies: ["BLECore"]),
         .target(name: "GATTServer", dependencies: [
             "BLECore", "HCI", "ATT", "GATT",
             .product(name: "Logging", package: "swift-log"),
