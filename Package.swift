@@ -3,6 +3,8 @@ import PackageDescription
 
 // Layers depend downwards only, mirroring the Bluetooth Core spec:
 // BLECore → HCI → HCITransports, VirtualController, L2CAP, GAP; ATT → GATT → GATTServer, GATTNotify;
+// BLECore → SecurityToolbox (the Security Manager's crypto: AES-CMAC, e, c1, s1, ah, f4–f6, g2, h6, h7,
+// P-256; the only target that links swift-crypto) → GATT and the Security Manager;
 // the Peripheral facade joins them; daemon and CLI on top.
 // SIGProfiles (characteristic value codecs) and Sensors stand beside the stack; the daemon joins them.
 let package = Package(
@@ -50,12 +52,14 @@ let package = Package(
         ]),
         .target(name: "SIGProfiles", dependencies: ["BLECore"]),
         .target(name: "ATT", dependencies: ["BLECore"]),
-        // GATT server database; AES-CMAC for the Database Hash lives in CryptoExtras, not Crypto.
-        .target(name: "GATT", dependencies: [
+        // AES-CMAC and AES.permute (the spec's e) live in CryptoExtras, P-256 in Crypto.
+        .target(name: "SecurityToolbox", dependencies: [
             "BLECore",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
+        // GATT server database; its Database Hash is an AES-CMAC from SecurityToolbox.
+        .target(name: "GATT", dependencies: ["BLECore", "SecurityToolbox"]),
         .target(name: "GATTNotify", dependencies: ["BLECore", "HCI"]),
         // LE security state that outlives a connection: bonds, our identity, per-client GATT state and
         // store-and-forward measurements, behind the BondStore protocol (with an in-memory store for tests).
@@ -147,6 +151,7 @@ let package = Package(
         .testTarget(name: "GATTNotifyTests", dependencies: ["BLECore", "GATTNotify", "HCI"]),
         .testTarget(name: "SIGProfilesTests", dependencies: ["BLECore", "SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "GATTTests", dependencies: ["BLECore", "GATT"]),
+        .testTarget(name: "SecurityToolboxTests", dependencies: ["BLECore", "SecurityToolbox"]),
         .testTarget(name: "GATTServerTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer"]),
         .testTarget(name: "PeripheralTests", dependencies: [
             "BLECore", "HCI", "L2CAP", "GAP", "ATT", "GATT", "GATTNotify", "Peripheral", "VirtualController", "TestSupport",

@@ -1,4 +1,5 @@
 import BLECore
+import SecurityToolbox
 
 /// The Database Hash (Core v5.4 Vol 3 Part G 7.3.1): AES-CMAC with an all-zero key over, in ascending
 /// handle order,

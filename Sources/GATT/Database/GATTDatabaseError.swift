@@ -1,4 +1,5 @@
 import BLECore
+import SecurityToolbox
 
 /// Why a service or database was refused. Each message says what is wrong and how to fix it.
 public enum GATTDatabaseError: Error, Equatable, Sendable, CustomStringConvertible {

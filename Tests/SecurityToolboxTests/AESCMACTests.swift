@@ -1,11 +1,11 @@
 import BLECore
+import SecurityToolbox
 import Testing
-@testable import GATT
 
 /// RFC 4493 section 4 test vectors (AES-128 key 2b7e1516 28aed2a6 abf71588 09cf4f3c).
 @Suite struct AESCMACTests {
-    static let key = Fixtures.hex("2b7e151628aed2a6abf7158809cf4f3c")
-    static let message64 = Fixtures.hex("""
+    static let key = SampleData.hex("2b7e151628aed2a6abf7158809cf4f3c")
+    static let message64 = SampleData.hex("""
         6bc1bee22e409f96e93d7e117393172a ae2d8a571e03ac9c9eb76fac45af8e51
         30c81c46a35ce411e5fbc1191a0a52ef f69f2445df4f9b17ad2b417be66c3710
         """)
