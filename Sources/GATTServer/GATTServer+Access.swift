@@ -33,8 +33,11 @@ extension GATTServer {
         guard needsAuthentication || permissions.contains(encryption) else { return nil }
         // The security the link had when this PDU arrived (in order with Encryption Change).
         let security = context.security
+        // Phones start pairing on Insufficient Authentication and re-encrypt with their keys on
+        // Insufficient Encryption, so an unencrypted link gets the one that helps: a central without a
+        // bond must pair, a bonded one only has to encrypt (Core Vol 3 Part C 10.3.1, Part G 8.1).
+        if !security.isEncrypted { return context.link.isBonded ? .insufficientEncryption : .insufficientAuthentication }
         if needsAuthentication, !security.isAuthenticated { return .insufficientAuthentication }
-        if !security.isEncrypted { return .insufficientEncryption }
         if security.keySize < Self.requiredKeySize { return .encryptionKeySizeTooShort }
         return nil
     }

@@ -87,7 +87,7 @@ import Testing
     @Test func readByTypeAnswersTheErrorOfTheFirstAttributeOnly() async throws {
         let harness = try Harness()
         #expect(await harness.exchange("08 0100 ffff 372a") == h("01 08 1200 02"))
-        #expect(await harness.exchange("08 0100 ffff " + le(TestDatabase.secureUUID)) == h("01 08 2000 0f"))
+        #expect(await harness.exchange("08 0100 ffff " + le(TestDatabase.secureUUID)) == h("01 08 2000 05"))
         harness.delegate.state.withLock { $0.readError = ATTErrorCode(0x80) }
         #expect(await harness.exchange("08 0100 ffff " + le(TestDatabase.setpointUUID)) == h("01 08 1a00 80"))
         #expect(await harness.exchange("08 0100 ffff 9999") == h("01 08 0100 0a"))

@@ -99,6 +99,10 @@ import Testing
     @Test func securityIsCheckedInOrder() async throws {
         let harness = try Harness()
         harness.delegate.setValue([0x5A], for: TestDatabase.secure)
+        // Unencrypted: a central without a bond must pair (Insufficient Authentication), a bonded
+        // one only has to encrypt with its keys (Insufficient Encryption).
+        #expect(await harness.exchange("0a 2000") == h("01 0a 2000 05"))
+        harness.link(1).setBonded(true)
         #expect(await harness.exchange("0a 2000") == h("01 0a 2000 0f"))
         harness.encrypt(1, keySize: 7)
         #expect(await harness.exchange("0a 2000") == h("01 0a 2000 0c"))
@@ -111,7 +115,7 @@ import Testing
         harness.encrypt(1, keySize: 16, authenticated: true)
         #expect(await harness.exchange("12 2000 01") == "13")
         // The other connection is still unencrypted.
-        #expect(await harness.exchange("0a 2000", on: 2) == h("01 0a 2000 0f"))
+        #expect(await harness.exchange("0a 2000", on: 2) == h("01 0a 2000 05"))
         #expect(await harness.exchange("12 2000 01", on: 2) == h("01 12 2000 05"))
     }
 
@@ -125,7 +129,7 @@ import Testing
         // The first failing handle in request order is answered.
         #expect(await harness.exchange("0e 1500 9900 1200") == h("01 0e 9900 01"))
         #expect(await harness.exchange("0e 1500 1200 9900") == h("01 0e 1200 02"))
-        #expect(await harness.exchange("0e 2000 1500") == h("01 0e 2000 0f"))
+        #expect(await harness.exchange("0e 2000 1500") == h("01 0e 2000 05"))
     }
 
     @Test func readMultipleVariable() async throws {

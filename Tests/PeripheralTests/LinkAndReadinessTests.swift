@@ -27,7 +27,7 @@ extension PeripheralEvent {
 
         // Link A: encrypted with the test LTK, subscribed, with values queued behind withheld credits.
         let a = try await fixture.connect(1)
-        #expect(await a.request(.readRequest(handle: secret)) == .errorResponse(requestOpcode: .readRequest, handle: secret, error: .insufficientEncryption))
+        #expect(await a.request(.readRequest(handle: secret)) == .errorResponse(requestOpcode: .readRequest, handle: secret, error: .insufficientAuthentication))
         #expect(await a.link.startEncryption(ltk: Self.testLTK, random: 0, ediv: 0) == .encrypted(keySize: 16))
         #expect(await a.request(.readRequest(handle: secret)) == .readResponse(value: [0x5E]))
         let first = try #require(fixture.central(of: a))
@@ -45,7 +45,7 @@ extension PeripheralEvent {
         let second = try #require(fixture.central(of: b))
         #expect(second.link.id != first.link.id)
         #expect(second.link.security == .none)
-        #expect(await b.request(.readRequest(handle: secret)) == .errorResponse(requestOpcode: .readRequest, handle: secret, error: .insufficientEncryption))
+        #expect(await b.request(.readRequest(handle: secret)) == .errorResponse(requestOpcode: .readRequest, handle: secret, error: .insufficientAuthentication))
         // Credits return: whatever was queued for A is gone, not sent on B.
         fixture.controller.completeAllPackets()
         await fixture.roundTrip(b)

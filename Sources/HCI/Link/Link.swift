@@ -69,6 +69,8 @@ public final class Link: Sendable, Hashable, CustomStringConvertible {
         var dataLength = DataLength()
         var attMTU = 23
         var security = LinkSecurity.none
+        /// The peer has a bond with us (recognised at connection, or it just bonded).
+        var bonded = false
         /// The key we supplied (or asked for) that the next Encryption Change of this link applies.
         var pendingKey: EncryptionKeyProperties?
         var remoteVersion: HCIReadRemoteVersionCompleteEvent?
@@ -102,12 +104,16 @@ public final class Link: Sendable, Hashable, CustomStringConvertible {
     /// The ATT MTU (23 until an Exchange MTU completes).
     public var mtu: Int { state.withLock { $0.attMTU } }
     public var security: LinkSecurity { state.withLock { $0.security } }
+    /// Whether the peer is bonded: its missing encryption is then Insufficient Encryption, not
+    /// Insufficient Authentication (it has keys and only needs to use them).
+    public var isBonded: Bool { state.withLock { $0.bonded } }
     public var remoteVersion: HCIReadRemoteVersionCompleteEvent? { state.withLock { $0.remoteVersion } }
 
     // MARK: Updates (by the layer that owns each fact)
 
     public func setIdentity(_ address: DeviceAddress) { state.withLock { $0.identity = address } }
     public func setMTU(_ mtu: Int) { state.withLock { $0.attMTU = mtu } }
+    public func setBonded(_ bonded: Bool) { state.withLock { $0.bonded = bonded } }
 
     func update(_ body: (inout State) -> Void) { state.withLock { body(&$0) } }
 
