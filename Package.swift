@@ -64,6 +64,12 @@ let package = Package(
         // LE security state that outlives a connection: bonds, our identity, per-client GATT state and
         // store-and-forward measurements, behind the BondStore protocol (with an in-memory store for tests).
         .target(name: "Bonding", dependencies: ["BLECore"]),
+        // The Security Manager, peripheral role: pairing (legacy and LE Secure Connections), LTK
+        // requests from the bonds, private-address resolution, bonds through a BondStore.
+        .target(name: "SMP", dependencies: [
+            "BLECore", "HCI", "SecurityToolbox", "Bonding",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "GATTServer", dependencies: [
             "BLECore", "HCI", "ATT", "GATT",
             .product(name: "Logging", package: "swift-log"),
@@ -84,7 +90,7 @@ let package = Package(
         ]),
         // The CoreBluetooth-shaped peripheral facade over GAP, L2CAP, the GATT server and the notification engine.
         .target(name: "Peripheral", dependencies: [
-            "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTNotify",
+            "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTNotify", "SMP", "Bonding",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The daemon's configuration file (YAML, with the line of every value) and board profiles.
@@ -152,6 +158,7 @@ let package = Package(
         .testTarget(name: "SIGProfilesTests", dependencies: ["BLECore", "SIGProfiles", "ProfileCommands"]),
         .testTarget(name: "GATTTests", dependencies: ["BLECore", "GATT"]),
         .testTarget(name: "SecurityToolboxTests", dependencies: ["BLECore", "SecurityToolbox"]),
+        .testTarget(name: "SMPTests", dependencies: ["BLECore", "HCI", "SecurityToolbox", "Bonding", "SMP", "TestSupport"]),
         .testTarget(name: "GATTServerTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer"]),
         .testTarget(name: "PeripheralTests", dependencies: [
             "BLECore", "HCI", "L2CAP", "GAP", "ATT", "GATT", "GATTNotify", "Peripheral", "VirtualController", "TestSupport",

@@ -1,0 +1,40 @@
+import BLECore
+import Bonding
+import HCI
+
+/// What a pairing session asks the security manager to do, in order.
+enum PairingAction: Sendable, Equatable {
+    case send(SMPCommand)
+    /// Ask the agent whether this pairing may go on (`PairingSession.approve` answers).
+    case askApproval(PairingFeatures)
+    case display(passkey: UInt32)
+    /// Ask the agent for a typed passkey (`PairingSession.passkeyEntered` answers).
+    case askPasskey
+    /// Ask the agent to compare (`PairingSession.comparisonConfirmed` answers).
+    case askComparison(UInt32)
+    /// Pairing failed; `sent` when we told the peer (Pairing Failed), not when it told us.
+    case failed(PairingFailureReason, sent: Bool, detail: String)
+    case completed(PairingResult)
+}
+
+/// What a completed pairing produced.
+public struct PairingResult: Sendable, Equatable {
+    public var method: PairingMethod
+    public var secureConnections: Bool
+    public var keySize: Int
+    /// Both sides asked for bonding: the keys are to be stored.
+    public var bonding: Bool
+    /// The key the central encrypts this link with from now on: the LTK of LE Secure Connections, or
+    /// the legacy LTK we distributed (nil in legacy pairing without our LTK: the link cannot re-encrypt).
+    public var ltk: LongTermKeyRecord?
+    public var peerLTK: LongTermKeyRecord?
+    public var peerIRK: Key128?
+    /// The identity address the peer distributed; nil without one (its connection address is its identity).
+    public var peerIdentity: DeviceAddress?
+    public var peerCSRK: Key128?
+    public var localCSRK: Key128?
+
+    public var properties: EncryptionKeyProperties {
+        EncryptionKeyProperties(keySize: keySize, authenticated: method.isAuthenticated, secureConnections: secureConnections)
+    }
+}

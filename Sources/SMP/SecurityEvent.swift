@@ -1,0 +1,16 @@
+import BLECore
+import Bonding
+import HCI
+
+/// What the security manager reports to the application.
+public enum SecurityEvent: Sendable {
+    case pairingStarted(Link, PairingMethod)
+    /// Pairing completed; `bonded` when its keys were stored.
+    case paired(Link, PairingResult, bonded: Bool)
+    case pairingFailed(Link, PairingFailureReason, detail: String)
+    /// A bonded peer connected (recognised by its address or, behind a private address, by its IRK).
+    case bondedPeerConnected(Link, identity: DeviceAddress)
+    /// Keys could not be stored: the pairing worked for this connection only.
+    case bondNotStored(Link, BondStoreError)
+    case bondRemoved(DeviceAddress)
+}

@@ -1,0 +1,476 @@
+import BLECore
+import Bonding
+import Foundation
+import HCI
+import Logging
+import SecurityToolbox
+import Synchronization
+
+/// The Security Manager of the peripheral role (Core Vol 3 Part H): pairs centrals, answers their
+/// encryption requests from the bonds, recognises bonded centrals behind private addresses, and
+/// keeps bonds in a `BondStore`.
+///
+/// State per link is keyed by `LinkID` (never reused) and dropped when the link closes. Bonds are
+/// cached in memory, so an LTK request is answered without touching the disk; writes go through
+/// to the store off the caller's context.
+///
+/// Calling context: `receive`, `linkOpened`, `linkClosed`, `encryptionChanged` and `longTermKey` are
+/// synchronous, never block, and may be called from any thread (the host's inbound context in practice).
+public final class SecurityManager: Sendable {
+    public typealias Send = @Sendable (_ link: Link, _ pdu: [UInt8]) -> Void
+
+    struct SessionEntry {
+        var serial: UInt64
+        var session: PairingSession
+        var timer: TimerHandle?
+    }
+
+    struct Attempts {
+        var failures: Int
+        var blockedUntil: MonotonicInstant
+    }
+
+    struct State {
+        var identity: LocalIdentity?
+        var bonds: [DeviceAddress: Bond] = [:]
+        var sessions: [LinkID: SessionEntry] = [:]
+        /// Links whose SMP timed out: no more SMP on them (3.4).
+        var deadLinks: Set<LinkID> = []
+        var openLinks: [LinkID: Link] = [:]
+        var attempts: [DeviceAddress: Attempts] = [:]
+        var nextSerial: UInt64 = 1
+    }
+
+    public let configuration: Configuration
+    public let events: AsyncStream<SecurityEvent>
+    private let eventSink: AsyncStream<SecurityEvent>.Continuation
+    private let state = Mutex(State())
+    private let store: any BondStore
+    private let agent: any PairingAgent
+    private let clock: any HostClock
+    private let send: Send
+    private let localAddress: @Sendable (Link) -> DeviceAddress
+    private let logger: Logger
+    private let randomBytes: @Sendable (Int) -> [UInt8]
+    private let makeKeyPair: @Sendable () -> SecureConnectionsKeyPair
+    private let now: @Sendable () -> Date
+
+    public init(configuration: Configuration, store: any BondStore, agent: any PairingAgent = AutomaticPairingAgent(),
+                clock: any HostClock = SystemClock.shared, localAddress: @escaping @Sendable (Link) -> DeviceAddress,
+                send: @escaping Send, logger: Logger = Logger(label: "blesensor.smp"),
+                randomBytes: @escaping @Sendable (Int) -> [UInt8] = SecureRandom.bytes,
+                makeKeyPair: @escaping @Sendable () -> SecureConnectionsKeyPair = { SecureConnectionsKeyPair() },
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.configuration = configuration
+        self.store = store
+        self.agent = agent
+        self.clock = clock
+        self.localAddress = localAddress
+        self.send = send
+        self.logger = logger
+        self.randomBytes = randomBytes
+        self.makeKeyPair = makeKeyPair
+        self.now = now
+        (events, eventSink) = AsyncStream.makeStream(of: SecurityEvent.self)
+    }
+
+    /// Loads our identity (creating it the first time) and the bonds.
+    @discardableResult
+    public func start() async throws(BondStoreError) -> LocalIdentity {
+        let random = randomBytes
+        let identity = try await store.localIdentity {
+            LocalIdentity(irk: Key128(random(16))!, address: Self.staticRandomAddress(random(6)), csrk: Key128(random(16))!)
+        }
+        let bonds = try await store.bonds()
+        state.withLock { state in
+            state.identity = identity
+            state.bonds = Dictionary(bonds.map { ($0.identity, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+        logger.info("security: \(bonds.count) bond(s) loaded; identity address \(identity.address)")
+        return identity
+    }
+
+    /// A random static address: the two most significant bits set, the rest neither all 0 nor all 1.
+    static func staticRandomAddress(_ random: [UInt8]) -> BluetoothAddress {
+        var bytes = random.count == 6 ? random : [UInt8](repeating: 0x5A, count: 6)
+        bytes[5] |= 0xC0
+        if bytes[0..<5].allSatisfy({ $0 == 0xFF }) && bytes[5] == 0xFF { bytes[0] = 0xFE }
+        if bytes[0..<5].allSatisfy({ $0 == 0 }) && bytes[5] == 0xC0 { bytes[0] = 0x01 }
+        return BluetoothAddress(littleEndian: bytes)
+    }
+
+    public var localIdentity: LocalIdentity? { state.withLock { $0.identity } }
+    public var bonds: [Bond] { state.withLock { Array($0.bonds.values) }.sorted { $0.lastSeen > $1.lastSeen } }
+
+    public func bond(for identity: DeviceAddress) -> Bond? { state.withLock { $0.bonds[Self.key(identity)] } }
+
+    /// Bonds are keyed by identity address with the type reduced to public/random.
+    static func key(_ address: DeviceAddress) -> DeviceAddress { address.bondIdentity }
+
+    // MARK: Links
+
+    /// Recognises a bonded central (directly or through its IRK) and sends a Security Request when configured.
+    public func linkOpened(_ link: Link) {
+        let bond = state.withLock { state -> Bond? in
+            state.openLinks[link.id] = link
+            if let bond = state.bonds[Self.key(link.peer)] { return bond }
+            guard ResolvablePrivateAddress.isResolvable(link.peer) else { return nil }
+            return state.bonds.values.first { bond in
+                bond.peerIRK.map { ResolvablePrivateAddress.resolves(link.peer, irk: $0.bytes) } ?? false
+            }
+        }
+        if let bond {
+            link.setIdentity(bond.identity)
+            link.setBonded(true)
+            logger.info("\(link.id): bonded central \(bond.identity)\(link.peer == bond.identity ? "" : " behind \(link.peer)")")
+            eventSink.yield(.bondedPeerConnected(link, identity: bond.identity))
+            let store = store, seen = now()
+            Task { try? await store.touch(bond.identity, at: seen) }
+        }
+        if configuration.sendSecurityRequest {
+            transmit(.securityRequest(configuration.policy.authentication), on: link)
+        }
+    }
+
+    public func linkClosed(_ link: Link) {
+        let entry = state.withLock { state -> SessionEntry? in
+            state.openLinks[link.id] = nil
+            state.deadLinks.remove(link.id)
+            return state.sessions.removeValue(forKey: link.id)
+        }
+        entry?.timer?.cancel()
+        if let entry, !entry.session.isFinished {
+            eventSink.yield(.pairingFailed(link, .unspecifiedReason, detail: "the link closed during pairing"))
+        }
+    }
+
+    // MARK: SMP PDUs
+
+    public func receive(_ pdu: [UInt8], on link: Link) {
+        guard !state.withLock({ $0.deadLinks.contains(link.id) }) else {
+            logger.debug("\(link.id): SMP after its timeout; dropped")
+            return
+        }
+        let command: SMPCommand
+        do throws(SMPDecodingError) {
+            command = try SMPCommand(decoding: pdu)
+        } catch {
+            logger.warning("\(link.id): \(error)")
+            failSession(on: link, reason: error.failureReason, detail: error.description)
+            return
+        }
+        switch command {
+        case let .pairingRequest(features):
+            pairingRequest(features, pdu: pdu, on: link)
+        case .pairingResponse, .securityRequest:
+            // Only an initiator receives these; as the peripheral we are the responder.
+            failSession(on: link, reason: .commandNotSupported, detail: "\(command.opcode) is for a central")
+        default:
+            step(on: link) { $0.receive(command) }
+        }
+    }
+
+    private func pairingRequest(_ features: PairingFeatures, pdu: [UInt8], on link: Link) {
+        guard let identity = state.withLock({ $0.identity }) else {
+            transmit(.pairingFailed(.unspecifiedReason), on: link)
+            logger.error("\(link.id): pairing refused: the security manager has not started")
+            return
+        }
+        let peer = Self.key(link.identity)
+        let blocked = state.withLock { state -> Bool in
+            guard let attempts = state.attempts[peer] else { return false }
+            return clock.now < attempts.blockedUntil
+        }
+        if blocked {
+            logger.warning("\(link.id): pairing refused: repeated attempts from \(peer); waiting")
+            transmit(.pairingFailed(.repeatedAttempts), on: link)
+            return
+        }
+        let context = PairingContext(initiatorAddress: link.peer, responderAddress: localAddress(link),
+                                     policy: configuration.policy, identity: identity, randomBytes: randomBytes,
+                                     makeKeyPair: makeKeyPair)
+        var session = PairingSession(request: features, pdu: pdu, context: context)
+        let actions = session.start()
+        let (serial, replaced) = state.withLock { state -> (UInt64, SessionEntry?) in
+            let serial = state.nextSerial
+            state.nextSerial += 1
+            let old = state.sessions.removeValue(forKey: link.id)
+            state.sessions[link.id] = SessionEntry(serial: serial, session: session, timer: nil)
+            return (serial, old)
+        }
+        replaced?.timer?.cancel()
+        if let replaced, !replaced.session.isFinished {
+            logger.info("\(link.id): a new Pairing Request restarts pairing")
+        }
+        logger.info("\(link.id): Pairing Request from \(link.peer): \(features.ioCapability), \(features.authentication), key size ≤\(features.maxKeySize)")
+        armTimer(on: link, serial: serial)
+        perform(actions, on: link, serial: serial)
+    }
+
+    /// Runs one input on the link's session and carries out what it says.
+    private func step(on link: Link, serial expected: UInt64? = nil, _ input: (inout PairingSession) -> [PairingAction]) {
+        let outcome = state.withLock { state -> (UInt64, [PairingAction])? in
+            guard var entry = state.sessions[link.id], expected == nil || entry.serial == expected else { return nil }
+            let actions = input(&entry.session)
+            state.sessions[link.id] = entry
+            return (entry.serial, actions)
+        }
+        guard let (serial, actions) = outcome else {
+            if expected == nil {
+                // A pairing command with no pairing in progress (3.5: only a Pairing Request starts one).
+                logger.warning("\(link.id): SMP command without a pairing in progress")
+                transmit(.pairingFailed(.unspecifiedReason), on: link)
+            }
+            return
+        }
+        if !actions.isEmpty { armTimer(on: link, serial: serial) }
+        perform(actions, on: link, serial: serial)
+    }
+
+    private func perform(_ actions: [PairingAction], on link: Link, serial: UInt64) {
+        for action in actions {
+            switch action {
+            case let .send(command):
+                transmit(command, on: link)
+            case let .askApproval(request):
+                approve(request, on: link, serial: serial)
+            case let .display(passkey):
+                logger.info("\(link.id): passkey for this pairing: \(String(format: "%06u", passkey))")
+                let agent = agent
+                Task { await agent.display(passkey: passkey, on: link) }
+            case .askPasskey:
+                let agent = agent
+                Task { [weak self] in
+                    let value = await agent.enterPasskey(on: link)
+                    self?.step(on: link, serial: serial) { $0.passkeyEntered(value) }
+                }
+            case let .askComparison(value):
+                logger.info("\(link.id): numeric comparison: \(String(format: "%06u", value))")
+                let agent = agent
+                Task { [weak self] in
+                    let matches = await agent.confirm(numericComparison: value, on: link)
+                    self?.step(on: link, serial: serial) { $0.comparisonAnswered(matches) }
+                }
+            case let .failed(reason, sent, detail):
+                pairingFailed(on: link, serial: serial, reason: reason, sent: sent, detail: detail)
+            case let .completed(result):
+                completed(result, on: link, serial: serial)
+            }
+        }
+    }
+
+    /// Policy checks that need the bonds, then the agent's say.
+    private func approve(_ request: PairingFeatures, on link: Link, serial: UInt64) {
+        let session = state.withLock { $0.sessions[link.id]?.session }
+        guard let session else { return }
+        let peer = Self.key(link.identity)
+        let (existing, count) = state.withLock { ($0.bonds[peer], $0.bonds.count) }
+        let weaker: Bool = {
+            guard let existing else { return false }
+            let new = EncryptionKeyProperties(keySize: session.keySize, authenticated: session.method.isAuthenticated,
+                                              secureConnections: session.secureConnections)
+            let old = EncryptionKeyProperties(keySize: existing.ltk.keySize, authenticated: existing.ltk.authenticated,
+                                              secureConnections: existing.ltk.secureConnections)
+            return new.level < old.level || (new.level == old.level && new.keySize < old.keySize)
+        }()
+        if weaker {
+            guard configuration.allowWeakerRepairing else {
+                step(on: link, serial: serial) {
+                    $0.approve(.refuse(.authenticationRequirements, because: "\(peer) already has a stronger bond and weaker re-pairing is off"))
+                }
+                return
+            }
+            logger.warning("\(link.id): \(peer) re-pairs with \(session.method), weaker than its bond; allowed by policy")
+        }
+        if existing == nil, let maximum = configuration.maximumBonds, count >= maximum, configuration.bondLimitPolicy == .refuseNew,
+           session.response.authentication.contains(.bonding) {
+            step(on: link, serial: serial) {
+                $0.approve(.refuse(.unspecifiedReason, because: "the bond store is full (\(maximum)); remove a bond first"))
+            }
+            return
+        }
+        eventSink.yield(.pairingStarted(link, session.method))
+        let agent = agent
+        Task { [weak self] in
+            let decision = await agent.mayPair(link, request: request)
+            self?.step(on: link, serial: serial) { $0.approve(decision) }
+        }
+    }
+
+    private func transmit(_ command: SMPCommand, on link: Link) {
+        send(link, command.encoded)
+    }
+
+    /// Malformed or unexpected input: the pairing in progress (if any) fails with `reason`.
+    private func failSession(on link: Link, reason: PairingFailureReason, detail: String) {
+        let entry = state.withLock { $0.sessions[link.id] }
+        transmit(.pairingFailed(reason), on: link)
+        if let entry, !entry.session.isFinished {
+            state.withLock { state in state.sessions[link.id]?.session = Self.finished(entry.session) }
+            pairingFailed(on: link, serial: entry.serial, reason: reason, sent: true, detail: detail)
+        }
+    }
+
+    private static func finished(_ session: PairingSession) -> PairingSession {
+        var copy = session
+        _ = copy.receive(.pairingFailed(.unspecifiedReason))
+        return copy
+    }
+
+    // MARK: Timeout and repeated attempts
+
+    /// (Re)starts the 30 s SMP timer (3.4): it runs from the last command of the pairing.
+    private func armTimer(on link: Link, serial: UInt64) {
+        let timeout = configuration.policy.timeout
+        let timer = clock.schedule(after: timeout) { [weak self] in self?.timedOut(link, serial: serial) }
+        let old = state.withLock { state -> TimerHandle? in
+            guard state.sessions[link.id]?.serial == serial, state.sessions[link.id]?.session.isFinished == false else {
+                timer.cancel()
+                return nil
+            }
+            let old = state.sessions[link.id]?.timer
+            state.sessions[link.id]?.timer = timer
+            return old
+        }
+        old?.cancel()
+    }
+
+    private func timedOut(_ link: Link, serial: UInt64) {
+        let expired = state.withLock { state -> Bool in
+            guard let entry = state.sessions[link.id], entry.serial == serial, !entry.session.isFinished else { return false }
+            state.sessions[link.id]?.session = Self.finished(entry.session)
+            state.deadLinks.insert(link.id)
+            return true
+        }
+        guard expired else { return }
+        // No Pairing Failed: after the timeout no SMP command may be sent on this link.
+        recordFailure(of: link)
+        logger.warning("\(link.id): pairing timed out (no SMP command for \(configuration.policy.timeout)); no more pairing on this connection")
+        eventSink.yield(.pairingFailed(link, .unspecifiedReason, detail: "SMP timeout"))
+    }
+
+    private func recordFailure(of link: Link) {
+        let policy = configuration.policy
+        let peer = Self.key(link.identity)
+        let now = clock.now
+        state.withLock { state in
+            let failures = (state.attempts[peer]?.failures ?? 0) + 1
+            var wait = policy.repeatedAttemptsBackoff
+            for _ in 1..<min(failures, 16) { wait = min(wait * 2, policy.maximumRepeatedAttemptsBackoff) }
+            state.attempts[peer] = Attempts(failures: failures, blockedUntil: now + wait)
+        }
+    }
+
+    private func pairingFailed(on link: Link, serial: UInt64, reason: PairingFailureReason, sent: Bool, detail: String) {
+        let timer = state.withLock { $0.sessions[link.id]?.serial == serial ? $0.sessions[link.id]?.timer : nil }
+        timer?.cancel()
+        if reason != .repeatedAttempts { recordFailure(of: link) }
+        logger.warning("\(link.id): pairing failed\(sent ? "" : " by the central"): \(reason): \(detail)")
+        eventSink.yield(.pairingFailed(link, reason, detail: detail))
+    }
+
+    // MARK: Encryption
+
+    /// The key for an LE Long Term Key Request: the pairing's STK or LTK while pairing, else the bond's.
+    public func longTermKey(for link: Link, random: UInt64, ediv: UInt16) -> (key: [UInt8], properties: EncryptionKeyProperties)? {
+        state.withLock { state in
+            if let session = state.sessions[link.id]?.session, let key = session.keyForEncryption(random: random, ediv: ediv) {
+                return key
+            }
+            guard let bond = state.bonds[Self.key(link.identity)], bond.ltk.ediv == ediv, bond.ltk.rand == random else { return nil }
+            let properties = EncryptionKeyProperties(keySize: bond.ltk.keySize, authenticated: bond.ltk.authenticated,
+                                                     secureConnections: bond.ltk.secureConnections)
+            return (bond.ltk.key.bytes, properties)
+        }
+    }
+
+    /// Encryption Change or Key Refresh Complete on a link.
+    public func encryptionChanged(on link: Link, status: HCIStatus) {
+        if status == .success {
+            step(on: link, serial: state.withLock { $0.sessions[link.id]?.serial } ?? 0) { $0.encrypted() }
+        } else {
+            step(on: link, serial: state.withLock { $0.sessions[link.id]?.serial } ?? 0) { $0.encryptionFailed(status) }
+        }
+    }
+
+    // MARK: Bonds
+
+    private func completed(_ result: PairingResult, on link: Link, serial: UInt64) {
+        let timer = state.withLock { $0.sessions[link.id]?.timer }
+        timer?.cancel()
+        let peer = Self.key(result.peerIdentity ?? link.identity)
+        state.withLock { _ = $0.attempts.removeValue(forKey: Self.key(link.identity)) }
+        logger.info("\(link.id): paired with \(peer) by \(result.method)\(result.secureConnections ? " (LE Secure Connections)" : " (legacy)"), \(result.keySize)-octet key")
+        if let identity = result.peerIdentity { link.setIdentity(identity) }
+        guard result.bonding, let ltk = result.ltk else {
+            eventSink.yield(.paired(link, result, bonded: false))
+            return
+        }
+        let date = now()
+        let bond = Bond(identity: peer, ltk: ltk, peerLTK: result.peerLTK, peerIRK: result.peerIRK,
+                        peerCSRK: result.peerCSRK, peerSignCounter: nil, localCSRK: result.localCSRK, localSignCounter: 0,
+                        createdAt: date, lastSeen: date)
+        let replacing = Self.key(link.peer) == peer ? nil : Self.key(link.peer)
+        let gattState = gattStateProvider.withLock { $0 }?.provide(link) ?? .empty
+        let evicted = evictionCandidate(for: peer)
+        Task { [weak self, store] in
+            do throws(BondStoreError) {
+                if let evicted {
+                    _ = try await store.removeBond(evicted)
+                    self?.forget(evicted)
+                }
+                try await store.saveBond(bond, gattState: gattState, replacing: replacing)
+                self?.stored(bond, replacing: replacing, on: link, result: result)
+            } catch {
+                self?.logger.error("\(link.id): bond with \(peer) not stored: \(error)")
+                self?.eventSink.yield(.bondNotStored(link, error))
+                self?.eventSink.yield(.paired(link, result, bonded: false))
+            }
+        }
+    }
+
+    private func evictionCandidate(for peer: DeviceAddress) -> DeviceAddress? {
+        guard let maximum = configuration.maximumBonds, configuration.bondLimitPolicy == .replaceLeastRecentlyUsed else { return nil }
+        return state.withLock { state -> DeviceAddress? in
+            guard state.bonds[peer] == nil, state.bonds.count >= maximum else { return nil }
+            let connected = Set(state.openLinks.values.map { Self.key($0.identity) })
+            return state.bonds.values.filter { !connected.contains($0.identity) }.min { $0.lastSeen < $1.lastSeen }?.identity
+        }
+    }
+
+    private func stored(_ bond: Bond, replacing: DeviceAddress?, on link: Link, result: PairingResult) {
+        state.withLock { state in
+            if let replacing { state.bonds[replacing] = nil }
+            state.bonds[bond.identity] = bond
+        }
+        link.setBonded(true)
+        logger.info("\(link.id): bond with \(bond.identity) stored")
+        eventSink.yield(.paired(link, result, bonded: true))
+    }
+
+    private func forget(_ identity: DeviceAddress) {
+        state.withLock { _ = $0.bonds.removeValue(forKey: identity) }
+        logger.info("bond with \(identity) removed to make room")
+        eventSink.yield(.bondRemoved(identity))
+    }
+
+    /// Forgets a bond (its keys, GATT state and stored measurements); false when there was none.
+    public func removeBond(_ identity: DeviceAddress) async throws(BondStoreError) -> Bool {
+        let key = Self.key(identity)
+        let removed = try await store.removeBond(key)
+        state.withLock { _ = $0.bonds.removeValue(forKey: key) }
+        for link in state.withLock({ Array($0.openLinks.values) }) where Self.key(link.identity) == key { link.setBonded(false) }
+        if removed { eventSink.yield(.bondRemoved(key)) }
+        return removed
+    }
+
+    // MARK: GATT state at bonding
+
+    /// Supplies the GATT state (CCCDs…) a link built up before its pairing completed, stored with the bond.
+    public func setGATTStateProvider(_ provider: @escaping @Sendable (Link) -> PeerGATTState) {
+        gattStateProvider.withLock { $0 = GATTStateProvider(provide: provider) }
+    }
+
+    struct GATTStateProvider: Sendable { let provide: @Sendable (Link) -> PeerGATTState }
+    private let gattStateProvider = Mutex<GATTStateProvider?>(nil)
+}
