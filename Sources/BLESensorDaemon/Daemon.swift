@@ -174,6 +174,8 @@ public struct Daemon: Sendable {
             case let .centralDisconnected(central, _): runtime.centrals.disconnected(central)
             case let .mtuChanged(central, mtu): logger.debug("mtu \(central) \(mtu)")
             case let .securityChanged(central, security): logger.info("security \(central) \(security)")
+            case let .paired(central, bonded): logger.info("paired \(central)\(bonded ? ", bonded" : "")")
+            case let .pairingFailed(central, reason): logger.warning("pairing with \(central) failed: \(reason)")
             case let .subscribed(central, characteristic):
                 runtime.centrals.subscribed(central, characteristic)
                 logger.info("subscribed \(central) \(runtime.centrals.label(characteristic))")

@@ -1,6 +1,7 @@
 import BLECore
 import GAP
 import GATT
+import Bonding
 import HCI
 
 /// Failures of the peripheral API, each with what to do.
@@ -14,6 +15,8 @@ public enum PeripheralError: Error, Equatable, Sendable, CustomStringConvertible
     case unknownCharacteristic(CharacteristicID)
     case unknownService(BluetoothUUID)
     case builtInServiceNotRemovable(BluetoothUUID)
+    /// The bond store could not be opened or read at start.
+    case bondStore(BondStoreError)
 
     public var description: String {
         switch self {
@@ -29,6 +32,7 @@ public enum PeripheralError: Error, Equatable, Sendable, CustomStringConvertible
             return "no service \(uuid) was added: check the UUID against the services passed to add(_:)"
         case let .builtInServiceNotRemovable(uuid):
             return "service \(uuid) is built in (GAP 0x1800 / GATT 0x1801) and cannot be removed; set its values through the configuration instead"
+        case let .bondStore(error): return error.description
         }
     }
 }

@@ -2,6 +2,7 @@ import GAP
 import GATT
 import GATTNotify
 import HCI
+import SMP
 
 /// The peripheral's state, as CoreBluetooth reports it.
 public enum PeripheralState: Sendable, Equatable {
@@ -48,6 +49,9 @@ public enum PeripheralEvent: Sendable {
     case mtuChanged(Central, mtu: Int)
     /// The central's link was encrypted (or its encryption failed); `security` is what it has now.
     case securityChanged(Central, LinkSecurity)
+    /// Pairing with the central completed; `bonded` when its keys were stored.
+    case paired(Central, bonded: Bool)
+    case pairingFailed(Central, PairingFailureReason)
     case readRequest(ReadRequest)
     case writeRequests(WriteBatch)
     case subscribed(Central, CharacteristicID)

@@ -7,6 +7,7 @@ import GATTServer
 import HCI
 import L2CAP
 import Logging
+import SMP
 import Synchronization
 
 /// The peripheral role, shaped like CoreBluetooth's `CBPeripheralManager`: add services, publish,
@@ -36,6 +37,8 @@ public actor PeripheralManager {
         public var maxUndeliveredWriteCommands = 256
         /// Every timer of the stack runs on this clock (a `ManualClock` in tests).
         public var clock: any HostClock = SystemClock.shared
+        /// Pairing and bonds; nil refuses pairing (Pairing Not Supported) and keeps links unencrypted.
+        public var security: SecuritySetup? = nil
 
         public init(deviceName: String) { self.deviceName = deviceName }
     }
@@ -59,6 +62,10 @@ public actor PeripheralManager {
     public nonisolated let host: HCIHost
     public nonisolated let gap: GAPPeripheral
     nonisolated let channels: L2CAPFixedChannels
+    /// The Security Manager when `configuration.security` is set.
+    public nonisolated let security: SecurityManager?
+    private nonisolated let localAddress = LocalAddressCell()
+    private var securityTask: Task<Void, Never>? = nil
     nonisolated let broker: RequestBroker
     nonisolated let published = Mutex<Published?>(nil)
     private nonisolated let roomWaiters = LinkRoomWaiters()
@@ -87,6 +94,23 @@ public actor PeripheralManager {
         builder = try? AttributeDatabaseBuilder(builtInServices: BuiltInServices(deviceName: configuration.deviceName,
                                                                                  appearance: configuration.appearance))
         channels.attach(to: host.links)
+        if let setup = configuration.security {
+            let channels = channels, address = localAddress, logger = logger
+            let manager = SecurityManager(
+                configuration: setup.configuration, store: setup.store, agent: setup.agent, clock: configuration.clock,
+                localAddress: { _ in address.value },
+                send: { link, pdu in
+                    do throws(ACLSendError) {
+                        try channels.send(pdu, channel: L2CAPChannelID.securityManager, on: link)
+                    } catch {
+                        logger.warning("\(link.id): SMP PDU not sent: \(error)")
+                    }
+                }, logger: logger)
+            channels.setHandler(for: L2CAPChannelID.securityManager) { link, payload in manager.receive(payload, on: link) }
+            security = manager
+        } else {
+            security = nil
+        }
         let waiters = roomWaiters
         host.acl.addDrainObserver { link in waiters.resume(link.id) }
         host.links.addObserver { [weak self] change in self?.linkChanged(change) }
@@ -109,6 +133,7 @@ public actor PeripheralManager {
             throw .controller(error)
         }
         do { try await gap.start() } catch { throw .advertising(error) }
+        if let security { try await startSecurity(security) }
         gapTask = Task { [weak self, gap] in
             for await event in gap.events {
                 guard let self else { return }
@@ -122,6 +147,33 @@ public actor PeripheralManager {
         await gap.shutdown()
         await host.shutdown()
         gapTask?.cancel()
+        securityTask?.cancel()
+    }
+
+    /// Loads the bonds, answers LTK requests from them and passes pairing outcomes on as events.
+    private func startSecurity(_ security: SecurityManager) async throws(PeripheralError) {
+        let address = await gap.identityAddress
+        if let address { localAddress.value = address }
+        do { try await security.start() } catch {
+            setState(.poweredOff)
+            throw .bondStore(error)
+        }
+        await gap.setLongTermKeyProvider { link, random, ediv in
+            security.longTermKey(for: link, random: random, ediv: ediv).map { LongTermKey(value: $0.key, properties: $0.properties) }
+        }
+        let broker = broker, sink = eventSink
+        securityTask = Task {
+            for await event in security.events {
+                switch event {
+                case let .paired(link, _, bonded):
+                    if let central = broker.central(link.id) { sink.yield(.paired(central, bonded: bonded)) }
+                case let .pairingFailed(link, reason, _):
+                    if let central = broker.central(link.id) { sink.yield(.pairingFailed(central, reason)) }
+                case .pairingStarted, .bondedPeerConnected, .bondNotStored, .bondRemoved:
+                    break
+                }
+            }
+        }
     }
 
     public var currentState: PeripheralState { state }
@@ -400,7 +452,8 @@ public actor PeripheralManager {
 
     private func handle(_ event: GAPEvent) {
         switch event {
-        case let .encryptionChanged(link, _):
+        case let .encryptionChanged(link, status):
+            security?.encryptionChanged(on: link, status: status)
             if let central = broker.central(link.id) { eventSink.yield(.securityChanged(central, link.security)) }
         case .controllerResetting:
             setState(.resetting)
@@ -427,6 +480,8 @@ public actor PeripheralManager {
         switch change {
         case let .opened(link):
             guard link.role == .peripheral else { return }
+            // First, so the server's first PDU of a bonded central already sees it bonded.
+            security?.linkOpened(link)
             let central = Central(link: link)
             guard broker.centralConnected(central) else { return }
             current?.server.linkOpened(link)
@@ -435,6 +490,7 @@ public actor PeripheralManager {
             }
             eventSink.yield(.centralConnected(central))
         case let .closed(link, reason):
+            security?.linkClosed(link)
             guard let central = broker.central(link.id) else { return }
             current?.server.linkClosed(link)
             current?.engine.removeLink(link.id)
@@ -442,6 +498,15 @@ public actor PeripheralManager {
             roomWaiters.resume(link.id)
             eventSink.yield(.centralDisconnected(central, reason: reason))
         }
+    }
+}
+
+/// Our address on links, known once GAP applied the address policy (c1, f5 and f6 take it).
+final class LocalAddressCell: Sendable {
+    private let address = Mutex(DeviceAddress(.zero, type: .publicDevice))
+    var value: DeviceAddress {
+        get { address.withLock { $0 } }
+        set { address.withLock { $0 = newValue } }
     }
 }
 

@@ -81,6 +81,8 @@ final class ExampleApplication: Sendable {
                 logger.info("central disconnected \(central) (\(reason))")
             case let .mtuChanged(central, mtu): logger.info("mtu \(central) \(mtu)")
             case let .securityChanged(central, security): logger.info("security \(central) \(security)")
+            case let .paired(central, bonded): logger.info("paired \(central)\(bonded ? ", bonded" : "")")
+            case let .pairingFailed(central, reason): logger.warning("pairing with \(central) failed: \(reason)")
             case let .subscribed(central, characteristic):
                 logger.info("subscribed \(central) \(ExampleServices.uuid(of: characteristic))")
                 subscriptionStarted(central, characteristic)
