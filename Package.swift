@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // timerfd for the host's monotonic timer thread (Glibc does not expose it).
@@ -60,6 +61,11 @@ let package = Package(
         // LE security state that outlives a connection: bonds, our identity, per-client GATT state and
         // store-and-forward measurements, behind the BondStore protocol (with an in-memory store for tests).
         .target(name: "Bonding", dependencies: ["BLECore"]),
+        // The persistent BondStore: one SQLite file (WAL, synchronous=FULL, mode 0600) through GRDB.
+        .target(name: "SQLiteBondStore", dependencies: [
+            "BLECore", "Bonding",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .target(name: "GATTServer", dependencies: [
             "BLECore", "HCI", "ATT", "GATT",
             .product(name: "Logging", package: "swift-log"),
