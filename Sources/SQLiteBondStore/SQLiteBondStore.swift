@@ -2,6 +2,7 @@ import BLECore
 import Bonding
 import Foundation
 import GRDB
+import Synchronization
 
 /// The persistent `BondStore`: one SQLite file in WAL mode with `synchronous = FULL`, so a write that returned
 /// survives a power cut or kill -9. Every access after `init` goes through GRDB's async `read`/`write`, which
@@ -10,6 +11,8 @@ public final class SQLiteBondStore: BondStore {
     public let path: String
     public let maximumBonds: Int
     let queue: DatabaseQueue
+    /// Set on the queue by `close()`: GRDB crashes on a closed connection, so every access checks it first.
+    private let isClosed = Mutex(false)
 
     /// Opens (creating if needed, mode 0600) and migrates the database at `path`; an existing file readable by
     /// group or others is tightened to 0600. This blocks while SQLite opens and checks the file: call it at
@@ -45,7 +48,13 @@ public final class SQLiteBondStore: BondStore {
 
     /// Closes the file; any later call throws `.databaseFailure`. Releasing the store closes it too.
     public func close() throws(BondStoreError) {
-        do { try queue.close() } catch { throw StoreErrors.map(error, path: path) }
+        do {
+            // Through the queue, so accesses already scheduled finish first and later ones see the flag.
+            queue.inDatabase { _ in isClosed.withLock { $0 = true } }
+            try queue.close()
+        } catch {
+            throw StoreErrors.map(error, path: path)
+        }
     }
 
     /// Runs SQLite's full integrity check; throws `.corrupt` with its first findings.
@@ -57,13 +66,43 @@ public final class SQLiteBondStore: BondStore {
         }
     }
 
+    /// A consistent snapshot: one deferred read-only transaction.
     func read<T: Sendable>(_ work: @Sendable (Database) throws -> T) async throws(BondStoreError) -> T {
-        do { return try await queue.read(work) } catch { throw StoreErrors.map(error, path: path) }
+        try await access { db in
+            try db.readOnly {
+                var result: T?
+                try db.inTransaction(.deferred) {
+                    result = try work(db)
+                    return .commit
+                }
+                return result!
+            }
+        }
     }
 
     /// One transaction: committed (and synced) when this returns, rolled back entirely if `work` throws.
+    /// IMMEDIATE takes the write lock up front, so another process cannot make it fail half-way with SQLITE_BUSY.
     func write<T: Sendable>(_ work: @Sendable (Database) throws -> T) async throws(BondStoreError) -> T {
-        do { return try await queue.write(work) } catch { throw StoreErrors.map(error, path: path) }
+        try await access { db in
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try work(db)
+                return .commit
+            }
+            return result!
+        }
+    }
+
+    /// Runs `work` on GRDB's queue (off the cooperative pool) unless the store was closed.
+    private func access<T: Sendable>(_ work: @Sendable (Database) throws -> T) async throws(BondStoreError) -> T {
+        do {
+            return try await queue.writeWithoutTransaction { db in
+                guard !self.isClosed.withLock({ $0 }) else { throw BondStoreError.databaseFailure("\(self.path) is closed") }
+                return try work(db)
+            }
+        } catch {
+            throw StoreErrors.map(error, path: path)
+        }
     }
 
     /// The bond row's id, if `identity` is bonded.
