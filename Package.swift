@@ -169,5 +169,13 @@ let package = Package(
         ]),
         .testTarget(name: "BridgeConfigurationTests", dependencies: ["BridgeConfiguration", "BLECore"]),
         .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "TestSupport"]),
+        .testTarget(name: "BondingTests", dependencies: ["BLECore", "Bonding"]),
+        // Writes bonds until it is killed, for the crash-durability test in SQLiteBondStoreTests.
+        .executableTarget(name: "bond-store-crash-writer", dependencies: ["BLECore", "Bonding", "SQLiteBondStore"],
+                          path: "Tests/BondStoreCrashWriter"),
+        .testTarget(name: "SQLiteBondStoreTests", dependencies: [
+            "BLECore", "Bonding", "SQLiteBondStore",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
     ]
 )
