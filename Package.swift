@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // timerfd for the host's monotonic timer thread (Glibc does not expose it).
@@ -69,6 +70,11 @@ let package = Package(
         .target(name: "SMP", dependencies: [
             "BLECore", "HCI", "SecurityToolbox", "Bonding",
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        // The persistent BondStore: one SQLite file (WAL, synchronous=FULL, mode 0600) through GRDB.
+        .target(name: "SQLiteBondStore", dependencies: [
+            "BLECore", "Bonding",
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "GATTServer", dependencies: [
             "BLECore", "HCI", "ATT", "GATT",
@@ -175,5 +181,13 @@ let package = Package(
         ]),
         .testTarget(name: "BridgeConfigurationTests", dependencies: ["BridgeConfiguration", "BLECore"]),
         .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "TestSupport"]),
+        .testTarget(name: "BondingTests", dependencies: ["BLECore", "Bonding"]),
+        // Writes bonds until it is killed, for the crash-durability test in SQLiteBondStoreTests.
+        .executableTarget(name: "bond-store-crash-writer", dependencies: ["BLECore", "Bonding", "SQLiteBondStore"],
+                          path: "Tests/BondStoreCrashWriter"),
+        .testTarget(name: "SQLiteBondStoreTests", dependencies: [
+            "BLECore", "Bonding", "SQLiteBondStore",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
     ]
 )

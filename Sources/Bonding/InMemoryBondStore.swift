@@ -37,11 +37,12 @@ public actor InMemoryBondStore: BondStore {
 
     public func saveBond(_ bond: Bond, gattState: PeerGATTState, replacing: DeviceAddress?) throws(BondStoreError) {
         let bond = try bond.validated()
+        let gattState = try gattState.validated()
         var updated = entries
         if let replacing { updated[replacing.bondIdentity] = nil }
         updated[bond.identity] = nil
         guard updated.count < maximumBonds else { throw .full(max: maximumBonds) }
-        updated[bond.identity] = Entry(bond: bond, gatt: gattState.normalized)
+        updated[bond.identity] = Entry(bond: bond, gatt: gattState)
         entries = updated
     }
 
@@ -70,7 +71,8 @@ public actor InMemoryBondStore: BondStore {
     }
 
     public func saveGATTState(_ state: PeerGATTState, for identity: DeviceAddress) throws(BondStoreError) {
-        try update(identity) { $0.gatt = state.normalized }
+        let state = try state.validated()
+        try update(identity) { $0.gatt = state }
     }
 
     public func markChangedWhileAway(valueHandle: UInt16, for identities: [DeviceAddress]) {

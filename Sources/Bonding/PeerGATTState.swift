@@ -23,8 +23,11 @@ public struct PeerGATTState: Sendable, Equatable {
     /// A client without stored state is change-aware (Core Vol 3 Part G 2.5.2.1).
     public static let empty = PeerGATTState()
 
-    /// Zero-valued CCCDs dropped, as the stores keep them.
-    var normalized: PeerGATTState {
+    /// The checks both stores make before saving; the result has zero-valued CCCDs dropped, as stores keep them.
+    public func validated() throws(BondStoreError) -> PeerGATTState {
+        if let databaseHash, databaseHash.count != 16 {
+            throw .invalidArgument("a database hash has 16 octets, not \(databaseHash.count)")
+        }
         var state = self
         state.cccds = cccds.filter { $0.value != 0 }
         return state

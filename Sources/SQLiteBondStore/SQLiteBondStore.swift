@@ -1,0 +1,120 @@
+import BLECore
+import Bonding
+import Foundation
+import GRDB
+import Synchronization
+
+/// The persistent `BondStore`: one SQLite file in WAL mode with `synchronous = FULL`, so a write that returned
+/// survives a power cut or kill -9. Every access after `init` goes through GRDB's async `read`/`write`, which
+/// run on GRDB's own dispatch queue, never blocking the Swift cooperative pool.
+public final class SQLiteBondStore: BondStore {
+    public let path: String
+    public let maximumBonds: Int
+    let queue: DatabaseQueue
+    /// Set on the queue by `close()`: GRDB crashes on a closed connection, so every access checks it first.
+    private let isClosed = Mutex(false)
+
+    /// Opens (creating if needed, mode 0600) and migrates the database at `path`; an existing file readable by
+    /// group or others is tightened to 0600. This blocks while SQLite opens and checks the file: call it at
+    /// startup, not from a latency-sensitive task.
+    public init(path: String, maximumBonds: Int = BondStoreLimits.defaultMaximumBonds) throws(BondStoreError) {
+        self.path = path
+        self.maximumBonds = maximumBonds
+        try DatabaseFile.prepare(path)
+        var configuration = Configuration()
+        configuration.label = "bonds"
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(5)
+        // GRDB's `journalMode = .wal` would lower synchronous to NORMAL after this runs, losing the last commits
+        // on power loss; so WAL is set up here, with FULL, on the queue's one connection.
+        configuration.prepareDatabase { db in
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            guard mode == "wal" else {
+                throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "WAL journal mode is unavailable here")
+            }
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            let check = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            guard check == ["ok"] else {
+                throw BondStoreError.corrupt(path: path, reason: "integrity check: \(check.prefix(3).joined(separator: "; "))")
+            }
+            try Schema.migrator.migrate(queue)
+        } catch {
+            throw StoreErrors.map(error, path: path)
+        }
+    }
+
+    /// Closes the file; any later call throws `.databaseFailure`. Releasing the store closes it too.
+    public func close() throws(BondStoreError) {
+        do {
+            // Through the queue, so accesses already scheduled finish first and later ones see the flag.
+            queue.inDatabase { _ in isClosed.withLock { $0 = true } }
+            try queue.close()
+        } catch {
+            throw StoreErrors.map(error, path: path)
+        }
+    }
+
+    /// Runs SQLite's full integrity check; throws `.corrupt` with its first findings.
+    public func checkIntegrity() async throws(BondStoreError) {
+        let path = path
+        let check = try await read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        guard check == ["ok"] else {
+            throw .corrupt(path: path, reason: "integrity check: \(check.prefix(3).joined(separator: "; "))")
+        }
+    }
+
+    /// A consistent snapshot: one deferred read-only transaction.
+    func read<T: Sendable>(_ work: @Sendable (Database) throws -> T) async throws(BondStoreError) -> T {
+        try await access { db in
+            try db.readOnly {
+                var result: T?
+                try db.inTransaction(.deferred) {
+                    result = try work(db)
+                    return .commit
+                }
+                return result!
+            }
+        }
+    }
+
+    /// One transaction: committed (and synced) when this returns, rolled back entirely if `work` throws.
+    /// IMMEDIATE takes the write lock up front, so another process cannot make it fail half-way with SQLITE_BUSY.
+    func write<T: Sendable>(_ work: @Sendable (Database) throws -> T) async throws(BondStoreError) -> T {
+        try await access { db in
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try work(db)
+                return .commit
+            }
+            return result!
+        }
+    }
+
+    /// Runs `work` on GRDB's queue (off the cooperative pool) unless the store was closed.
+    private func access<T: Sendable>(_ work: @Sendable (Database) throws -> T) async throws(BondStoreError) -> T {
+        do {
+            return try await queue.writeWithoutTransaction { db in
+                guard !self.isClosed.withLock({ $0 }) else { throw BondStoreError.databaseFailure("\(self.path) is closed") }
+                return try work(db)
+            }
+        } catch {
+            throw StoreErrors.map(error, path: path)
+        }
+    }
+
+    /// The bond row's id, if `identity` is bonded.
+    static func bondID(_ identity: DeviceAddress, in db: Database) throws -> Int64? {
+        let key = identity.bondIdentity
+        return try Int64.fetchOne(
+            db, sql: "SELECT id FROM bond WHERE address = ? AND address_type = ?",
+            arguments: [key.address.description, Int(key.type.rawValue)])
+    }
+
+    static func requireBondID(_ identity: DeviceAddress, in db: Database) throws -> Int64 {
+        guard let id = try bondID(identity, in: db) else { throw BondStoreError.notBonded(identity.bondIdentity) }
+        return id
+    }
+}
