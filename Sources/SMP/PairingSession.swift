@@ -377,8 +377,10 @@ struct PairingSession {
             actions += [.send(.encryptionInformation(ltk: ltk)), .send(.centralIdentification(ediv: ediv, rand: rand))]
         }
         if keys.contains(.identityKey) {
+            // The identity address is the one we advertise and connect with, so the central finds
+            // its bond when we next advertise (a random static or public address, never private).
             actions += [.send(.identityInformation(irk: context.identity.irk.bytes)),
-                        .send(.identityAddressInformation(DeviceAddress(context.identity.address, type: .randomDevice)))]
+                        .send(.identityAddressInformation(context.responderAddress.bondIdentity))]
         }
         if keys.contains(.signingKey) {
             result.localCSRK = context.identity.csrk

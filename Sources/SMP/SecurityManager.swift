@@ -86,7 +86,7 @@ public final class SecurityManager: Sendable {
             state.identity = identity
             state.bonds = Dictionary(bonds.map { ($0.identity, $0) }, uniquingKeysWith: { first, _ in first })
         }
-        logger.info("security: \(bonds.count) bond(s) loaded; identity address \(identity.address)")
+        logger.info("security: \(bonds.count) bond(s) loaded")
         return identity
     }
 
