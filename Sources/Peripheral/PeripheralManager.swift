@@ -445,8 +445,10 @@ public actor PeripheralManager {
             if let central = broker.central(link.id) { eventSink.yield(.indicationTimedOut(central)) }
             let gap = gap
             Task { try? await gap.disconnect(link, reason: .remoteUserTerminated) }
-        case .indicationConfirmed:
-            break
+        case let .indicationConfirmed(link, handle):
+            guard let central = broker.central(link),
+                  let id = published.withLock({ $0?.database.characteristic(forValueHandle: handle)?.id }) else { return }
+            eventSink.yield(.indicationConfirmed(central, id))
         }
     }
 
