@@ -285,6 +285,9 @@ public actor PeripheralManager {
         host.acl.addDrainObserver { [weak engine] _ in engine?.pump() }
         broker.attach(engine) { server.supportsMultipleHandleValueNotifications($0) }
         channels.setHandler(for: L2CAPChannelID.attribute) { link, payload in server.receive(payload, on: link) }
+        if let security {
+            server.setSignedWriteVerifier(SignedWriteVerifier { link, pdu in security.verifySignedWrite(pdu, on: link) })
+        }
         broker.subscribers.publish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }))
         published.withLock { $0 = Published(database: database, server: server, engine: engine) }
         // Links that opened before publication are served from now on.
