@@ -13,6 +13,8 @@ enum ControlCodec {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = floatEncoding
+        // Bond dates; whole seconds are all a person or a script needs.
+        encoder.dateEncodingStrategy = .iso8601
         return encoder
     }
 
@@ -25,6 +27,7 @@ enum ControlCodec {
     static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = floatDecoding
+        decoder.dateDecodingStrategy = .iso8601
         return decoder
     }
 
