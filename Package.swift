@@ -156,7 +156,7 @@ let package = Package(
         .testTarget(name: "GAPTests", dependencies: ["BLECore", "HCI", "GAP", "VirtualController", "TestSupport"]),
         .testTarget(name: "BLESensorDaemonTests", dependencies: [
             "BLECore", "HCI", "GAP", "ATT", "GATT", "SIGProfiles", "Peripheral", "VirtualController", "BLESensorDaemon", "TestSupport",
-            "BridgeConfiguration",
+            "BridgeConfiguration", "Bonding", "SMP", "ControlSocket",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ATTTests", dependencies: ["BLECore", "ATT"]),
