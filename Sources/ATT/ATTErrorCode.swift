@@ -78,7 +78,7 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, Error, CustomS
         case .readNotPermitted: return "the attribute cannot be read"
         case .writeNotPermitted: return "the attribute cannot be written"
         case .invalidPDU: return "the request was malformed or had the wrong length"
-        case .insufficientAuthentication: return "the link must be authenticated (paired with MITM protection) first"
+        case .insufficientAuthentication: return "the central must pair first (with MITM protection where the attribute asks for it)"
         case .requestNotSupported: return "the server does not support this request"
         case .invalidOffset: return "the offset is past the end of the attribute value"
         case .insufficientAuthorization: return "the client is not authorized for this attribute"

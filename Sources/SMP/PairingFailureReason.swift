@@ -63,6 +63,14 @@ public enum PairingFailureReason: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The pairing failed because the two sides could not authenticate each other.
+    public var isFailedAuthentication: Bool {
+        switch self {
+        case .passkeyEntryFailed, .confirmValueFailed, .dhKeyCheckFailed, .numericComparisonFailed: return true
+        default: return false
+        }
+    }
+
     public var description: String {
         let text: String
         switch self {

@@ -355,6 +355,9 @@ public final class SecurityManager: Sendable {
         eventSink.yield(.pairingFailed(link, .unspecifiedReason, detail: "SMP timeout"))
     }
 
+    /// Only a failed authentication (a wrong passkey, a mismatch) makes the peer wait before the
+    /// next attempt (2.3.6 guards against guessing); a policy refusal (a closed pairing window, SC
+    /// only, a full store) does not, so a phone can pair the moment the window opens.
     private func recordFailure(of link: Link) {
         let policy = configuration.policy
         let peer = Self.key(link.identity)
@@ -370,7 +373,7 @@ public final class SecurityManager: Sendable {
     private func pairingFailed(on link: Link, serial: UInt64, reason: PairingFailureReason, sent: Bool, detail: String) {
         let timer = state.withLock { $0.sessions[link.id]?.serial == serial ? $0.sessions[link.id]?.timer : nil }
         timer?.cancel()
-        if reason != .repeatedAttempts { recordFailure(of: link) }
+        if reason.isFailedAuthentication { recordFailure(of: link) }
         logger.warning("\(link.id): pairing failed\(sent ? "" : " by the central"): \(reason): \(detail)")
         eventSink.yield(.pairingFailed(link, reason, detail: detail))
     }

@@ -147,3 +147,15 @@ import Testing
         #expect(!stranger.manager.verifySignedWrite(second, on: stranger.link))
     }
 }
+
+/// Repeated Attempts guards against guessing: a refusal by policy does not lock a central out.
+@Suite(.timeLimit(.minutes(1))) struct PolicyRefusalTests {
+    @Test func aRefusalByPolicyDoesNotMakeTheCentralWait() async throws {
+        let agent = TestAgent { $0.decision = .refuse(.pairingNotSupported, because: "the pairing window is closed") }
+        let harness = try await SMPHarness(agent: agent)
+        #expect(await harness.exchange(TestInitiator().preq).first == [0x05, 0x05])
+        agent.state.withLock { $0.decision = .allow }
+        // The window opened: the next Pairing Request at once is answered, not refused with 0x09.
+        #expect(await harness.exchange(TestInitiator().preq).first?.first == 0x02)
+    }
+}
