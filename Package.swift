@@ -118,7 +118,7 @@ let package = Package(
         ]),
         .target(name: "BLESensorDaemon", dependencies: [
             "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTNotify", "SIGProfiles", "HCITransports", "VirtualController",
-            "Peripheral", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "ServiceManager",
+            "Peripheral", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "ServiceManager", "SMP", "Bonding", "SQLiteBondStore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "blesensord", dependencies: [

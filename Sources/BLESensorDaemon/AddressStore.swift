@@ -66,7 +66,7 @@ public struct AddressStore: Sendable {
         }
     }
 
-    private func makeDirectories() throws(DaemonError) {
+    func makeDirectories() throws(DaemonError) {
         var current = directory.hasPrefix("/") ? "" : "."
         for component in directory.split(separator: "/") {
             current += "/" + component

@@ -56,8 +56,13 @@ public struct Daemon: Sendable {
                 logger.info("writing HCI trace to \(path) (btsnoop, opens in Wireshark)")
             }
             let addressPolicy = try await addressPolicy()
+            let bonds = try await DaemonSecurity.openStore(configuration)
+            let agent = DaemonPairingAgent(settings: configuration.security, clock: SystemClock.shared, logger: logger)
             logger.info("connecting to controller over \(resolved.specification)")
-            let manager = PeripheralManager(transport: transport, configuration: peripheralConfiguration(addressPolicy), logger: logger)
+            var peripheral = peripheralConfiguration(addressPolicy)
+            peripheral.security = SecuritySetup(configuration: DaemonSecurity.managerConfiguration(configuration.security),
+                                                store: bonds, agent: agent)
+            let manager = PeripheralManager(transport: transport, configuration: peripheral, logger: logger)
             do {
                 try await manager.start()
             } catch {
@@ -74,7 +79,7 @@ public struct Daemon: Sendable {
                                       factory: SensorSourceFactory(board: configuration.board, simulation: simulation), logger: logger)
             let address = addressDescription(addressPolicy)
             let runtime = DaemonRuntime(configuration: configuration, transport: resolved.specification.description,
-                                        address: address, manager: manager, bridge: bridge, clock: SystemClock.shared)
+                                        address: address, manager: manager, bridge: bridge, agent: agent, clock: SystemClock.shared)
             // The control socket first: if it cannot start, nothing is advertised on behalf of a
             // daemon that is about to exit.
             let control: ControlServer

@@ -1,3 +1,4 @@
+import Bonding
 import ControlSocket
 import GAP
 import HCI
@@ -12,6 +13,7 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
     case peripheral(GAPError)
     case peripheralManager(PeripheralError)
     case controlSocket(ControlServerError)
+    case bondStore(BondStoreError)
 
     public var description: String {
         switch self {
@@ -22,6 +24,7 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .peripheral(error): return error.description
         case let .peripheralManager(error): return error.description
         case let .controlSocket(error): return "control socket: \(error)"
+        case let .bondStore(error): return error.description
         }
     }
 }

@@ -14,12 +14,14 @@ final class DaemonRuntime: ControlHandler {
     let manager: PeripheralManager
     let bridge: SensorBridge
     let centrals: CentralRegistry
+    let agent: DaemonPairingAgent
     private let started: MonotonicInstant
     private let clock: any HostClock
     private let advertising = Mutex(false)
 
     init(configuration: BridgeConfiguration, transport: String, address: String, manager: PeripheralManager,
-         bridge: SensorBridge, clock: any HostClock) {
+         bridge: SensorBridge, agent: DaemonPairingAgent, clock: any HostClock) {
+        self.agent = agent
         self.configuration = configuration
         self.transport = transport
         self.address = address

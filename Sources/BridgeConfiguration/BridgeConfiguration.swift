@@ -19,10 +19,11 @@ public struct BridgeConfiguration: Sendable, Equatable {
     public var sensors: [SensorConfiguration]
     public var deviceInformation: DeviceInformationSettings
     public var paths: PathSettings
+    public var security: SecuritySettings
 
     public init(board: BoardProfile, transport: String, deviceName: String, appearance: UInt16,
                 address: AddressSetting, advertising: AdvertisingSettings, sensors: [SensorConfiguration],
-                deviceInformation: DeviceInformationSettings, paths: PathSettings) {
+                deviceInformation: DeviceInformationSettings, paths: PathSettings, security: SecuritySettings = SecuritySettings()) {
         self.board = board
         self.transport = transport
         self.deviceName = deviceName
@@ -32,6 +33,7 @@ public struct BridgeConfiguration: Sendable, Equatable {
         self.sensors = sensors
         self.deviceInformation = deviceInformation
         self.paths = paths
+        self.security = security
     }
 }
 

@@ -64,13 +64,13 @@ public enum ConfigurationLoader {
         let advertising = advertisingSettings(map["advertising"], publications: publications, problems: &problems)
         let deviceInformation = deviceInformationSettings(map["device-information"], board: board, problems: &problems)
         let paths = pathSettings(map["paths"], environment: environment, userID: userID, problems: &problems)
-        if let security = map["security"] { reserveSecurity(security, problems: &problems) }
+        let security = securitySettings(map["security"], problems: &problems)
 
         guard problems.isEmpty, let board, let transport, let deviceName, let appearance, let address, let sensors,
-              let advertising, let deviceInformation, let paths else { return nil }
+              let advertising, let deviceInformation, let paths, let security else { return nil }
         return BridgeConfiguration(board: board, transport: transport, deviceName: deviceName, appearance: appearance,
                                    address: address, advertising: advertising, sensors: sensors,
-                                   deviceInformation: deviceInformation, paths: paths)
+                                   deviceInformation: deviceInformation, paths: paths, security: security)
     }
 
     // MARK: board

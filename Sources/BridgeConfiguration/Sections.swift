@@ -1,6 +1,6 @@
 import BLECore
 
-/// The smaller top-level sections: advertising, device-information, paths and the reserved security.
+/// The smaller top-level sections: advertising, device-information and paths.
 extension ConfigurationLoader {
     static let defaultAdvertisingInterval = Duration.milliseconds(100)
 
@@ -134,13 +134,5 @@ extension ConfigurationLoader {
             settings.controlSocket = socket
         }
         return valid ? settings : nil
-    }
-
-    /// `security:` is reserved for pairing (bonding, passkeys), which arrives with its own issue. An empty
-    /// section is accepted so templates can carry the heading; any setting in it is refused rather than ignored.
-    static func reserveSecurity(_ value: YAMLValue, problems: inout ProblemList) {
-        if value.isNull { return }
-        if case let .mapping(mapping) = value.node, mapping.isEmpty { return }
-        problems.add("security", value, "security settings arrive with pairing support; remove the section")
     }
 }

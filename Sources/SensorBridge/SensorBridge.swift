@@ -83,9 +83,11 @@ public final class SensorBridge: Sendable {
         self.routes = routes
     }
 
-    /// Every service to add, Device Information last.
+    /// Every service to add, Device Information last, with the security the configuration asks of
+    /// each characteristic (the profiles themselves leave them open).
     public var services: [GATTService] {
-        publishers.map(\.service) + [DeviceInformationService.make(configuration.deviceInformation)]
+        let all = publishers.map(\.service) + [DeviceInformationService.make(configuration.deviceInformation)]
+        return all.map { CharacteristicSecurity.apply(configuration.security, to: $0) }
     }
 
     public var updatePolicies: [CharacteristicID: UpdatePolicy] {

@@ -227,12 +227,62 @@ import Testing
         ])
     }
 
-    @Test func securityIsReservedForPairing() {
+    @Test func securityDefaultsToOpenProfilesAndJustWorks() throws {
         let base = "board: simulated\nsensors: [{name: a, driver: tmp102}]\n"
-        #expect(throws: Never.self) { try load(base + "security: {}").get() }
-        #expect(throws: Never.self) { try load(base + "security:").get() }
-        #expect(problems(base + "security:\n  bonding: true") == [
-            "security (line 4): security settings arrive with pairing support; remove the section",
+        for text in [base, base + "security: {}", base + "security:"] {
+            #expect(try load(text).get().security == SecuritySettings())
+        }
+    }
+
+    @Test func securitySettingsAreReadAndChecked() throws {
+        let base = "board: simulated\nsensors: [{name: a, driver: tmp102}]\n"
+        let settings = try load(base + """
+            security:
+              pairing: window
+              io-capability: display-only
+              passkey: "012345"
+              secure-connections-only: true
+              minimum-key-size: 12
+              max-bonds: 3
+              when-full: refuse-new
+              weaker-repairing: refuse
+              security-request: true
+              require-encryption: [2A1C, 0x2A6E]
+              require-authentication: [2A37]
+              store-and-forward: 20
+            """).get().security
+        var expected = SecuritySettings()
+        expected.pairing = .window
+        expected.ioCapability = .displayOnly
+        expected.passkey = .fixed(12345)
+        expected.secureConnectionsOnly = true
+        expected.minimumKeySize = 12
+        expected.maxBonds = 3
+        expected.whenFull = .refuseNew
+        expected.allowWeakerRepairing = false
+        expected.securityRequest = true
+        expected.requireEncryption = [BluetoothUUID(0x2A1C), BluetoothUUID(0x2A6E)]
+        expected.requireAuthentication = [BluetoothUUID(0x2A37)]
+        expected.storeAndForward = 20
+        #expect(settings == expected)
+
+        #expect(problems(base + """
+            security:
+              pairing: sometimes
+              passkey: 12345
+              minimum-key-size: 6
+              require-encryption: [2A00, zz]
+              bonding: true
+            """) == [
+            "security.pairing (line 4): 'sometimes' is not allowed here (use one of always, window, never)",
+            "security.passkey (line 5): '12345' is not 'random' or a 6-digit passkey like 123456 (quote one with leading zeros: \"012345\")",
+            "security.minimum-key-size (line 6): 6 is out of range 7…16",
+            "security.require-encryption[0] (line 7): 2A00 is not a characteristic blesensord serves (2A37, 2A38, 2A39, 2A1C, 2A1D, 2A1E, 2A21, 2A6E, 2A6F, 2A6D, 2A19, 2A29, 2A24, 2A26, 2A28, 2A25, 2A50)",
+            "security.require-encryption[1] (line 7): 'zz' is not a UUID: write 2A37 or 0x2A37",
+            "security.bonding (line 8): unknown key 'bonding'; expected one of: pairing, io-capability, passkey, secure-connections-only, minimum-key-size, max-bonds, when-full, weaker-repairing, security-request, require-encryption, require-authentication, store-and-forward",
+        ])
+        #expect(problems(base + "security:\n  passkey: \"123456\"") == [
+            "security.passkey (line 4): a passkey is only shown with io-capability display-only or keyboard-display; set one of those or remove the passkey",
         ])
     }
 

@@ -106,6 +106,20 @@ import TestSupport
         #expect(publisher.updatePolicies[HealthThermometerPublisher.measurement].map { if case .indication = $0 { true } else { false } } == true)
     }
 
+    @Test func temperatureMeasurementsCarryWhenTheyWereTakenAndIntermediateOnesDoNot() throws {
+        let stamp = DateTime(year: 2026, month: 11, day: 24, hours: 9, minutes: 30, seconds: 5)
+        let publisher = HealthThermometerPublisher(type: .body, interval: .seconds(2), includesIntermediate: true, sink: sink, clock: clock,
+                                                   timeStamp: { stamp }) { _ in }
+        publisher.publish(.measured(Measurement(temperature: 36.84)), to: .temperatureMeasurement)
+        publisher.publish(.measured(Measurement(temperature: 36.84)), to: .intermediateTemperature)
+        let measurement = try TemperatureMeasurement(decoding: try #require(sink.values(of: HealthThermometerPublisher.measurement).first))
+        #expect(measurement.timeStamp == stamp)
+        let intermediate = try TemperatureMeasurement(decoding: try #require(sink.values(of: HealthThermometerPublisher.intermediate).first))
+        #expect(intermediate.timeStamp == nil)
+        // The wall clock gives a valid date-time here.
+        #expect(WallClockTimeStamp.now() != nil)
+    }
+
     @Test func measurementIntervalWritesAreRangeCheckedAndReschedule() throws {
         let intervals = Recorder<Duration>()
         let publisher = HealthThermometerPublisher(type: .body, interval: .seconds(2), includesIntermediate: false, sink: sink, clock: clock) { intervals.append($0) }

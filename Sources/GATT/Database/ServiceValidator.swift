@@ -33,7 +33,7 @@ enum ServiceValidator {
         if permissions.contains(.writeable), properties.isDisjoint(with: .anyWrite) {
             throw .writeablePermissionWithoutWriteProperty(id)
         }
-        try checkSecurity(permissions, id: id, attribute: characteristic.uuid)
+        try checkSecurity(permissions, id: id, attribute: characteristic.uuid, updates: !properties.isDisjoint(with: .anyUpdate))
         if characteristic.extendedProperties.contains(.reliableWrite), !properties.contains(.write) {
             throw .reliableWriteWithoutWriteProperty(id)
         }
@@ -78,10 +78,12 @@ enum ServiceValidator {
     }
 
     /// A security requirement on an access that is not permitted at all is a contradiction.
+    /// Read security on a value that is only notified or indicated is no contradiction: it guards the
+    /// subscription (the CCCD write), so the value reaches only links with that security.
     private static func checkSecurity(
-        _ permissions: AttributePermissions, id: CharacteristicID, attribute: BluetoothUUID
+        _ permissions: AttributePermissions, id: CharacteristicID, attribute: BluetoothUUID, updates: Bool = false
     ) throws(GATTDatabaseError) {
-        if !permissions.isDisjoint(with: AttributePermissions.readSecurity), !permissions.contains(.readable) {
+        if !permissions.isDisjoint(with: AttributePermissions.readSecurity), !permissions.contains(.readable), !updates {
             throw .securityWithoutAccess(id, attribute: attribute,
                                          detail: "read security is required but the attribute is not .readable; add .readable or drop the read requirement")
         }

@@ -38,11 +38,14 @@ final class HealthThermometerPublisher: ServicePublisher {
     private let clock: any HostClock
     private let state: Mutex<State>
     private let intervalChanged: @Sendable (Duration) -> Void
+    private let timeStamp: @Sendable () -> DateTime?
 
     /// `interval` is the feeding sensor's poll interval (the measurement interval is that in whole
     /// seconds, at least 1); `intervalChanged` reschedules the sensor.
     init(type: TemperatureType, interval: Duration, includesIntermediate: Bool, sink: any UpdateSink, clock: any HostClock,
+         timeStamp: @escaping @Sendable () -> DateTime? = WallClockTimeStamp.now,
          intervalChanged: @escaping @Sendable (Duration) -> Void) {
+        self.timeStamp = timeStamp
         self.sink = sink
         self.clock = clock
         self.intervalChanged = intervalChanged
@@ -122,7 +125,9 @@ final class HealthThermometerPublisher: ServicePublisher {
             let sent = state.withLock { $0.faultSent.contains(characteristic) }
             temperature = sent ? nil : .nan
         }
-        guard let temperature, let bytes = try? TemperatureMeasurement(temperature: temperature).encoded() else { return }
+        // 2A1C carries when it was measured: stored measurements reach a returning central later.
+        let stamp = characteristic == .temperatureMeasurement ? timeStamp() : nil
+        guard let temperature, let bytes = try? TemperatureMeasurement(temperature: temperature, timeStamp: stamp).encoded() else { return }
         // Only a value the subscribers took counts as sent: a refused one (a full queue) goes again.
         guard sink.updateValue(bytes, for: id) else { return }
         state.withLock { state in

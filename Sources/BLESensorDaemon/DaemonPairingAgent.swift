@@ -1,0 +1,88 @@
+import BLECore
+import BridgeConfiguration
+import Foundation
+import HCI
+import Logging
+import SMP
+import Synchronization
+
+/// The user side of pairing on a board with no user: the configuration's policy, a pairing window
+/// opened from the CLI, passkeys written to the log and shown in status, numeric comparison
+/// confirmed while pairing is allowed (the number is logged for whoever watches).
+final class DaemonPairingAgent: PairingAgent {
+    struct State {
+        var windowCloses: MonotonicInstant? = nil
+        var lastPasskey: UInt32? = nil
+    }
+
+    let settings: SecuritySettings
+    private let clock: any HostClock
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    init(settings: SecuritySettings, clock: any HostClock, logger: Logger) {
+        self.settings = settings
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Opens (or extends) the pairing window; returns when it closes.
+    func openWindow(for duration: Duration) -> MonotonicInstant {
+        let closes = clock.now + duration
+        state.withLock { $0.windowCloses = closes }
+        logger.notice("pairing window open for \(duration.wholeMilliseconds / 1000) s")
+        return closes
+    }
+
+    /// Seconds left in the pairing window, nil when none is open.
+    var windowRemaining: Duration? {
+        let now = clock.now
+        return state.withLock { $0.windowCloses }.flatMap { $0 > now ? $0 - now : nil }
+    }
+
+    /// Whether a central may pair now (also decides numeric comparison).
+    var pairingAllowed: Bool {
+        switch settings.pairing {
+        case .always: return true
+        case .never: return false
+        case .window: return windowRemaining != nil
+        }
+    }
+
+    /// The passkey a central types: the fixed one, or the last random one shown.
+    var passkey: UInt32? {
+        if case let .fixed(value) = settings.passkey { return value }
+        return state.withLock { $0.lastPasskey }
+    }
+
+    func mayPair(_ link: Link, request: PairingFeatures) async -> PairingDecision {
+        switch settings.pairing {
+        case .always: return .allow
+        case .never:
+            return .refuse(.pairingNotSupported, because: "pairing is turned off (security.pairing: never)")
+        case .window:
+            guard windowRemaining != nil else {
+                return .refuse(.pairingNotSupported, because: "no pairing window is open; run 'blesensor pair --window 60' first")
+            }
+            return .allow
+        }
+    }
+
+    func display(passkey: UInt32, on link: Link) async {
+        state.withLock { $0.lastPasskey = passkey }
+        logger.notice("\(link.id): passkey for \(link.peer): \(String(format: "%06u", passkey)) (type it on the central)")
+    }
+
+    func enterPasskey(on link: Link) async -> UInt32? {
+        // Nobody types on a headless board: only a fixed passkey can stand in for it.
+        if case let .fixed(value) = settings.passkey { return value }
+        logger.warning("\(link.id): the pairing needs a passkey typed here; set security.passkey to a fixed value or use display-only")
+        return nil
+    }
+
+    func confirm(numericComparison value: UInt32, on link: Link) async -> Bool {
+        let allowed = pairingAllowed
+        logger.notice("\(link.id): numeric comparison \(String(format: "%06u", value)) \(allowed ? "confirmed (pairing is allowed)" : "rejected (pairing is not allowed now)")")
+        return allowed
+    }
+}

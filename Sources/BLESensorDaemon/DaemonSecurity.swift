@@ -1,0 +1,56 @@
+import BLECore
+import Bonding
+import BridgeConfiguration
+import Logging
+import Peripheral
+import SMP
+import SQLiteBondStore
+
+/// Turns the configuration's security section into the peripheral's security setup, with the bonds
+/// in `<state directory>/bonds.sqlite`.
+enum DaemonSecurity {
+    static func bondsPath(_ configuration: BridgeConfiguration) -> String {
+        configuration.paths.stateDirectory + "/bonds.sqlite"
+    }
+
+    /// Opens the bond store (blocking file work, on its own thread).
+    static func openStore(_ configuration: BridgeConfiguration) async throws(DaemonError) -> SQLiteBondStore {
+        let path = bondsPath(configuration)
+        let directory = AddressStore(directory: configuration.paths.stateDirectory)
+        let maximum = configuration.security.maxBonds
+        return try await BlockingWork.run { () throws(DaemonError) -> SQLiteBondStore in
+            try directory.makeDirectories()
+            do throws(BondStoreError) { return try SQLiteBondStore(path: path, maximumBonds: maximum) } catch { throw .bondStore(error) }
+        }
+    }
+
+    static func managerConfiguration(_ settings: SecuritySettings) -> SecurityManager.Configuration {
+        var configuration = SecurityManager.Configuration()
+        var policy = SecurityPolicy()
+        policy.ioCapability = ioCapability(settings.ioCapability)
+        policy.secureConnectionsOnly = settings.secureConnectionsOnly
+        policy.minimumKeySize = settings.minimumKeySize
+        switch settings.passkey {
+        case .random: policy.passkey = .random
+        case let .fixed(value): policy.passkey = .fixed(value)
+        }
+        // Characteristics that need authentication can only be reached with MITM-protected pairing.
+        policy.requireMITM = !settings.requireAuthentication.isEmpty && settings.ioCapability != .noInputNoOutput
+        configuration.policy = policy
+        configuration.maximumBonds = settings.maxBonds
+        configuration.bondLimitPolicy = settings.whenFull == .refuseNew ? .refuseNew : .replaceLeastRecentlyUsed
+        configuration.allowWeakerRepairing = settings.allowWeakerRepairing
+        configuration.sendSecurityRequest = settings.securityRequest
+        return configuration
+    }
+
+    static func ioCapability(_ setting: SecuritySettings.IOCapabilitySetting) -> IOCapability {
+        switch setting {
+        case .noInputNoOutput: return .noInputNoOutput
+        case .displayOnly: return .displayOnly
+        case .displayYesNo: return .displayYesNo
+        case .keyboardOnly: return .keyboardOnly
+        case .keyboardDisplay: return .keyboardDisplay
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import BLECore
+
+/// The `security:` section: who may pair, how, and which characteristics need an encrypted link.
+/// Without the section, pairing is always accepted (Just Works, bonds kept) and every profile
+/// characteristic stays open, as the SIG profiles define them.
+public struct SecuritySettings: Sendable, Equatable {
+    public enum Pairing: String, Sendable, Equatable, CaseIterable {
+        /// Any central may pair at any time.
+        case always
+        /// Only while `blesensor pair --window SECONDS` keeps a window open.
+        case window
+        /// Pairing is refused; existing bonds still re-encrypt.
+        case never
+    }
+
+    public enum IOCapabilitySetting: String, Sendable, Equatable, CaseIterable {
+        case noInputNoOutput = "no-input-no-output"
+        case displayOnly = "display-only"
+        case displayYesNo = "display-yes-no"
+        case keyboardOnly = "keyboard-only"
+        case keyboardDisplay = "keyboard-display"
+    }
+
+    public enum Passkey: Sendable, Equatable {
+        /// A fresh passkey per pairing, written to the log and shown by `blesensor status` and `pair`.
+        case random
+        /// A fixed 6-digit passkey (e.g. printed on the board's label): authenticated pairing for a headless board.
+        case fixed(UInt32)
+    }
+
+    public enum WhenFull: String, Sendable, Equatable, CaseIterable {
+        case refuseNew = "refuse-new"
+        case replaceLeastRecentlyUsed = "replace-least-recently-used"
+    }
+
+    /// Characteristics the bridge can serve (and so protect).
+    public static let protectableCharacteristics: [BluetoothUUID] = [
+        0x2A37, 0x2A38, 0x2A39, 0x2A1C, 0x2A1D, 0x2A1E, 0x2A21, 0x2A6E, 0x2A6F, 0x2A6D, 0x2A19,
+        0x2A29, 0x2A24, 0x2A26, 0x2A28, 0x2A25, 0x2A50,
+    ].map { BluetoothUUID(UInt16($0)) }
+
+    public static let keySizeRange = 7...16
+    public static let maxBondsRange = 1...100
+    public static let storeAndForwardRange = 0...10_000
+
+    public var pairing = Pairing.always
+    public var ioCapability = IOCapabilitySetting.noInputNoOutput
+    public var passkey = Passkey.random
+    public var secureConnectionsOnly = false
+    public var minimumKeySize = 16
+    public var maxBonds = 8
+    public var whenFull = WhenFull.replaceLeastRecentlyUsed
+    public var allowWeakerRepairing = true
+    public var securityRequest = false
+    public var requireEncryption: [BluetoothUUID] = []
+    public var requireAuthentication: [BluetoothUUID] = []
+    /// Temperature Measurements kept per bonded, disconnected central; 0 turns store-and-forward off.
+    public var storeAndForward = 100
+
+    public init() {}
+}
+
+extension ConfigurationLoader {
+    static let securityKeys = ["pairing", "io-capability", "passkey", "secure-connections-only", "minimum-key-size", "max-bonds",
+                               "when-full", "weaker-repairing", "security-request", "require-encryption",
+                               "require-authentication", "store-and-forward"]
+
+    static func securitySettings(_ value: YAMLValue?, problems: inout ProblemList) -> SecuritySettings? {
+        var settings = SecuritySettings()
+        guard let value, !value.isNull else { return settings }
+        guard let map = value.map(path: "security", known: securityKeys, problems: &problems) else { return nil }
+        let before = problems.problems.count
+        func choice<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) -> T? where T.RawValue == String {
+            map[key]?.choice(path: map.path(key), among: T.allCases.map(\.rawValue), problems: &problems).flatMap(T.init(rawValue:))
+        }
+        if let pairing = choice("pairing", SecuritySettings.Pairing.self) { settings.pairing = pairing }
+        if let io = choice("io-capability", SecuritySettings.IOCapabilitySetting.self) { settings.ioCapability = io }
+        if let item = map["passkey"] {
+            let path = map.path("passkey")
+            if let text = item.text(path: path, expected: "random or a 6-digit passkey like 123456", problems: &problems) {
+                if text == "random" {
+                    settings.passkey = .random
+                } else if text.count == 6, text.allSatisfy(\.isASCII), let number = UInt32(text) {
+                    settings.passkey = .fixed(number)
+                } else {
+                    problems.add(path, item, "'\(abbreviated(text))' is not 'random' or a 6-digit passkey like 123456 (quote one with leading zeros: \"012345\")")
+                }
+            }
+        }
+        if let item = map["secure-connections-only"], let flag = item.boolean(path: map.path("secure-connections-only"), problems: &problems) {
+            settings.secureConnectionsOnly = flag
+        }
+        if let item = map["minimum-key-size"], let size = item.integer(path: map.path("minimum-key-size"), in: SecuritySettings.keySizeRange,
+                                                                        expected: "a key size in octets, 7…16", problems: &problems) {
+            settings.minimumKeySize = size
+        }
+        if let item = map["max-bonds"], let count = item.integer(path: map.path("max-bonds"), in: SecuritySettings.maxBondsRange,
+                                                                  expected: "a number of bonds 1…100", problems: &problems) {
+            settings.maxBonds = count
+        }
+        if let whenFull = choice("when-full", SecuritySettings.WhenFull.self) { settings.whenFull = whenFull }
+        if let item = map["weaker-repairing"], let text = item.choice(path: map.path("weaker-repairing"), among: ["allow", "refuse"], problems: &problems) {
+            settings.allowWeakerRepairing = text == "allow"
+        }
+        if let item = map["security-request"], let flag = item.boolean(path: map.path("security-request"), problems: &problems) {
+            settings.securityRequest = flag
+        }
+        if let item = map["require-encryption"] {
+            settings.requireEncryption = characteristicList(item, path: map.path("require-encryption"), problems: &problems) ?? []
+        }
+        if let item = map["require-authentication"] {
+            settings.requireAuthentication = characteristicList(item, path: map.path("require-authentication"), problems: &problems) ?? []
+        }
+        if let item = map["store-and-forward"], let count = item.integer(path: map.path("store-and-forward"), in: SecuritySettings.storeAndForwardRange,
+                                                                          expected: "a number of measurements 0…10000", problems: &problems) {
+            settings.storeAndForward = count
+        }
+        let needsPasskey = [.displayOnly, .keyboardDisplay].contains(settings.ioCapability)
+        if case .fixed = settings.passkey, !needsPasskey, let item = map["passkey"] {
+            problems.add(map.path("passkey"), item, "a passkey is only shown with io-capability display-only or keyboard-display; set one of those or remove the passkey")
+        }
+        if settings.pairing == .never && settings.ioCapability != .noInputNoOutput, let item = map["io-capability"] {
+            problems.add(map.path("io-capability"), item, "pairing is never allowed, so the IO capability is never used; remove it or allow pairing")
+        }
+        return problems.problems.count == before ? settings : nil
+    }
+
+    private static func characteristicList(_ value: YAMLValue, path: String, problems: inout ProblemList) -> [BluetoothUUID]? {
+        guard let items = value.list(path: path, of: "characteristic UUIDs like 2A37", problems: &problems) else { return nil }
+        var result: [BluetoothUUID] = []
+        for (index, item) in items.enumerated() {
+            let itemPath = "\(path)[\(index)]"
+            guard let text = item.text(path: itemPath, expected: "a characteristic UUID like 2A37", problems: &problems) else { continue }
+            guard let uuid = BluetoothUUID(text) else {
+                problems.add(itemPath, item, "'\(abbreviated(text))' is not a UUID: write 2A37 or 0x2A37")
+                continue
+            }
+            guard SecuritySettings.protectableCharacteristics.contains(uuid) else {
+                let known = SecuritySettings.protectableCharacteristics.map(\.description).joined(separator: ", ")
+                problems.add(itemPath, item, "\(text) is not a characteristic blesensord serves (\(known))")
+                continue
+            }
+            if !result.contains(uuid) { result.append(uuid) }
+        }
+        return result
+    }
+}
