@@ -75,7 +75,8 @@ public struct Daemon: Sendable {
             }
 
             let simulation = configuration.board.simulated ? SimulatedBoard() : nil
-            let bridge = SensorBridge(configuration: configuration, sink: manager,
+            let forwarder = MeasurementForwarder(manager: manager, store: bonds, limit: configuration.security.storeAndForward, logger: logger)
+            let bridge = SensorBridge(configuration: configuration, sink: forwarder,
                                       factory: SensorSourceFactory(board: configuration.board, simulation: simulation), logger: logger)
             let address = addressDescription(addressPolicy)
             let runtime = DaemonRuntime(configuration: configuration, transport: resolved.specification.description,
@@ -96,6 +97,7 @@ public struct Daemon: Sendable {
                 throw DaemonError.peripheralManager(error)
             }
             runtime.setAdvertising(true)
+            await forwarder.start()
             bridge.start()
             // Building and encoding a status costs more than reading a sensor: only for watchers.
             bridge.setStatusObserver(isWatching: { [control] in control.hasWatchers }) { [control] status in control.publish(status) }
@@ -108,12 +110,13 @@ public struct Daemon: Sendable {
                 let central = DemoCentral(radio: radio, peripheralName: configuration.deviceName, logger: logger)
                 demo = Task { await central.run() }
             }
-            let loss = await serveEvents(manager: manager, runtime: runtime)
+            let loss = await serveEvents(manager: manager, runtime: runtime, forwarder: forwarder)
             demo?.cancel()
             await demo?.value
             watchdog?.cancel()
             bridge.setStatusObserver(nil)
             bridge.stop()
+            await forwarder.stop()
             await BlockingWork.run { control.stop() }
             if let loss {
                 logger.error("\(loss); exiting so the service manager can restart the daemon")
@@ -165,7 +168,7 @@ public struct Daemon: Sendable {
 
     /// Answers requests and keeps the status current until the controller goes away (its loss is
     /// returned) or the task is cancelled by a signal (nil).
-    private func serveEvents(manager: PeripheralManager, runtime: DaemonRuntime) async -> ControllerLoss? {
+    private func serveEvents(manager: PeripheralManager, runtime: DaemonRuntime, forwarder: MeasurementForwarder) async -> ControllerLoss? {
         let bridge = runtime.bridge
         for await event in manager.events {
             switch event {
@@ -176,15 +179,19 @@ public struct Daemon: Sendable {
                 runtime.setAdvertising(state == .poweredOn)
             case .advertisingStarted: runtime.setAdvertising(true)
             case let .centralConnected(central): runtime.centrals.connected(central)
-            case let .centralDisconnected(central, _): runtime.centrals.disconnected(central)
+            case let .centralDisconnected(central, _):
+                runtime.centrals.disconnected(central)
+                forwarder.disconnected(central)
             case let .mtuChanged(central, mtu): logger.debug("mtu \(central) \(mtu)")
             case let .securityChanged(central, security): logger.info("security \(central) \(security)")
             case let .paired(central, bonded): logger.info("paired \(central)\(bonded ? ", bonded" : "")")
             case let .pairingFailed(central, reason): logger.warning("pairing with \(central) failed: \(reason)")
             case let .subscribed(central, characteristic):
+                forwarder.subscribed(central, characteristic)
                 runtime.centrals.subscribed(central, characteristic)
                 logger.info("subscribed \(central) \(runtime.centrals.label(characteristic))")
             case let .unsubscribed(central, characteristic):
+                forwarder.unsubscribed(central, characteristic)
                 runtime.centrals.unsubscribed(central, characteristic)
                 logger.info("unsubscribed \(central) \(runtime.centrals.label(characteristic))")
             case let .readRequest(request):
@@ -197,6 +204,7 @@ public struct Daemon: Sendable {
                 }
             case .readyToUpdateSubscribers: break
             case let .indicationsAbandoned(central, updates): logger.info("\(updates.count) indication(s) for \(central) abandoned")
+            case let .indicationConfirmed(central, characteristic): forwarder.confirmed(central, characteristic)
             case let .indicationTimedOut(central): logger.warning("\(central) left an indication unconfirmed for 30 s; disconnecting it")
             }
         }

@@ -41,11 +41,9 @@ extension GATTServer {
         case let .writeCommand(handle, value):
             guard isChangeAwareForCommand(context) else { return }
             await writeCommand(handle: handle, value: value, context: context)
-        case let .signedWriteCommand(handle, _, _):
-            // No signing key exists until bonding is implemented; a command whose signature cannot be
-            // verified is not processed (Core Vol 3 Part F 3.4.5.4) and has no response.
-            logger.info("ATT: Signed Write Command dropped: no signature key (CSRK) is known for this client",
-                        metadata: ["link": "\(context.link.id)", "handle": "\(handle)"])
+        case let .signedWriteCommand(handle, value, signature):
+            guard isChangeAwareForCommand(context) else { return }
+            await signedWriteCommand(handle: handle, value: value, signature: signature.bytes, context: context)
         case .handleValueConfirmation:
             // Normally handled on arrival; one that carried extra octets ends up here.
             logger.debug("ATT: malformed Handle Value Confirmation ignored", metadata: ["link": "\(context.link.id)"])

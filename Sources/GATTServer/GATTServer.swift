@@ -50,6 +50,8 @@ public final class GATTServer: Sendable {
     let state: Mutex<ServerState>
     /// Our Rx MTU as sent in Exchange MTU Responses.
     let serverRxMTU: UInt16
+    /// Checks Signed Write Commands (the whole PDU, signature included) against the client's CSRK.
+    let signedWriteVerifier = Mutex<SignedWriteVerifier?>(nil)
 
     public init(database: AttributeDatabase, configuration: Configuration = .init(),
                 delegate: any GATTServerDelegate, logger: Logger = Logger(label: "blesensor.gatt"),

@@ -63,6 +63,9 @@ public enum PeripheralEvent: Sendable {
     /// Indications that will never be confirmed: the central disconnected, turned indications off,
     /// or timed out.
     case indicationsAbandoned(Central, [AbandonedUpdate])
+    /// The central confirmed an indication of this characteristic (applications that must know a
+    /// value arrived, like store-and-forward, wait for it).
+    case indicationConfirmed(Central, CharacteristicID)
     /// The central left an indication unconfirmed for the ATT transaction timeout (30 s); its link
     /// is being disconnected, as no further ATT PDU may be sent on it.
     case indicationTimedOut(Central)

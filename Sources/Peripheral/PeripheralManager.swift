@@ -285,6 +285,9 @@ public actor PeripheralManager {
         host.acl.addDrainObserver { [weak engine] _ in engine?.pump() }
         broker.attach(engine) { server.supportsMultipleHandleValueNotifications($0) }
         channels.setHandler(for: L2CAPChannelID.attribute) { link, payload in server.receive(payload, on: link) }
+        if let security {
+            server.setSignedWriteVerifier(SignedWriteVerifier { link, pdu in security.verifySignedWrite(pdu, on: link) })
+        }
         broker.subscribers.publish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }))
         published.withLock { $0 = Published(database: database, server: server, engine: engine) }
         // Links that opened before publication are served from now on.
@@ -445,8 +448,10 @@ public actor PeripheralManager {
             if let central = broker.central(link.id) { eventSink.yield(.indicationTimedOut(central)) }
             let gap = gap
             Task { try? await gap.disconnect(link, reason: .remoteUserTerminated) }
-        case .indicationConfirmed:
-            break
+        case let .indicationConfirmed(link, handle):
+            guard let central = broker.central(link),
+                  let id = published.withLock({ $0?.database.characteristic(forValueHandle: handle)?.id }) else { return }
+            eventSink.yield(.indicationConfirmed(central, id))
         }
     }
 

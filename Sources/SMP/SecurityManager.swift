@@ -464,6 +464,31 @@ public final class SecurityManager: Sendable {
         return removed
     }
 
+    // MARK: Signed writes
+
+    /// Whether a Signed Write Command (the whole PDU) carries a valid signature of the bonded
+    /// client's CSRK with a sign counter above the last one accepted; a replay is refused.
+    public func verifySignedWrite(_ pdu: [UInt8], on link: Link) -> Bool {
+        let key = link.identity.bondIdentity
+        guard let csrk = state.withLock({ $0.bonds[key]?.peerCSRK }),
+              let counter = SecurityFunctions.verifiedSignCounter(csrk: csrk.bytes, signed: pdu) else { return false }
+        let accepted = state.withLock { state -> Bool in
+            guard var bond = state.bonds[key] else { return false }
+            if let last = bond.peerSignCounter, counter <= last { return false }
+            bond.peerSignCounter = counter
+            state.bonds[key] = bond
+            return true
+        }
+        guard accepted else { return false }
+        let store = store, logger = logger
+        Task {
+            do { try await store.updatePeerSignCounter(counter, for: key) } catch {
+                logger.error("sign counter of \(key) not stored: \(error); a restart could accept a replayed signed write")
+            }
+        }
+        return true
+    }
+
     // MARK: GATT state at bonding
 
     /// Supplies the GATT state (CCCDs…) a link built up before its pairing completed, stored with the bond.

@@ -83,6 +83,9 @@ public final class SensorBridge: Sendable {
         self.routes = routes
     }
 
+    /// Temperature Measurement 2A1C: what store-and-forward keeps for bonded centrals that are away.
+    public static let temperatureMeasurement = HealthThermometerPublisher.measurement
+
     /// Every service to add, Device Information last, with the security the configuration asks of
     /// each characteristic (the profiles themselves leave them open).
     public var services: [GATTService] {

@@ -98,6 +98,8 @@ final class ExampleApplication: Sendable {
                 logger.info("indications abandoned \(central): \(updates.count)")
             case let .indicationTimedOut(central):
                 logger.warning("indication timed out \(central)")
+            case .indicationConfirmed:
+                break
             case let .advertisingStarted(plan):
                 logger.info("advertising enabled: \(plan.advertisingData.hexString) / \(plan.scanResponseData.hexString)")
             case let .stateChanged(newState): logger.info("state \(newState)")

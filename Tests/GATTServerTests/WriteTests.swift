@@ -2,6 +2,7 @@ import ATT
 import BLECore
 import GATT
 import GATTServer
+import TestSupport
 import Testing
 
 @Suite(.timeLimit(.minutes(1))) struct WriteTests {
@@ -64,6 +65,34 @@ import Testing
         let harness = try Harness()
         #expect(await harness.expectSilence(after: "d2 1a00 aa 010000000102030405060708"))
         #expect(harness.delegate.writes.isEmpty)
+    }
+
+    @Test func aSignedWriteIsAppliedOnlyWhenItsSignatureVerifies() async throws {
+        let signed: CharacteristicID = "signed"
+        let database = try AttributeDatabase.build(services: [
+            GATTService(uuid: BluetoothUUID(0xFFE0), characteristics: [
+                GATTCharacteristic(id: signed, uuid: BluetoothUUID(0xFFE1), properties: [.read, .authenticatedSignedWrites],
+                                   permissions: [.readable, .writeable]),
+            ]),
+        ], builtInServices: BuiltInServices(deviceName: "t"))
+        let handle = try #require(database.valueHandle(for: signed))
+        let harness = try Harness(database: database)
+        let good: [UInt8] = [1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8]
+        let seen = Recorder<[UInt8]>()
+        harness.server.setSignedWriteVerifier(SignedWriteVerifier { _, pdu in
+            seen.append(pdu)
+            return Array(pdu.suffix(12)) == good
+        })
+        let prefix = "d2 " + hexLE(handle)
+        // Commands get no answer; a read behind each is the barrier (PDUs are processed in order).
+        harness.feed(prefix + " aa " + good.hexString)
+        #expect(await harness.exchange("0a " + hexLE(handle)) != nil)
+        harness.feed(prefix + " bb 010000000102030405060709")
+        #expect(await harness.exchange("0a " + hexLE(handle)) != nil)
+        // The verifier sees the whole PDU, signature included; only the verified write is applied.
+        #expect(seen.all.first == bytes(prefix + " aa " + good.hexString))
+        #expect(harness.delegate.writes.map(\.items) == [[GATTWriteItem(characteristic: signed, value: [0xAA])]])
+        #expect(harness.delegate.writes.first?.kind == .signedCommand)
     }
 
     @Test func cccdWritesArePerConnection() async throws {

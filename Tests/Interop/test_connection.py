@@ -55,11 +55,13 @@ OPCODE_DISCONNECT = 0x0406
 
 async def test_sigterm_with_a_central_connected_disables_advertising_and_disconnects(harness, central, spawn_daemon):
     daemon, record = await start(harness, central, spawn_daemon, '--max-connections', '2')
+    # Counted before connecting: the re-enable may come before or after the connection's other
+    # commands (Read Remote Version, Data Length), so it is not always the last one.
+    before_connect = len(harness.controller.commands)
     connection = await central.connect(record.address)
     await daemon.wait_for_log('central connected', timeout=5)
     # A slot is left, so advertising came back; SIGTERM must turn it off and drop the link.
-    since_connect = len(harness.controller.commands)
-    await asyncio.wait_for(harness.controller.wait_for_advertising_enable(True, since_connect - 1), 5)
+    await asyncio.wait_for(harness.controller.wait_for_advertising_enable(True, before_connect), 5)
     since = len(harness.controller.commands)
     disconnected = asyncio.get_running_loop().create_future()
     connection.on('disconnection', lambda reason: disconnected.done() or disconnected.set_result(reason))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from bumble.smp import SMP_PAIRING_NOT_SUPPORTED_ERROR
@@ -10,8 +11,9 @@ from bumble.smp import SMP_PAIRING_NOT_SUPPORTED_ERROR
 from test_connection import start
 
 
-async def test_pairing_is_refused_promptly_until_security_exists(harness, central, spawn_daemon):
-    daemon, record = await start(harness, central, spawn_daemon)
+async def test_pairing_is_refused_promptly_when_turned_off(harness, central, spawn_daemon):
+    config = Path(__file__).parent / 'configs' / 'pairing-never.yaml'
+    daemon, record = await start(harness, central, spawn_daemon, '--config', str(config))
     connection = await central.connect(record.address)
     await daemon.wait_for_log('central connected', timeout=5)
     with pytest.raises(Exception) as failure:

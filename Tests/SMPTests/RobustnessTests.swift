@@ -120,3 +120,30 @@ import Testing
         #expect(harness.sent.all.first == [0x0B, 0x0D])
     }
 }
+
+/// Signed writes from a bonded client: its CSRK verifies, a replayed counter does not.
+@Suite(.timeLimit(.minutes(1))) struct SignedWriteTests {
+    @Test func aBondedClientsSignatureVerifiesOnceAndAReplayIsRefused() async throws {
+        let store = InMemoryBondStore()
+        let csrk = SecureRandom.bytes(16)
+        let identity = SMPHarness.central
+        let ltk = LongTermKeyRecord(key: Key128(SecureRandom.bytes(16))!, ediv: 0, rand: 0, keySize: 16, authenticated: false, secureConnections: true)
+        try await store.saveBond(Bond(identity: identity, ltk: ltk, peerLTK: nil, peerIRK: nil, peerCSRK: Key128(csrk), peerSignCounter: nil,
+                                      localCSRK: nil, localSignCounter: 0, createdAt: Date(), lastSeen: Date()),
+                                 gattState: .empty, replacing: nil)
+        let harness = try await SMPHarness(store: store)
+        let pdu: [UInt8] = [0xD2, 0x12, 0x00, 0x13, 0x37]
+        let first = pdu + (try SecurityFunctions.signature(csrk: csrk, message: pdu, counter: 0))
+        #expect(harness.manager.verifySignedWrite(first, on: harness.link))
+        #expect(!harness.manager.verifySignedWrite(first, on: harness.link))
+        let second = pdu + (try SecurityFunctions.signature(csrk: csrk, message: pdu, counter: 5))
+        #expect(harness.manager.verifySignedWrite(second, on: harness.link))
+        let wrongKey = pdu + (try SecurityFunctions.signature(csrk: SecureRandom.bytes(16), message: pdu, counter: 6))
+        #expect(!harness.manager.verifySignedWrite(wrongKey, on: harness.link))
+        // The counter reaches the store (a restart must not accept a replay either).
+        while await store.bond(for: identity)?.peerSignCounter != 5 { await Task.yield() }
+
+        let stranger = try await SMPHarness(peer: DeviceAddress(BluetoothAddress("C0:99:99:99:99:99")!, type: .randomDevice), store: store)
+        #expect(!stranger.manager.verifySignedWrite(second, on: stranger.link))
+    }
+}

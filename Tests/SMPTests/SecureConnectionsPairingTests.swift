@@ -132,13 +132,19 @@ import Testing
             let (_, nb) = try await Self.runNonces(harness, central, pres: pres, x: x, y: y, cb: try #require(cb))
             let expected = try SecurityFunctions.g2(u: central.keyPair.publicKeyX, v: x, x: central.na, y: nb)
             let checks = try central.secureConnectionsChecks(peerX: x, peerY: y, nb: nb, pres: pres, r: [UInt8](repeating: 0, count: 16))
-            let answer = try #require(await harness.exchange([0x0D] + checks.ea).first)
-            #expect(harness.agent.state.withLock { $0.compared } == [expected])
             if accepted {
+                let answer = try #require(await harness.exchange([0x0D] + checks.ea).first)
+                #expect(harness.agent.state.withLock { $0.compared } == [expected])
                 #expect(answer == [0x0D] + checks.eb)
                 #expect(harness.manager.longTermKey(for: harness.link, random: 0, ediv: 0)?.properties.level == .authenticatedSecureConnections)
             } else {
-                #expect(answer == [0x05, 0x0C])
+                // The user may reject before or after the central's check value arrives: either
+                // way the pairing fails with Numeric Comparison Failed and Eb is never sent.
+                harness.feed([0x0D] + checks.ea)
+                #expect(await harness.failure()?.0 == .numericComparisonFailed)
+                #expect(harness.agent.state.withLock { $0.compared } == [expected])
+                #expect(harness.sent.all.contains([0x05, 0x0C]))
+                #expect(!harness.sent.all.contains { $0.first == 0x0D })
                 #expect(await harness.failure()?.0 == .numericComparisonFailed)
             }
         }

@@ -1,0 +1,244 @@
+import BLECore
+import Bonding
+import Foundation
+import GATT
+import HCI
+import Logging
+import Peripheral
+import SensorBridge
+import Synchronization
+
+/// Store-and-forward for Health Thermometer (HTS 3.1, "stored measurements"): a Temperature
+/// Measurement taken while a bonded central that enabled its indications is away is kept in the
+/// bond store (bounded per central, oldest dropped first and counted), and indicated in order when
+/// the central is back and subscribed again; each is removed from the store only once the central
+/// confirmed it, so nothing is lost to a disconnection, a daemon restart or a kill -9.
+///
+/// The bridge's 2A1C updates pass through `updateValue`: they go live to the subscribed centrals
+/// and into the store for the absent and still-draining ones, so a returning central gets its
+/// backlog and then the live values, in the order they were taken. Store writes go through one
+/// ordered queue (`writes`); waiting for confirmations never holds it.
+final class MeasurementForwarder: UpdateSink, Sendable {
+    enum Write: Sendable {
+        case enqueue([UInt8], Date, [DeviceAddress])
+        /// Ends a drain if nothing is left, in order after every enqueue before it.
+        case finishDrain(Central, DeviceAddress)
+    }
+
+    struct State {
+        var away: Set<DeviceAddress> = []
+        var live: [LinkID: Central] = [:]
+        var draining: [LinkID: DeviceAddress] = [:]
+        var confirmations: [LinkID: CheckedContinuation<Bool, Never>] = [:]
+        var valueHandle: UInt16 = 0
+    }
+
+    let measurement = SensorBridge.temperatureMeasurement
+    private let manager: PeripheralManager
+    private let store: any BondStore
+    private let limit: Int
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let writes: AsyncStream<Write>.Continuation
+    private let writer: Task<Void, Never>
+
+    init(manager: PeripheralManager, store: any BondStore, limit: Int, logger: Logger) {
+        self.manager = manager
+        self.store = store
+        self.limit = limit
+        self.logger = logger
+        let (stream, continuation) = AsyncStream.makeStream(of: Write.self)
+        writes = continuation
+        let box = WriterContext(store: store, limit: limit, logger: logger)
+        writer = Task { await box.run(stream) }
+        writerContext = box
+    }
+
+    private let writerContext: WriterContext
+
+    var isEnabled: Bool { limit > 0 }
+
+    /// Loads which bonded centrals subscribed to 2A1C indications (their CCCDs are in the store).
+    func start() async {
+        writerContext.forwarder.withLock { $0 = self }
+        guard isEnabled, let database = await manager.database,
+              let characteristic = database.characteristic(id: measurement), let cccd = characteristic.cccdHandle else { return }
+        state.withLock { $0.valueHandle = characteristic.valueHandle }
+        do {
+            var away: Set<DeviceAddress> = []
+            for bond in try await store.bonds() {
+                let gatt = try await store.gattState(for: bond.identity)
+                let subscribed = (gatt?.cccds[cccd] ?? 0) & ClientConfiguration.indications.rawValue != 0
+                let pending = try await store.pendingMeasurements(for: bond.identity).measurements.isEmpty == false
+                if subscribed || pending { away.insert(bond.identity) }
+            }
+            let count = away.count
+            state.withLock { $0.away.formUnion(away) }
+            if count > 0 { logger.info("store-and-forward: \(count) bonded central(s) get Temperature Measurements kept while away") }
+        } catch {
+            logger.error("store-and-forward: bonds not read (\(error)); measurements for absent centrals are not kept this run")
+        }
+    }
+
+    /// The value handle of 2A1C in the published database (0 before `start`).
+    var valueHandle: UInt16 { state.withLock { $0.valueHandle } }
+
+    /// Ends the writer after the writes already queued (they are on their way to the store).
+    func stop() async {
+        writes.finish()
+        await writer.value
+        writerContext.forwarder.withLock { $0 = nil }
+    }
+
+    // MARK: The bridge's updates
+
+    func updateValue(_ value: [UInt8], for characteristic: CharacteristicID) -> Bool {
+        guard isEnabled, characteristic == measurement else { return manager.updateValue(value, for: characteristic) }
+        let (live, keepFor) = state.withLock { state in
+            (Array(state.live.values), Array(state.away) + Array(state.draining.values))
+        }
+        if !keepFor.isEmpty { writes.yield(.enqueue(value, Date(), keepFor)) }
+        guard !live.isEmpty else { return true }
+        return manager.updateValue(value, for: characteristic, onSubscribedCentrals: live)
+    }
+
+    func batching(_ body: () -> Void) { manager.batchingUpdates(body) }
+
+    // MARK: Peripheral events
+
+    func subscribed(_ central: Central, _ characteristic: CharacteristicID) {
+        guard isEnabled, characteristic == measurement else { return }
+        let link = central.link
+        guard link.isBonded else {
+            state.withLock { $0.live[link.id] = central }
+            return
+        }
+        let identity = link.identity.bondIdentity
+        state.withLock { state in
+            state.away.remove(identity)
+            state.draining[link.id] = identity
+        }
+        Task { await drain(to: central, identity: identity) }
+    }
+
+    func unsubscribed(_ central: Central, _ characteristic: CharacteristicID) {
+        guard isEnabled, characteristic == measurement else { return }
+        // Indications turned off: nothing is kept for it any more.
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            state.live[central.link.id] = nil
+            state.draining[central.link.id] = nil
+            return state.confirmations.removeValue(forKey: central.link.id)
+        }
+        waiter?.resume(returning: false)
+    }
+
+    func disconnected(_ central: Central) {
+        guard isEnabled else { return }
+        let link = central.link
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            let wasSubscribed = state.live.removeValue(forKey: link.id) != nil || state.draining.removeValue(forKey: link.id) != nil
+            if wasSubscribed && link.isBonded { state.away.insert(link.identity.bondIdentity) }
+            return state.confirmations.removeValue(forKey: link.id)
+        }
+        waiter?.resume(returning: false)
+    }
+
+    func confirmed(_ central: Central, _ characteristic: CharacteristicID) {
+        guard characteristic == measurement else { return }
+        let waiter = state.withLock { $0.confirmations.removeValue(forKey: central.link.id) }
+        waiter?.resume(returning: true)
+    }
+
+    // MARK: Draining
+
+    /// Indicates the central's stored measurements one by one, each removed once confirmed.
+    private func drain(to central: Central, identity: DeviceAddress) async {
+        let link = central.link
+        var sent = 0
+        while state.withLock({ $0.draining[link.id] != nil }) {
+            let pending: PendingMeasurements
+            do { pending = try await store.pendingMeasurements(for: identity) } catch {
+                logger.error("store-and-forward: measurements for \(identity) not read: \(error)")
+                return
+            }
+            if pending.dropped > 0 {
+                logger.warning("store-and-forward: \(pending.dropped) measurement(s) for \(identity) were dropped while it was away (more than \(limit) kept)")
+            }
+            guard !pending.measurements.isEmpty else {
+                writes.yield(.finishDrain(central, identity))
+                return
+            }
+            for stored in pending.measurements {
+                guard await indicate(stored.value, to: central) else { return }
+                do { try await store.acknowledgeMeasurements(through: stored.sequence, for: identity) } catch {
+                    logger.error("store-and-forward: confirmation for \(identity) not recorded: \(error); it may get the measurement again")
+                }
+                sent += 1
+            }
+            logger.info("store-and-forward: \(sent) stored measurement(s) indicated to \(identity)")
+        }
+    }
+
+    /// Sends one indication to `central` and waits for its confirmation; false when the central left
+    /// or turned indications off.
+    private func indicate(_ value: [UInt8], to central: Central) async -> Bool {
+        let link = central.link
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let registered = state.withLock { state -> Bool in
+                guard state.draining[link.id] != nil else { return false }
+                state.confirmations[link.id] = continuation
+                return true
+            }
+            guard registered else { return continuation.resume(returning: false) }
+            let manager = manager, id = measurement
+            Task {
+                do { try await manager.updateValueWaitingForRoom(value, for: id, onSubscribedCentrals: [central]) } catch {}
+            }
+        }
+    }
+
+    /// Called by the writer in order: ends the drain when nothing arrived meanwhile, else drains on.
+    fileprivate func finishDrain(_ central: Central, identity: DeviceAddress) async {
+        let pending = (try? await store.pendingMeasurements(for: identity).measurements.isEmpty) ?? true
+        if pending {
+            state.withLock { state in
+                guard state.draining.removeValue(forKey: central.link.id) != nil else { return }
+                state.live[central.link.id] = central
+            }
+        } else {
+            Task { await drain(to: central, identity: identity) }
+        }
+    }
+}
+
+/// The ordered store writer behind the forwarder.
+private final class WriterContext: Sendable {
+    let store: any BondStore
+    let limit: Int
+    let logger: Logger
+    let forwarder = Mutex<MeasurementForwarder?>(nil)
+
+    init(store: any BondStore, limit: Int, logger: Logger) {
+        self.store = store
+        self.limit = limit
+        self.logger = logger
+    }
+
+    func run(_ writes: AsyncStream<MeasurementForwarder.Write>) async {
+        for await write in writes {
+            switch write {
+            case let .enqueue(value, takenAt, identities):
+                guard let handle = forwarder.withLock({ $0?.valueHandle }) else { continue }
+                for identity in identities {
+                    do {
+                        _ = try await store.enqueueMeasurement(valueHandle: handle, value: value, takenAt: takenAt, for: identity, limit: limit)
+                    } catch {
+                        logger.error("store-and-forward: measurement for \(identity) not kept: \(error)")
+                    }
+                }
+            case let .finishDrain(central, identity):
+                await forwarder.withLock({ $0 })?.finishDrain(central, identity: identity)
+            }
+        }
+    }
+}
