@@ -156,7 +156,7 @@ let package = Package(
         .testTarget(name: "GAPTests", dependencies: ["BLECore", "HCI", "GAP", "VirtualController", "TestSupport"]),
         .testTarget(name: "BLESensorDaemonTests", dependencies: [
             "BLECore", "HCI", "GAP", "ATT", "GATT", "SIGProfiles", "Peripheral", "VirtualController", "BLESensorDaemon", "TestSupport",
-            "BridgeConfiguration",
+            "BridgeConfiguration", "Bonding", "SMP", "ControlSocket",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ATTTests", dependencies: ["BLECore", "ATT"]),
@@ -168,6 +168,7 @@ let package = Package(
         .testTarget(name: "GATTServerTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer", "TestSupport"]),
         .testTarget(name: "PeripheralTests", dependencies: [
             "BLECore", "HCI", "L2CAP", "GAP", "ATT", "GATT", "GATTNotify", "Peripheral", "VirtualController", "TestSupport",
+            "Bonding", "SMP", "SecurityToolbox",
         ]),
         .testTarget(name: "SensorBridgeTests", dependencies: [
             "BLECore", "ATT", "GATT", "GATTNotify", "Peripheral", "SIGProfiles", "Sensors", "BridgeConfiguration", "ControlSocket",

@@ -1,4 +1,5 @@
 import BLECore
+import Bonding
 import ControlSocket
 import GATT
 import GATTNotify
@@ -47,6 +48,12 @@ final class CentralRegistry: Sendable {
 
     var count: Int { entries.withLock { $0.count } }
 
+    /// Identity addresses (as bonds are keyed) of the connected centrals: a bond's "connected now".
+    var connectedIdentities: Set<DeviceAddress> {
+        let links = entries.withLock { $0.values.map(\.central.link) }
+        return Set(links.map { $0.identity.bondIdentity })
+    }
+
     /// "2A37 notify" for a characteristic of the bridge, its identifier otherwise (Service Changed).
     func label(_ characteristic: CharacteristicID) -> String { labels[characteristic] ?? characteristic.rawValue }
 
@@ -57,16 +64,20 @@ final class CentralRegistry: Sendable {
             let link = entry.central.link
             let connection = statistics?.connections[link.id]
             let counters = connection?.counters ?? NotificationStatistics.Counters()
+            let security = link.security
             return CentralStatus(
                 address: link.peer.address.description,
                 addressType: link.peer.type.description,
                 mtu: link.mtu,
-                security: Self.securityName(link.security.level),
+                security: Self.securityName(security.level),
                 subscriptions: entry.subscriptions.map { labels[$0] ?? $0.rawValue },
                 sent: counters.sent,
                 coalesced: counters.coalesced + counters.merged,
                 dropped: counters.rejected + counters.dropped + counters.abandoned + counters.unconfirmed,
-                queued: connection?.queuedEntries ?? 0)
+                queued: connection?.queuedEntries ?? 0,
+                bonded: link.isBonded,
+                securityLevel: Self.securityName(security.level),
+                keySize: security.keySize)
         }
     }
 

@@ -15,6 +15,7 @@ final class DaemonRuntime: ControlHandler {
     let bridge: SensorBridge
     let centrals: CentralRegistry
     let agent: DaemonPairingAgent
+    let security: SecurityControl
     private let started: MonotonicInstant
     private let clock: any HostClock
     private let advertising = Mutex(false)
@@ -30,6 +31,7 @@ final class DaemonRuntime: ControlHandler {
         self.clock = clock
         self.started = clock.now
         self.centrals = CentralRegistry(services: bridge.services)
+        self.security = SecurityControl(security: manager.security, agent: agent, centrals: centrals)
     }
 
     /// Advertising runs while fewer than the maximum centrals are connected (GAP resumes it).
@@ -44,7 +46,22 @@ final class DaemonRuntime: ControlHandler {
         return StatusSnapshot(transport: transport, address: address, advertising: isAdvertising,
                        uptimeSeconds: Double(seconds) + Double(attoseconds) / 1e18,
                        board: configuration.board.name, deviceName: configuration.deviceName,
-                       centrals: centrals.statuses(statistics: manager.statistics()), sensors: bridge.sensorStatus())
+                       centrals: centrals.statuses(statistics: manager.statistics()), sensors: bridge.sensorStatus(),
+                       bonds: security.bondIdentities, pairing: security.pairing)
+    }
+
+    func bonds() -> Result<[BondStatus], ControlFailure> {
+        security.bonds().mapError(\.failure)
+    }
+
+    /// The store write runs in a task; the control server's thread only starts it.
+    func removeBond(_ address: BondAddress, reply: DeferredReply<BondStatus>) {
+        let security = self.security
+        Task { reply.complete(await security.removeBond(address).mapError(\.failure)) }
+    }
+
+    func openPairingWindow(seconds: Int) -> Result<PairingStatus, ControlFailure> {
+        security.openPairingWindow(seconds: seconds).mapError(\.failure)
     }
 
     /// One line for systemd's STATUS= and the log.

@@ -5,6 +5,9 @@ final class Connection {
         case awaitingRequest
         /// Receiving sensor updates; input is read only to notice the disconnect.
         case watching
+        /// A handler answers `command` later (`DeferredReply`); further requests wait unread in the
+        /// socket, so replies keep their order and a pipelining client cannot grow our buffers.
+        case awaitingReply(token: UInt64, command: ControlCommand)
         /// Flushing a last reply (an error), then closing.
         case closing
     }
@@ -17,8 +20,16 @@ final class Connection {
     /// The peer shut down its sending side: stop polling for input (EOF stays readable forever).
     var inputClosed = false
     var isClosed = false
-    /// When the connection is closed for inactivity; nil while watching.
+    /// When the connection is closed for inactivity or its deferred reply is given up; nil while watching.
     var deadline: ContinuousClock.Instant?
+
+    var isAwaitingReply: Bool { replyToken != nil }
+
+    /// The token of the deferred reply this connection waits for.
+    var replyToken: UInt64? {
+        if case .awaitingReply(let token, _) = phase { return token }
+        return nil
+    }
 
     init(fd: Int32, deadline: ContinuousClock.Instant) {
         self.fd = fd

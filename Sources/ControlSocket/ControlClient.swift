@@ -66,6 +66,31 @@ public final class ControlClient {
         return status
     }
 
+    /// The bonded centrals, most recently seen first.
+    public func bonds() throws(ControlClientError) -> [BondStatus] {
+        try write(ControlRequest(.bonds))
+        let reply = try readReply(waitingFor: "the bonds reply")
+        guard let bonds = reply.bonds else { throw .malformedReply("the bonds reply has no \"bonds\"") }
+        return bonds
+    }
+
+    /// Forgets a bond; returns what it was. Unknown or ambiguous addresses are `daemonError`s.
+    public func removeBond(_ address: BondAddress) throws(ControlClientError) -> BondStatus {
+        try write(ControlRequest(command: ControlCommand.removeBond.rawValue, address: address.address,
+                                 addressType: address.kind?.rawValue))
+        let reply = try readReply(waitingFor: "the remove-bond reply")
+        guard let removed = reply.removedBond else { throw .malformedReply("the remove-bond reply has no \"removedBond\"") }
+        return removed
+    }
+
+    /// Opens the daemon's pairing window for `seconds` (when its configuration uses one); the pairing state after it.
+    public func openPairingWindow(seconds: Int) throws(ControlClientError) -> PairingStatus {
+        try write(ControlRequest(command: ControlCommand.openPairingWindow.rawValue, seconds: seconds))
+        let reply = try readReply(waitingFor: "the open-pairing-window reply")
+        guard let pairing = reply.pairing else { throw .malformedReply("the open-pairing-window reply has no \"pairing\"") }
+        return pairing
+    }
+
     /// Streams sensor updates to `body` until it returns false. Throws `disconnected` if the daemon
     /// goes away; the acknowledgement is awaited with the reply timeout, updates without one.
     /// `acknowledged` runs once the daemon has registered the watch (every update published from

@@ -30,7 +30,7 @@ public enum ControlClientError: Error, Equatable, CustomStringConvertible {
         case .pathTooLong(let path, let maxBytes):
             "control socket path \(path) is longer than \(maxBytes) bytes"
         case .timedOut(let path, let waitingFor, let seconds):
-            "blesensord did not answer on \(path) within \(Self.seconds(seconds)) (waiting for \(waitingFor)); it may be hung: check `journalctl -u blesensord`"
+            "blesensord did not answer on \(path) within \(NumberText.seconds(seconds)) (waiting for \(waitingFor)); it may be hung: check `journalctl -u blesensord`"
         case .disconnected(let path):
             "blesensord closed the control connection on \(path) (it stopped or restarted, or dropped this client for reading too slowly)"
         case .malformedReply(let detail):
@@ -42,10 +42,5 @@ public enum ControlClientError: Error, Equatable, CustomStringConvertible {
         case .systemCallFailed(let operation, let path, _, let message):
             "cannot \(operation) control socket \(path): \(message)"
         }
-    }
-
-    /// `5 s`, `0.25 s`.
-    private static func seconds(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e9 ? "\(Int(value)) s" : "\(value) s"
     }
 }

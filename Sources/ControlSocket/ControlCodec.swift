@@ -13,6 +13,8 @@ enum ControlCodec {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.nonConformingFloatEncodingStrategy = floatEncoding
+        // Bond dates; whole seconds are all a person or a script needs.
+        encoder.dateEncodingStrategy = .iso8601
         return encoder
     }
 
@@ -25,6 +27,7 @@ enum ControlCodec {
     static func decoder() -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = floatDecoding
+        decoder.dateDecodingStrategy = .iso8601
         return decoder
     }
 
@@ -42,15 +45,45 @@ enum ControlCodec {
             ?? Array("{\"ok\":false,\"version\":\(ControlProtocol.version)}\n".utf8)
     }
 
-    /// Only the fields needed to judge a request, all optional, so any JSON object decodes and the
-    /// error can say what is missing rather than "malformed".
+    /// A request's fields, all optional so any JSON object decodes and the error can say what is
+    /// missing rather than "malformed". Parameters of a wrong type are kept as such, to be named.
     private struct RequestEnvelope: Decodable {
         var version: Int?
         var command: String?
+        var address: Parameter<String>
+        var addressType: Parameter<String>
+        var seconds: Parameter<Int>
+
+        private enum CodingKeys: String, CodingKey { case version, command, address, addressType, seconds }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            version = try container.decodeIfPresent(Int.self, forKey: .version)
+            command = try container.decodeIfPresent(String.self, forKey: .command)
+            address = Parameter(container, .address)
+            addressType = Parameter(container, .addressType)
+            seconds = Parameter(container, .seconds)
+        }
     }
 
-    /// Parses one request line (without its newline). Total: any bytes give a command or a message for the client.
-    static func parseRequest(_ line: some Collection<UInt8>) -> Result<ControlCommand, RequestRejection> {
+    private enum Parameter<Value: Decodable> {
+        case absent
+        case value(Value)
+        case wrongType
+
+        init<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, _ key: Key) {
+            if !container.contains(key) || ((try? container.decodeNil(forKey: key)) ?? false) {
+                self = .absent
+            } else if let value = try? container.decode(Value.self, forKey: key) {
+                self = .value(value)
+            } else {
+                self = .wrongType
+            }
+        }
+    }
+
+    /// Parses one request line (without its newline). Total: any bytes give a request or a message for the client.
+    static func parseRequest(_ line: some Collection<UInt8>) -> Result<ParsedRequest, RequestRejection> {
         let envelope: RequestEnvelope
         do {
             envelope = try decoder().decode(RequestEnvelope.self, from: Data(line))
@@ -71,8 +104,46 @@ enum ControlCodec {
         guard let command = ControlCommand(rawValue: name) else {
             return .failure(RequestRejection("unknown command '\(name)'; known: \(ControlCommand.knownList)"))
         }
-        return .success(command)
+        switch command {
+        case .status: return .success(.status)
+        case .watchSensors: return .success(.watchSensors)
+        case .bonds: return .success(.bonds)
+        case .removeBond: return removeBond(envelope)
+        case .openPairingWindow: return openPairingWindow(envelope)
+        }
     }
+
+    private static func removeBond(_ envelope: RequestEnvelope) -> Result<ParsedRequest, RequestRejection> {
+        let usage = "remove-bond needs \"address\": a string like \"AA:BB:CC:DD:EE:FF\" or \"AA:BB:CC:DD:EE:FF (public)\""
+        guard case .value(let text) = envelope.address else { return .failure(RequestRejection(usage)) }
+        let type: String?
+        switch envelope.addressType {
+        case .absent: type = nil
+        case .value(let value): type = value
+        case .wrongType: return .failure(RequestRejection("remove-bond's \"addressType\" must be \"public\" or \"random\""))
+        }
+        return BondAddress.parse(text, type: type)
+            .map { .removeBond($0) }
+            .mapError { RequestRejection("remove-bond: \($0.message)") }
+    }
+
+    private static func openPairingWindow(_ envelope: RequestEnvelope) -> Result<ParsedRequest, RequestRejection> {
+        let range = ControlProtocol.pairingWindowSeconds
+        guard case .value(let seconds) = envelope.seconds, range.contains(seconds) else {
+            return .failure(RequestRejection(
+                "open-pairing-window needs \"seconds\": a whole number from \(range.lowerBound) to \(range.upperBound)"))
+        }
+        return .success(.openPairingWindow(seconds: seconds))
+    }
+}
+
+/// A request the server understood, with its checked parameters.
+enum ParsedRequest: Equatable, Sendable {
+    case status
+    case watchSensors
+    case bonds
+    case removeBond(BondAddress)
+    case openPairingWindow(seconds: Int)
 }
 
 /// Why a request line was refused; `message` is sent to the client as the error reply.

@@ -7,7 +7,13 @@
 /// → {"version":1,"command":"watch-sensors"}
 /// ← {"ok":true,"version":1}
 /// ← {"sensor":{...},"version":1}              (one line per sensor update, until the client disconnects)
-/// ← {"error":"unknown command 'x'; known: status, watch-sensors","ok":false,"version":1}
+/// → {"version":1,"command":"bonds"}
+/// ← {"bonds":[{...}],"ok":true,"version":1}
+/// → {"version":1,"command":"remove-bond","address":"AA:BB:CC:DD:EE:FF","addressType":"public"}
+/// ← {"ok":true,"removedBond":{...},"version":1}
+/// → {"version":1,"command":"open-pairing-window","seconds":60}
+/// ← {"ok":true,"pairing":{...},"version":1}
+/// ← {"error":"unknown command 'x'; known: status, watch-sensors, ...","ok":false,"version":1}
 /// ```
 public enum ControlProtocol {
     /// The major version this build speaks. A peer with a higher version gets an error naming this one;
@@ -17,6 +23,9 @@ public enum ControlProtocol {
     public static let defaultSocketPath = "/run/blesensor/control.sock"
     /// The longest request line the server reads, without its newline.
     public static let maxRequestBytes = 4096
+    /// How long `open-pairing-window` may keep pairing open: long enough to walk to a phone, short
+    /// enough that a forgotten window closes within the hour.
+    public static let pairingWindowSeconds = 1...3600
 }
 
 /// What a client can ask for.
@@ -25,19 +34,36 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case status
     /// An acknowledging `ControlReply`, then a `SensorUpdateMessage` per sensor update.
     case watchSensors = "watch-sensors"
+    /// One `ControlReply` carrying `bonds`.
+    case bonds
+    /// Forgets the bond named by `address` (and `addressType`); the reply carries `removedBond`.
+    case removeBond = "remove-bond"
+    /// Opens the pairing window for `seconds`; the reply carries `pairing`.
+    case openPairingWindow = "open-pairing-window"
 
-    /// `status, watch-sensors`, for error messages.
+    /// `status, watch-sensors, ...`, for error messages.
     static var knownList: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }
 
 /// A request line. `command` stays a string so an unknown one can be named in the error reply.
+/// Fields a command does not use are absent from the line (nil), so a `status` request reads as it always did.
 public struct ControlRequest: Codable, Sendable, Equatable {
     public var version: Int
     public var command: String
+    /// `remove-bond`: `AA:BB:CC:DD:EE:FF`, optionally followed by ` (public)` or ` (random)`.
+    public var address: String?
+    /// `remove-bond`: `public` or `random`, when the address alone could name two bonds.
+    public var addressType: String?
+    /// `open-pairing-window`: how long, within `ControlProtocol.pairingWindowSeconds`.
+    public var seconds: Int?
 
-    public init(version: Int = ControlProtocol.version, command: String) {
+    public init(version: Int = ControlProtocol.version, command: String, address: String? = nil,
+                addressType: String? = nil, seconds: Int? = nil) {
         self.version = version
         self.command = command
+        self.address = address
+        self.addressType = addressType
+        self.seconds = seconds
     }
 
     public init(_ command: ControlCommand) {
@@ -51,13 +77,23 @@ public struct ControlReply: Codable, Sendable, Equatable {
     public var ok: Bool
     /// Present in the reply to `status`.
     public var status: StatusSnapshot?
+    /// Present in the reply to `bonds`.
+    public var bonds: [BondStatus]?
+    /// Present in the reply to `remove-bond`: the bond that was forgotten.
+    public var removedBond: BondStatus?
+    /// Present in the reply to `open-pairing-window`: the pairing state after it.
+    public var pairing: PairingStatus?
     /// Present when `ok` is false.
     public var error: String?
 
-    public init(version: Int = ControlProtocol.version, ok: Bool, status: StatusSnapshot? = nil, error: String? = nil) {
+    public init(version: Int = ControlProtocol.version, ok: Bool, status: StatusSnapshot? = nil, bonds: [BondStatus]? = nil,
+                removedBond: BondStatus? = nil, pairing: PairingStatus? = nil, error: String? = nil) {
         self.version = version
         self.ok = ok
         self.status = status
+        self.bonds = bonds
+        self.removedBond = removedBond
+        self.pairing = pairing
         self.error = error
     }
 

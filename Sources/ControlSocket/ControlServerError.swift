@@ -37,6 +37,8 @@ public enum ControlServerEvent: Sendable, Equatable, CustomStringConvertible {
     case requestRejected(String)
     /// A client that sent nothing for `idleTimeout` was closed.
     case idleClientClosed
+    /// A deferred reply did not come within `replyTimeout`; the client was told and closed.
+    case replyTimedOut(command: String)
     /// A watch client stopped reading and its queued output passed `maxOutputBytes`.
     case slowWatcherDropped(queuedBytes: Int)
     /// accept() failed for a reason other than "nothing pending"; accepting pauses briefly.
@@ -49,6 +51,7 @@ public enum ControlServerEvent: Sendable, Equatable, CustomStringConvertible {
         case .clientRefused(let maxClients): "control client refused: already serving \(maxClients)"
         case .requestRejected(let message): "control request rejected: \(message)"
         case .idleClientClosed: "idle control client closed"
+        case .replyTimedOut(let command): "control request \(command) not answered in time; the client was told and closed"
         case .slowWatcherDropped(let bytes): "control watch client dropped: it stopped reading (\(bytes) bytes queued)"
         case .acceptFailed(_, let message): "control socket accept failed: \(message)"
         case .loopFailed(_, let message): "control socket loop stopped: \(message)"

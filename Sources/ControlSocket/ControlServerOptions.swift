@@ -19,6 +19,9 @@ public struct ControlServerOptions: Sendable {
     public var maxRequestBytes = ControlProtocol.maxRequestBytes
     /// A client that sends nothing for this long while it is not watching is closed.
     public var idleTimeout: Duration = .seconds(10)
+    /// How long a deferred reply (`remove-bond`) may take; then the client gets an error and is
+    /// closed, and a late answer is dropped. Longer than the work takes, shorter than `blesensor` waits.
+    public var replyTimeout: Duration = .seconds(10)
     /// Replies and updates queued for one client that does not read; past this a watch client is
     /// dropped rather than let the daemon's memory grow. One message always fits into an empty queue.
     public var maxOutputBytes = 256 * 1024

@@ -44,6 +44,11 @@ enum NumberText {
         return "\(secs)s"
     }
 
+    /// A limit as a person sets it: `5 s`, `0.25 s`.
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e9 ? "\(Int(value)) s" : "\(value) s"
+    }
+
     /// Reading age: `0.8s` under ten seconds (sensor periods are often sub-second), else as `duration`.
     static func age(_ seconds: Double?) -> String {
         guard let seconds, seconds.isFinite else { return "—" }

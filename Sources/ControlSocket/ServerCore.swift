@@ -5,12 +5,22 @@ import Musl
 #endif
 import Synchronization
 
-/// The part of a running server shared between the loop thread and publishers/`stop()` on any thread:
-/// queued updates, the stop request and the wake-up pipe, all under one lock so a wake-up can be
-/// neither lost nor written to a closed pipe. Only non-blocking calls run under the lock.
+/// The part of a running server shared between the loop thread and publishers, deferred replies
+/// and `stop()` on any thread: queued updates and replies, the stop request and the wake-up pipe,
+/// all under one lock so a wake-up can be neither lost nor written to a closed pipe. Only
+/// non-blocking calls run under the lock.
 final class ServerCore: Sendable {
+    /// What the loop picks up when woken.
+    struct Work {
+        var updates: [[UInt8]] = []
+        /// Completed deferred replies, by the token of the request they answer.
+        var replies: [(token: UInt64, line: [UInt8])] = []
+    }
+
     private struct State {
         var pending: [[UInt8]] = []
+        /// At most one per outstanding deferred request (a reply completes once), so bounded by the clients.
+        var replies: [(token: UInt64, line: [UInt8])] = []
         var stopRequested = false
         /// A byte is in the pipe and not yet drained: further wake-ups are free.
         var wakeSignalled = false
@@ -51,6 +61,15 @@ final class ServerCore: Sendable {
         }
     }
 
+    /// Hands a deferred reply to the loop; dropped once the server stops (its client is gone too).
+    func deliverReply(_ line: [UInt8], token: UInt64) {
+        state.withLock { state in
+            guard !state.stopRequested else { return }
+            state.replies.append((token, line))
+            signal(&state)
+        }
+    }
+
     func requestStop() {
         state.withLock { state in
             state.stopRequested = true
@@ -58,15 +77,18 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Called by the loop when the pipe is readable: the queued updates, or nil when asked to stop.
-    func takeWork() -> [[UInt8]]? {
+    /// Called by the loop when the pipe is readable: the queued updates and replies, or nil when asked to stop.
+    func takeWork() -> Work? {
         state.withLock { state in
             var scratch = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
             while withUnsafeMutableBytes(of: &scratch, { read(wakeReadFD, $0.baseAddress, $0.count) }) > 0 {}
             state.wakeSignalled = false
             if state.stopRequested { return nil }
-            defer { state.pending = [] }
-            return state.pending
+            defer {
+                state.pending = []
+                state.replies = []
+            }
+            return Work(updates: state.pending, replies: state.replies)
         }
     }
 
@@ -76,6 +98,7 @@ final class ServerCore: Sendable {
             state.stopRequested = true
             state.wakeClosed = true
             state.pending = []
+            state.replies = []
             Posix.close(wakeReadFD)
             Posix.close(wakeWriteFD)
         }

@@ -21,6 +21,9 @@ final class ServerLoop {
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
     /// Set after accept() failed for lack of descriptors or memory, so the ready listener is not spun on.
     private var acceptResumesAt: ContinuousClock.Instant?
+    /// Names each deferred request, so a reply finds its connection and a late one finds none
+    /// (descriptors are reused; tokens are not).
+    private var nextReplyToken: UInt64 = 1
 
     // Replies that never change, encoded once.
     private let watchAck: [UInt8]
@@ -54,7 +57,7 @@ final class ServerLoop {
             let polled = connections.count
             for connection in connections {
                 var events: Int32 = 0
-                if !connection.inputClosed { events |= Int32(POLLIN) }
+                if !connection.inputClosed, !connection.isAwaitingReply { events |= Int32(POLLIN) }
                 if !connection.output.isEmpty { events |= Int32(POLLOUT) }
                 fds.append(pollfd(fd: connection.fd, events: Int16(events), revents: 0))
             }
@@ -66,8 +69,9 @@ final class ServerLoop {
             }
 
             if fds[0].revents != 0 {
-                guard let updates = core.takeWork() else { return }
-                for update in updates { broadcast(update) }
+                guard let work = core.takeWork() else { return }
+                for update in work.updates { broadcast(update) }
+                for reply in work.replies { deliver(reply.line, token: reply.token) }
             }
             if fds[1].revents != 0 { acceptPending() }
             // Skipping connections closed above matters: accept() may already have reused their descriptor.
@@ -153,6 +157,9 @@ final class ServerLoop {
             connection.deadline = clock.now + options.idleTimeout
             connection.input.append(contentsOf: readBuffer[0..<count])
             processInput(connection)
+        case .awaitingReply:
+            // Not polled for input meanwhile; kept for after the reply should it come anyway.
+            connection.input.append(contentsOf: readBuffer[0..<count])
         case .watching, .closing:
             break  // Read only to notice the disconnect (and so close() leaves no unread data behind).
         }
@@ -174,6 +181,11 @@ final class ServerLoop {
             }
             handle(line, on: connection)
         }
+        if connection.isAwaitingReply {
+            // The lines after the deferred request are answered once its reply is out.
+            connection.input.removeFirst(start)
+            return
+        }
         guard connection.phase == .awaitingRequest, !connection.isClosed else {
             connection.input = []
             return
@@ -190,13 +202,14 @@ final class ServerLoop {
             report(.requestRejected(rejection.message))
             enqueue(ControlCodec.errorLine(rejection.message), to: connection)
         case .success(.status):
-            let reply: [UInt8]
-            do {
-                reply = try ControlCodec.line(ControlReply(ok: true, status: handler.status()))
-            } catch {
-                reply = ControlCodec.errorLine("blesensord could not encode its status: \(error)")
-            }
-            enqueue(reply, to: connection)
+            enqueue(encode(.status) { ControlReply(ok: true, status: handler.status()) }, to: connection)
+        case .success(.bonds):
+            enqueue(answer(.bonds, handler.bonds()) { ControlReply(ok: true, bonds: $0) }, to: connection)
+        case .success(.openPairingWindow(let seconds)):
+            enqueue(answer(.openPairingWindow, handler.openPairingWindow(seconds: seconds)) { ControlReply(ok: true, pairing: $0) },
+                    to: connection)
+        case .success(.removeBond(let address)):
+            handler.removeBond(address, reply: deferReply(.removeBond, on: connection) { ControlReply(ok: true, removedBond: $0) })
         case .success(.watchSensors):
             connection.phase = .watching
             connection.deadline = nil
@@ -205,6 +218,45 @@ final class ServerLoop {
             core.watchers.add(1, ordering: .sequentiallyConsistent)
             enqueue(watchAck, to: connection)
         }
+    }
+
+    private func encode(_ command: ControlCommand, _ reply: () -> ControlReply) -> [UInt8] {
+        do { return try ControlCodec.line(reply()) } catch {
+            return ControlCodec.errorLine("blesensord could not encode its \(command.rawValue) reply: \(error)")
+        }
+    }
+
+    private func answer<Value>(_ command: ControlCommand, _ result: Result<Value, ControlFailure>,
+                               _ reply: (Value) -> ControlReply) -> [UInt8] {
+        switch result {
+        case .success(let value): return encode(command) { reply(value) }
+        case .failure(let failure): return ControlCodec.errorLine(failure.message)
+        }
+    }
+
+    // MARK: - Deferred replies
+
+    /// Parks the connection until the returned reply is completed (on any thread) or `replyTimeout` passes.
+    private func deferReply<Value>(_ command: ControlCommand, on connection: Connection,
+                                   _ reply: @escaping @Sendable (Value) -> ControlReply) -> DeferredReply<Value> {
+        let token = nextReplyToken
+        nextReplyToken += 1
+        connection.phase = .awaitingReply(token: token, command: command)
+        connection.deadline = clock.now + options.replyTimeout
+        return DeferredReply(command: command, makeReply: reply) { [core] line in core.deliverReply(line, token: token) }
+    }
+
+    /// Writes a completed reply and resumes the connection: the requests that came meanwhile, and
+    /// the close the client asked for by shutting down its side.
+    private func deliver(_ line: [UInt8], token: UInt64) {
+        // Its client left or gave up (timed out) meanwhile: nobody to tell.
+        guard let connection = connections.first(where: { !$0.isClosed && $0.replyToken == token }) else { return }
+        connection.phase = .awaitingRequest
+        connection.deadline = clock.now + options.idleTimeout
+        enqueue(line, to: connection)
+        guard !connection.isClosed else { return }
+        processInput(connection)
+        if connection.inputClosed { closeAfterLastRequest(connection) }
     }
 
     private func refuseTooLong(_ connection: Connection) {
@@ -221,7 +273,13 @@ final class ServerLoop {
             connection.input.append(UInt8(ascii: "\n"))
             processInput(connection)
         }
-        guard !connection.isClosed else { return }
+        closeAfterLastRequest(connection)
+    }
+
+    /// The peer sends nothing more: close once the replies are out (a watch ends with its client's
+    /// input). With a deferred reply still to come, `deliver` calls this again once it is written.
+    private func closeAfterLastRequest(_ connection: Connection) {
+        guard !connection.isClosed, !connection.isAwaitingReply else { return }
         if connection.phase == .watching || connection.output.isEmpty {
             close(connection)
         } else {
@@ -274,6 +332,15 @@ final class ServerLoop {
     private func expireIdle(now: ContinuousClock.Instant) {
         for connection in connections where !connection.isClosed {
             guard let deadline = connection.deadline, now >= deadline else { continue }
+            if case .awaitingReply(_, let command) = connection.phase {
+                report(.replyTimedOut(command: command.rawValue))
+                let limit = NumberText.seconds(options.replyTimeout.seconds)
+                enqueue(ControlCodec.errorLine(
+                    "blesensord did not finish \(command.rawValue) within \(limit); it may still complete: check again in a moment"),
+                        to: connection)
+                beginClosing(connection)
+                continue
+            }
             if connection.phase == .awaitingRequest { report(.idleClientClosed) }
             close(connection)
         }

@@ -10,8 +10,11 @@ public enum StatusFormatter {
             "  address      \(snapshot.address)",
             "  advertising  \(snapshot.advertising ? "yes" : "no")",
             "  uptime       \(NumberText.duration(snapshot.uptimeSeconds))",
-            "",
         ]
+        // Absent when the daemon runs without a Security Manager.
+        if let pairing = snapshot.pairing { lines.append("  pairing      \(SecurityFormatter.pairingSummary(pairing))") }
+        if let bonds = snapshot.bonds { lines.append("  bonds        \(SecurityFormatter.bondsSummary(bonds))") }
+        lines.append("")
         if snapshot.centrals.isEmpty {
             lines.append("centrals: none connected")
         } else {
@@ -38,7 +41,7 @@ public enum StatusFormatter {
     private static func centralLines(_ central: CentralStatus) -> [String] {
         let subscriptions = central.subscriptions.isEmpty ? "none" : central.subscriptions.joined(separator: ", ")
         return [
-            "  \(central.address) (\(central.addressType))  MTU \(central.mtu)  security \(central.security)",
+            "  \(central.address) (\(central.addressType))  MTU \(central.mtu)  security \(SecurityFormatter.centralSecurity(central))",
             "    subscriptions  \(subscriptions)",
             "    sent \(central.sent)  coalesced \(central.coalesced)  dropped \(central.dropped)  queued \(central.queued)",
         ]

@@ -11,9 +11,15 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
     public var deviceName: String
     public var centrals: [CentralStatus]
     public var sensors: [SensorStatus]
+    /// Identity addresses of the bonded centrals, `AA:BB:CC:DD:EE:FF (public)`; nil when the daemon
+    /// runs without a Security Manager (or predates bonds).
+    public var bonds: [String]?
+    /// Who may pair now; nil without a Security Manager (or from a daemon that predates pairing).
+    public var pairing: PairingStatus?
 
     public init(transport: String, address: String, advertising: Bool, uptimeSeconds: Double, board: String,
-                deviceName: String, centrals: [CentralStatus], sensors: [SensorStatus]) {
+                deviceName: String, centrals: [CentralStatus], sensors: [SensorStatus],
+                bonds: [String]? = nil, pairing: PairingStatus? = nil) {
         self.transport = transport
         self.address = address
         self.advertising = advertising
@@ -22,6 +28,27 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
         self.deviceName = deviceName
         self.centrals = centrals
         self.sensors = sensors
+        self.bonds = bonds
+        self.pairing = pairing
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case transport, address, advertising, uptimeSeconds, board, deviceName, centrals, sensors, bonds, pairing
+    }
+
+    /// `bonds` and `pairing` are null rather than missing without security, so every key is always there.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(transport, forKey: .transport)
+        try container.encode(address, forKey: .address)
+        try container.encode(advertising, forKey: .advertising)
+        try container.encode(uptimeSeconds, forKey: .uptimeSeconds)
+        try container.encode(board, forKey: .board)
+        try container.encode(deviceName, forKey: .deviceName)
+        try container.encode(centrals, forKey: .centrals)
+        try container.encode(sensors, forKey: .sensors)
+        try container.encode(bonds, forKey: .bonds)
+        try container.encode(pairing, forKey: .pairing)
     }
 }
 
@@ -42,9 +69,18 @@ public struct CentralStatus: Codable, Sendable, Equatable {
     public var dropped: Int
     /// Values waiting in this central's queue now.
     public var queued: Int
+    // Security fields are optional only so a reply from a daemon that predates them still decodes;
+    // blesensord always sends them.
+    /// The central has a bond with us.
+    public var bonded: Bool?
+    /// The same level as `security`, under the name the security fields share.
+    public var securityLevel: String?
+    /// Encryption key size in octets; 0 while the link is not encrypted.
+    public var keySize: Int?
 
     public init(address: String, addressType: String, mtu: Int, security: String, subscriptions: [String],
-                sent: Int, coalesced: Int, dropped: Int, queued: Int) {
+                sent: Int, coalesced: Int, dropped: Int, queued: Int,
+                bonded: Bool? = nil, securityLevel: String? = nil, keySize: Int? = nil) {
         self.address = address
         self.addressType = addressType
         self.mtu = mtu
@@ -54,6 +90,9 @@ public struct CentralStatus: Codable, Sendable, Equatable {
         self.coalesced = coalesced
         self.dropped = dropped
         self.queued = queued
+        self.bonded = bonded
+        self.securityLevel = securityLevel
+        self.keySize = keySize
     }
 }
 

@@ -124,10 +124,12 @@ extension GATTServer {
     /// Service Changed makes a robust-caching client change-aware.
     func confirmationReceived(on link: Link) {
         guard let handle = delegate.indicationConfirmed(link: link) else { return }
-        state.withLock { state in
+        let becameAware = state.withLock { state -> Bool in
             guard handle == state.database.valueHandle(for: .serviceChanged),
-                  state.connections[link.id]?.robustCachingEnabled == true else { return }
+                  let entry = state.connections[link.id], entry.robustCachingEnabled else { return false }
             state.connections[link.id]?.caching = RobustCaching()
+            return !entry.caching.changeAware
         }
+        if becameAware { delegate.clientStateChanged(link: link) }
     }
 }

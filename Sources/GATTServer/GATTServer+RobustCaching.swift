@@ -26,15 +26,18 @@ extension GATTServer {
         default:
             return
         }
+        var becameAware = false
         let outOfSync = withConnection(context) { entry -> Bool in
             guard entry.robustCachingEnabled, !entry.caching.changeAware else { return false }
             if entry.caching.databaseHashRead || entry.caching.outOfSyncSent {
                 entry.caching = RobustCaching()
+                becameAware = true
                 return false
             }
             entry.caching.outOfSyncSent = true
             return true
         } ?? false
+        if becameAware { delegate.clientStateChanged(link: context.link) }
         if outOfSync {
             logger.info("ATT: change-unaware client told Database Out Of Sync", metadata: ["link": "\(context.link.id)"])
             throw RequestError(handle, .databaseOutOfSync)

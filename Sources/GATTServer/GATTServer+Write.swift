@@ -106,6 +106,7 @@ extension GATTServer {
             }
         }
         var subscriptionChanges: [(CharacteristicID, ClientConfiguration)] = []
+        var featuresChanged = false
         let written = Set(writes.map(\.handle))
         state.withLock { state in
             // Any write ends the long reads of that attribute on every link.
@@ -118,9 +119,11 @@ extension GATTServer {
                 case .application:
                     break
                 case let .clientConfiguration(_, id, configuration):
+                    state.connections[context.link.id]?.writtenConfigurations.insert(id)
                     let result = state.clientConfigurations.write(configuration.rawValue, to: id, for: context.link.id)
                     if case let .updated(_, current) = result { subscriptionChanges.append((id, current)) }
                 case let .clientFeatures(_, value):
+                    featuresChanged = featuresChanged || state.connections[context.link.id]?.clientFeatures != value
                     state.connections[context.link.id]?.clientFeatures = value
                 case let .serverConfiguration(_, id, raw):
                     state.serverConfigurations[id] = raw == 0 ? nil : raw
@@ -132,5 +135,6 @@ extension GATTServer {
             let notice: @Sendable () -> Void = { delegate.subscriptionChanged(link: link, characteristic: id, configuration: configuration) }
             if let afterAnswer = context.afterAnswer { afterAnswer.add(notice) } else { notice() }
         }
+        if featuresChanged { delegate.clientStateChanged(link: link) }
     }
 }

@@ -104,10 +104,11 @@ public final class GATTServer: Sendable {
     }
 
     /// Stops serving a link: its queue, prepared writes, read snapshots and CCCD values go.
-    /// A request still awaiting the delegate is not answered.
+    /// A request still awaiting the delegate is not answered. State a bonded client keeps across
+    /// connections is kept by the caller (`clientState(of:)`, `restoreClientState(_:on:)`), since
+    /// a link identity is never reused.
     public func linkClosed(_ link: Link) {
         let entry = state.withLock { state -> ConnectionState? in
-            // Bonding does not exist yet, so every client's configuration ends with its link.
             state.clientConfigurations.peerDisconnected(link.id, bonded: false)
             return state.connections.removeValue(forKey: link.id)
         }
@@ -157,7 +158,8 @@ public final class GATTServer: Sendable {
     /// Clients that enabled robust caching become change-unaware (Core Vol 3 Part G 2.5.2.1).
     /// Requests already being processed finish against the database they started with.
     public func replaceDatabase(_ newDatabase: AttributeDatabase) {
-        state.withLock { state in
+        let unaware = state.withLock { state -> [Link] in
+            var unaware: [Link] = []
             state.database = newDatabase
             state.databaseGeneration += 1
             state.clientConfigurations = state.clientConfigurations.carriedOver(to: newDatabase)
@@ -170,10 +172,15 @@ public final class GATTServer: Sendable {
                 }
                 entry.prepareQueue = []
                 entry.preparedBytes = 0
-                if entry.robustCachingEnabled { entry.caching.databaseChanged() }
+                if entry.robustCachingEnabled {
+                    entry.caching.databaseChanged()
+                    unaware.append(entry.link)
+                }
                 state.connections[id] = entry
             }
+            return unaware
         }
+        for link in unaware { delegate.clientStateChanged(link: link) }
         logger.info("ATT: database replaced; \(newDatabase.lastHandle) attributes now")
     }
 

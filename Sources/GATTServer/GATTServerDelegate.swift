@@ -18,4 +18,11 @@ public protocol GATTServerDelegate: AnyObject, Sendable {
     func indicationConfirmed(link: Link) -> UInt16?
     /// The ATT MTU of a link changed after Exchange MTU (`link.mtu` already has it).
     func mtuChanged(link: Link, mtu: Int)
+    /// The client's Client Supported Features or change-awareness changed (see `GATTServer.clientState(of:)`).
+    func clientStateChanged(link: Link)
+}
+
+extension GATTServerDelegate {
+    /// Most delegates keep no client state beyond the link.
+    public func clientStateChanged(link: Link) {}
 }

@@ -29,12 +29,16 @@ struct ConnectionState: Sendable {
     /// Values of delegate-served attributes kept between the blobs of one long read.
     var readSnapshots: [UInt16: [UInt8]] = [:]
     var caching = RobustCaching()
+    /// Characteristics whose CCCD the client wrote on this link (zero included): state restored
+    /// from an earlier connection never overrides them, being older.
+    var writtenConfigurations: Set<CharacteristicID> = []
 
     var robustCachingEnabled: Bool { (clientFeatures.first ?? 0) & ClientFeatureBits.robustCaching != 0 }
 }
 
 /// Change-awareness of one client (Core Vol 3 Part G 2.5.2.1), meaningful once it enabled robust
-/// caching. A client is change-aware when the link starts (no bond yet keeps it across links).
+/// caching. A client is change-aware when the link starts; a bonded client's state from an earlier
+/// connection may say otherwise (`GATTServer.restoreClientState`).
 struct RobustCaching: Sendable, Equatable {
     var changeAware = true
     /// It read the Database Hash while change-unaware: its next request makes it change-aware.

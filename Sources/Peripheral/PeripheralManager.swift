@@ -38,6 +38,8 @@ public actor PeripheralManager {
         /// Every timer of the stack runs on this clock (a `ManualClock` in tests).
         public var clock: any HostClock = SystemClock.shared
         /// Pairing and bonds; nil refuses pairing (Pairing Not Supported) and keeps links unencrypted.
+        /// With it, bonded centrals' subscriptions, Client Supported Features and change-awareness
+        /// are kept in the bond store and restored once they encrypt again, with the values they missed.
         public var security: SecuritySetup? = nil
 
         public init(deviceName: String) { self.deviceName = deviceName }
@@ -71,7 +73,9 @@ public actor PeripheralManager {
     private nonisolated let roomWaiters = LinkRoomWaiters()
     private nonisolated let readyHandler = Mutex<ReadyHandler?>(nil)
     private nonisolated let eventSink: AsyncStream<PeripheralEvent>.Continuation
-    private nonisolated let logger: Logger
+    nonisolated let logger: Logger
+    /// Bonded centrals' GATT state across connections, when `configuration.security` is set.
+    nonisolated let bondedClients: BondedClients?
     private var builder: AttributeDatabaseBuilder?
     private var state = PeripheralState.unknown
     private var gapTask: Task<Void, Never>? = nil
@@ -89,7 +93,8 @@ public actor PeripheralManager {
             advertisingInterval: configuration.advertisingInterval), logger: logger)
         channels = L2CAPFixedChannels(acl: host.acl, clock: configuration.clock, logger: logger)
         broker = RequestBroker(requestTimeout: configuration.requestTimeout, clock: configuration.clock,
-                               maxUndeliveredCommands: configuration.maxUndeliveredWriteCommands, logger: logger) { event in sink.yield(event) }
+                               maxUndeliveredCommands: configuration.maxUndeliveredWriteCommands,
+                               keepsLastValues: configuration.security != nil, logger: logger) { event in sink.yield(event) }
         events = PeripheralEvents(stream: stream, budget: broker.commandBudget)
         builder = try? AttributeDatabaseBuilder(builtInServices: BuiltInServices(deviceName: configuration.deviceName,
                                                                                  appearance: configuration.appearance))
@@ -108,12 +113,19 @@ public actor PeripheralManager {
                 }, logger: logger)
             channels.setHandler(for: L2CAPChannelID.securityManager) { link, payload in manager.receive(payload, on: link) }
             security = manager
+            bondedClients = BondedClients(writer: BondStoreWriter(store: setup.store, logger: logger))
         } else {
             security = nil
+            bondedClients = nil
         }
         let waiters = roomWaiters
         host.acl.addDrainObserver { link in waiters.resume(link.id) }
         host.links.addObserver { [weak self] change in self?.linkChanged(change) }
+        if bondedClients != nil {
+            broker.observeClientState { [weak self] link, change in self?.clientStateChanged(link, change) }
+            // Saved with the bond in one transaction: subscriptions made before pairing completed.
+            security?.setGATTStateProvider { [weak self] link in self?.gattSnapshot(of: link) ?? .empty }
+        }
     }
 
     // MARK: Life cycle
@@ -148,6 +160,8 @@ public actor PeripheralManager {
         await host.shutdown()
         gapTask?.cancel()
         securityTask?.cancel()
+        // What was asked for reaches the store before a restart reads it.
+        await bondedClients?.writer.close()
     }
 
     /// Loads the bonds, answers LTK requests from them and passes pairing outcomes on as events.
@@ -158,18 +172,22 @@ public actor PeripheralManager {
             setState(.poweredOff)
             throw .bondStore(error)
         }
+        if let store = configuration.security?.store { await loadBondedStates(security, store: store) }
         await gap.setLongTermKeyProvider { link, random, ediv in
             security.longTermKey(for: link, random: random, ediv: ediv).map { LongTermKey(value: $0.key, properties: $0.properties) }
         }
         let broker = broker, sink = eventSink
-        securityTask = Task {
+        securityTask = Task { [weak self] in
             for await event in security.events {
                 switch event {
                 case let .paired(link, _, bonded):
+                    if bonded { self?.bondEstablished(on: link) }
                     if let central = broker.central(link.id) { sink.yield(.paired(central, bonded: bonded)) }
                 case let .pairingFailed(link, reason, _):
                     if let central = broker.central(link.id) { sink.yield(.pairingFailed(central, reason)) }
-                case .pairingStarted, .bondedPeerConnected, .bondNotStored, .bondRemoved:
+                case let .bondRemoved(identity):
+                    self?.bondRemoved(identity)
+                case .pairingStarted, .bondedPeerConnected, .bondNotStored:
                     break
                 }
             }
@@ -241,6 +259,13 @@ public actor PeripheralManager {
         for characteristic in removed { current.engine.purge(characteristic: characteristic.valueHandle) }
         let next = Published(database: database, server: current.server, engine: current.engine)
         published.withLock { $0 = next }
+        if let bondedClients {
+            // Live centrals keep their subscriptions (carried over by the server) under the new handles.
+            for link in current.server.openLinks where bondedClients.liveIdentity(of: link.id) != nil {
+                if let snapshot = gattSnapshot(of: link) { bondedClients.saveLive(link.id, snapshot) }
+            }
+            refreshAwayRoutes()
+        }
         logger.info("database changed: \(builder.services.count) service(s) with GAP and GATT, \(database.lastHandle) attributes")
         if let range { announceServiceChanged(range, in: next) }
     }
@@ -290,6 +315,7 @@ public actor PeripheralManager {
         }
         broker.subscribers.publish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }))
         published.withLock { $0 = Published(database: database, server: server, engine: engine) }
+        refreshAwayRoutes()
         // Links that opened before publication are served from now on.
         for link in host.links.openLinks where link.role == .peripheral { linkChanged(.opened(link)) }
         logger.info("published \(builder.services.count) service(s), \(database.lastHandle) attributes")
@@ -364,7 +390,7 @@ public actor PeripheralManager {
     /// truncated in the notification, as CoreBluetooth does.
     @discardableResult
     public nonisolated func updateValue(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [Central]? = nil) -> Bool {
-        guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: centrals) else { return false }
+        guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: centrals, recording: value) else { return false }
         return published.engine.update(value, characteristic: route.valueHandle, notifying: route.notify, policy: route.policy,
                                        indicating: route.indicate)
     }
@@ -377,7 +403,7 @@ public actor PeripheralManager {
 
     /// `updateValue` that waits for room instead of returning `false`.
     public nonisolated func updateValueWaitingForRoom(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [Central]? = nil) async throws(CancellationError) {
-        guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: centrals) else { return }
+        guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: centrals, recording: value) else { return }
         try await published.engine.updateWaitingForRoom(value, characteristic: route.valueHandle, notifying: route.notify,
                                                         policy: route.policy, indicating: route.indicate)
     }
@@ -413,8 +439,20 @@ public actor PeripheralManager {
     public nonisolated var droppedWriteCommands: Int { broker.commandBudget.dropped }
 
     /// The characteristic's route, narrowed to `centrals` when given; `nil` for an unknown characteristic.
-    private nonisolated func route(of characteristic: CharacteristicID, among centrals: [Central]?) -> SubscriberTable.Targets? {
-        guard var route = broker.subscribers.targets(of: characteristic), route.valueHandle != 0 else { return nil }
+    /// An update of all subscribers (`recording` its value) is also what a bonded central that is
+    /// away missed: the value is kept for its return and the central flagged (once) in the store.
+    private nonisolated func route(of characteristic: CharacteristicID, among centrals: [Central]?,
+                                   recording value: [UInt8]? = nil) -> SubscriberTable.Targets? {
+        let found: SubscriberTable.Targets?
+        if centrals == nil, let value, let recorded = broker.subscribers.recordUpdate(of: characteristic, value: value) {
+            found = recorded.0
+            if !recorded.away.isEmpty, recorded.0.valueHandle != 0 {
+                bondedClients?.markChanged(valueHandle: recorded.0.valueHandle, for: recorded.away)
+            }
+        } else {
+            found = broker.subscribers.targets(of: characteristic)
+        }
+        guard var route = found, route.valueHandle != 0 else { return nil }
         if let centrals {
             let chosen = Set(centrals.map(\.link.id))
             route.notify = route.notify.filter(chosen.contains)
@@ -459,6 +497,7 @@ public actor PeripheralManager {
         switch event {
         case let .encryptionChanged(link, status):
             security?.encryptionChanged(on: link, status: status)
+            if status == .success { restoreBondedState(of: link) }
             if let central = broker.central(link.id) { eventSink.yield(.securityChanged(central, link.security)) }
         case .controllerResetting:
             setState(.resetting)
@@ -500,6 +539,8 @@ public actor PeripheralManager {
             current?.server.linkClosed(link)
             current?.engine.removeLink(link.id)
             broker.centralDisconnected(link.id)
+            // Its central is away from now on: updates flag it.
+            if bondedClients?.linkClosed(link.id) == true { refreshAwayRoutes() }
             roomWaiters.resume(link.id)
             eventSink.yield(.centralDisconnected(central, reason: reason))
         }

@@ -42,6 +42,14 @@ final class RequestBroker: GATTServerDelegate, Sendable {
         var centrals: [LinkID: Central] = [:]
         var engine: NotificationEngine? = nil
         var multipleNotificationSupport: (@Sendable (Link) -> Bool)? = nil
+        var clientStateObserver: (@Sendable (Link, ClientStateChange) -> Void)? = nil
+    }
+
+    /// What changed in a client's GATT state (for keeping a bonded client's across connections).
+    enum ClientStateChange: Sendable {
+        case subscription(CharacteristicID, ClientConfiguration)
+        /// Client Supported Features or change-awareness.
+        case features
     }
 
     private let state = Mutex(State())
@@ -49,12 +57,13 @@ final class RequestBroker: GATTServerDelegate, Sendable {
     private let requestTimeout: Duration
     private let clock: any HostClock
     private let logger: Logger
-    let subscribers = SubscriberTable()
+    let subscribers: SubscriberTable
     /// Write commands handed to the application and not yet taken from its event stream.
     let commandBudget: CommandBudget
 
-    init(requestTimeout: Duration, clock: any HostClock, maxUndeliveredCommands: Int, logger: Logger,
+    init(requestTimeout: Duration, clock: any HostClock, maxUndeliveredCommands: Int, keepsLastValues: Bool = false, logger: Logger,
          emit: @escaping @Sendable (PeripheralEvent) -> Void) {
+        self.subscribers = SubscriberTable(keepsLastValues: keepsLastValues)
         self.requestTimeout = requestTimeout
         self.clock = clock
         self.logger = logger
@@ -67,6 +76,11 @@ final class RequestBroker: GATTServerDelegate, Sendable {
             $0.engine = engine
             $0.multipleNotificationSupport = multipleNotificationSupport
         }
+    }
+
+    /// Called synchronously after each change of a client's GATT state, restored ones included.
+    func observeClientState(_ observer: @escaping @Sendable (Link, ClientStateChange) -> Void) {
+        state.withLock { $0.clientStateObserver = observer }
     }
 
     /// Registers the central of a new link; `false` if it was already known.
@@ -220,8 +234,13 @@ final class RequestBroker: GATTServerDelegate, Sendable {
                              indications: !configuration.contains(.indications))
             }
         }
+        state.withLock { $0.clientStateObserver }?(link, .subscription(characteristic, configuration))
         guard let central = central(link.id) else { return }
         emit(configuration.isEmpty ? .unsubscribed(central, characteristic) : .subscribed(central, characteristic))
+    }
+
+    func clientStateChanged(link: Link) {
+        state.withLock { $0.clientStateObserver }?(link, .features)
     }
 
     func indicationConfirmed(link: Link) -> UInt16? {

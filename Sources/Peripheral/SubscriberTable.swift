@@ -1,3 +1,4 @@
+import BLECore
 import GATT
 import GATTNotify
 import HCI
@@ -6,6 +7,10 @@ import Synchronization
 /// Everything `updateValue` needs about a characteristic, found with one lookup: its value handle,
 /// its update policy and which links are subscribed, kept up to date from CCCD writes and link
 /// closures so the hot path reads ready-made target lists (no allocation, one hash of the identifier).
+///
+/// With bonds, the same lookup also keeps the characteristic's last value (sent to a bonded central
+/// that comes back after it changed) and hands out, once, the bonded centrals that are subscribed
+/// but away and not yet flagged as having missed a change of it.
 final class SubscriberTable: Sendable {
     struct Targets: Sendable {
         var valueHandle: UInt16 = 0
@@ -14,16 +19,52 @@ final class SubscriberTable: Sendable {
         var indicate: [LinkID] = []
     }
 
-    private let table = Mutex<[CharacteristicID: Targets]>([:])
+    struct Entry {
+        var targets = Targets()
+        var lastValue: [UInt8]? = nil
+        /// Bonded identities subscribed but not connected (or not yet encrypted again) whose
+        /// changed-while-away flag for this characteristic is not set yet.
+        var awayUnflagged: [DeviceAddress] = []
+    }
+
+    private let table = Mutex<[CharacteristicID: Entry]>([:])
+    /// Without bonds nobody reads last values, so the hot path does not keep them.
+    let keepsLastValues: Bool
+
+    init(keepsLastValues: Bool = false) { self.keepsLastValues = keepsLastValues }
 
     func targets(of characteristic: CharacteristicID) -> Targets? {
-        table.withLock { $0[characteristic] }
+        table.withLock { $0[characteristic]?.targets }
+    }
+
+    /// `targets(of:)` for an update of every subscriber: remembers `value` and takes the away
+    /// centrals to flag (each is handed out once until `setAway` names it again).
+    func recordUpdate(of characteristic: CharacteristicID, value: [UInt8]) -> (Targets, away: [DeviceAddress])? {
+        guard keepsLastValues else { return targets(of: characteristic).map { ($0, []) } }
+        return table.withLock { table in
+            guard table[characteristic] != nil else { return nil }
+            table[characteristic]?.lastValue = value
+            let away = table[characteristic]?.awayUnflagged ?? []
+            if !away.isEmpty { table[characteristic]?.awayUnflagged = [] }
+            return table[characteristic].map { ($0.targets, away) }
+        }
+    }
+
+    func lastValue(of characteristic: CharacteristicID) -> [UInt8]? {
+        table.withLock { $0[characteristic]?.lastValue }
+    }
+
+    /// Replaces every characteristic's away list.
+    func setAway(_ away: [CharacteristicID: [DeviceAddress]]) {
+        table.withLock { table in
+            for key in Array(table.keys) { table[key]?.awayUnflagged = away[key] ?? [] }
+        }
     }
 
     /// Registers every characteristic of a published database with its value handle.
     func publish(_ valueHandles: [CharacteristicID: UInt16]) {
         table.withLock { table in
-            for (id, handle) in valueHandles { table[id, default: Targets()].valueHandle = handle }
+            for (id, handle) in valueHandles { table[id, default: Entry()].targets.valueHandle = handle }
         }
     }
 
@@ -33,18 +74,18 @@ final class SubscriberTable: Sendable {
     func republish(_ valueHandles: [CharacteristicID: UInt16], removed: Set<CharacteristicID>) {
         table.withLock { table in
             for id in removed { table[id] = nil }
-            for (id, handle) in valueHandles { table[id, default: Targets()].valueHandle = handle }
+            for (id, handle) in valueHandles { table[id, default: Entry()].targets.valueHandle = handle }
         }
     }
 
     func setPolicy(_ policy: UpdatePolicy, for characteristic: CharacteristicID) {
-        table.withLock { $0[characteristic, default: Targets()].policy = policy }
+        table.withLock { $0[characteristic, default: Entry()].targets.policy = policy }
     }
 
     /// Indications win when a client enabled both, as a central asking for both wants confirmation.
     func update(_ link: LinkID, characteristic: CharacteristicID, configuration: ClientConfiguration) {
         table.withLock { table in
-            var targets = table[characteristic] ?? Targets()
+            var targets = table[characteristic]?.targets ?? Targets()
             targets.notify.removeAll { $0 == link }
             targets.indicate.removeAll { $0 == link }
             if configuration.contains(.indications) {
@@ -52,15 +93,15 @@ final class SubscriberTable: Sendable {
             } else if configuration.contains(.notifications) {
                 targets.notify.append(link)
             }
-            table[characteristic] = targets
+            table[characteristic, default: Entry()].targets = targets
         }
     }
 
     func remove(_ link: LinkID) {
         table.withLock { table in
             for key in Array(table.keys) {
-                table[key]?.notify.removeAll { $0 == link }
-                table[key]?.indicate.removeAll { $0 == link }
+                table[key]?.targets.notify.removeAll { $0 == link }
+                table[key]?.targets.indicate.removeAll { $0 == link }
             }
         }
     }

@@ -120,12 +120,18 @@ public final class SecurityManager: Sendable {
             }
         }
         if let bond {
+            let seen = now()
+            state.withLock { $0.bonds[bond.identity]?.lastSeen = seen }
             link.setIdentity(bond.identity)
             link.setBonded(true)
             logger.info("\(link.id): bonded central \(bond.identity)\(link.peer == bond.identity ? "" : " behind \(link.peer)")")
             eventSink.yield(.bondedPeerConnected(link, identity: bond.identity))
-            let store = store, seen = now()
-            Task { try? await store.touch(bond.identity, at: seen) }
+            let store = store, logger = logger
+            Task {
+                do { try await store.touch(bond.identity, at: seen) } catch {
+                    logger.warning("last-seen time of \(bond.identity) not stored: \(error)")
+                }
+            }
         }
         if configuration.sendSecurityRequest {
             transmit(.securityRequest(configuration.policy.authentication), on: link)
@@ -401,6 +407,9 @@ public final class SecurityManager: Sendable {
         let peer = Self.key(result.peerIdentity ?? link.identity)
         state.withLock { _ = $0.attempts.removeValue(forKey: Self.key(link.identity)) }
         logger.info("\(link.id): paired with \(peer) by \(result.method)\(result.secureConnections ? " (LE Secure Connections)" : " (legacy)"), \(result.keySize)-octet key")
+        // A central we knew under another identity (its old IRK resolved it) re-paired with a new
+        // one: its old bond goes in the same transaction that stores the new.
+        let knownBefore = link.isBonded ? Self.key(link.identity) : nil
         if let identity = result.peerIdentity { link.setIdentity(identity) }
         guard result.bonding, let ltk = result.ltk else {
             eventSink.yield(.paired(link, result, bonded: false))
@@ -410,16 +419,18 @@ public final class SecurityManager: Sendable {
         let bond = Bond(identity: peer, ltk: ltk, peerLTK: result.peerLTK, peerIRK: result.peerIRK,
                         peerCSRK: result.peerCSRK, peerSignCounter: nil, localCSRK: result.localCSRK, localSignCounter: 0,
                         createdAt: date, lastSeen: date)
-        let replacing = Self.key(link.peer) == peer ? nil : Self.key(link.peer)
+        // A full store gives up its least recently used bond in the same transaction (when so configured).
+        let renamed = knownBefore == peer ? nil : knownBefore
+        let evicted = renamed == nil ? evictionCandidate(for: peer) : nil
+        let replacing = renamed ?? evicted
         let gattState = gattStateProvider.withLock { $0 }?.provide(link) ?? .empty
-        let evicted = evictionCandidate(for: peer)
         Task { [weak self, store] in
             do throws(BondStoreError) {
-                if let evicted {
-                    _ = try await store.removeBond(evicted)
-                    self?.forget(evicted)
-                }
                 try await store.saveBond(bond, gattState: gattState, replacing: replacing)
+                if let evicted {
+                    self?.logger.info("bond with \(evicted) removed to make room (least recently used)")
+                    self?.eventSink.yield(.bondRemoved(evicted))
+                }
                 self?.stored(bond, replacing: replacing, on: link, result: result)
             } catch {
                 self?.logger.error("\(link.id): bond with \(peer) not stored: \(error)")
@@ -446,12 +457,6 @@ public final class SecurityManager: Sendable {
         link.setBonded(true)
         logger.info("\(link.id): bond with \(bond.identity) stored")
         eventSink.yield(.paired(link, result, bonded: true))
-    }
-
-    private func forget(_ identity: DeviceAddress) {
-        state.withLock { _ = $0.bonds.removeValue(forKey: identity) }
-        logger.info("bond with \(identity) removed to make room")
-        eventSink.yield(.bondRemoved(identity))
     }
 
     /// Forgets a bond (its keys, GATT state and stored measurements); false when there was none.

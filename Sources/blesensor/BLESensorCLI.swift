@@ -6,7 +6,7 @@ import SensorCommands
 struct BLESensorCLI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "blesensor",
-        abstract: "Tools for blesensor: daemon status and live readings, configuration checks, sensors, decoding, advertising plans.",
-        subcommands: [StatusCommand.self, SensorsCommand.self, ConfigCommand.self, DecodeCommand.self, SensorCommand.self,
-                      AdvertisingPlanCommand.self])
+        abstract: "Tools for blesensor: daemon status and live readings, bonds and pairing, configuration checks, sensors, decoding, advertising plans.",
+        subcommands: [StatusCommand.self, SensorsCommand.self, BondsCommand.self, PairCommand.self, ConfigCommand.self,
+                      DecodeCommand.self, SensorCommand.self, AdvertisingPlanCommand.self])
 }

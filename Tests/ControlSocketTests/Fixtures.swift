@@ -37,6 +37,29 @@ enum Fixtures {
                                  sent: 1234, coalesced: 5, dropped: 0, queued: 1)],
         sensors: [bme280, failed, heart])
 
+    /// 2025-05-01 12:00:00Z and a day later: whole seconds, as ISO 8601 carries them.
+    static let created = Date(timeIntervalSince1970: 1_746_100_800)
+    static let seen = Date(timeIntervalSince1970: 1_746_187_200)
+
+    static let phone = BondStatus(address: "4A:5B:6C:7D:8E:9F", addressType: "random", keySize: 16, authenticated: true,
+                                  secureConnections: true, hasIRK: true, createdAt: created, lastSeen: seen, connected: true)
+    static let laptop = BondStatus(address: "00:1A:7D:DA:71:13", addressType: "public", keySize: 16, authenticated: false,
+                                   secureConnections: false, hasIRK: false, createdAt: created, lastSeen: created, connected: false)
+    static let bonds = [phone, laptop]
+
+    static let windowOpen = PairingStatus(mode: .window, windowRemainingSeconds: 59.6, passkeyMode: .fixed, passkey: "012345")
+
+    /// The snapshot with the security fields a current daemon adds.
+    static var secureSnapshot: StatusSnapshot {
+        var snapshot = Fixtures.snapshot
+        snapshot.bonds = bonds.map(\.identity)
+        snapshot.pairing = windowOpen
+        snapshot.centrals[0].bonded = true
+        snapshot.centrals[0].securityLevel = "authenticated"
+        snapshot.centrals[0].keySize = 16
+        return snapshot
+    }
+
     static func sensor(_ index: Int, padding: Int = 0) -> SensorStatus {
         SensorStatus(name: "s\(index)", driver: "test", value: Double(index), unit: "°C", ageSeconds: 0,
                      state: .ok, error: padding > 0 ? String(repeating: "x", count: padding) : nil,
@@ -44,9 +67,47 @@ enum Fixtures {
     }
 }
 
+/// Answers from fixed data; `remove-bond` at once (a synchronous completion goes through the same path).
 struct FixedHandler: ControlHandler {
     var snapshot = Fixtures.snapshot
+    var bondList = Fixtures.bonds
+
     func status() -> StatusSnapshot { snapshot }
+
+    func bonds() -> Result<[BondStatus], ControlFailure> { .success(bondList) }
+
+    func removeBond(_ address: BondAddress, reply: DeferredReply<BondStatus>) {
+        guard let bond = bondList.first(where: { $0.address == address.address }) else {
+            return reply.fail("no bond with \(address)")
+        }
+        reply.succeed(bond)
+    }
+
+    func openPairingWindow(seconds: Int) -> Result<PairingStatus, ControlFailure> {
+        .success(PairingStatus(mode: .window, windowRemainingSeconds: Double(seconds), passkeyMode: .none, passkey: nil))
+    }
+}
+
+/// Keeps each `remove-bond` reply for the test to complete (or never complete, or drop) when it chooses.
+final class DeferringHandler: ControlHandler {
+    let replies = Recorder<DeferredReply<BondStatus>>()
+    let requests = Recorder<BondAddress>()
+    /// Dropped replies are released at once instead of kept: their deinit answers.
+    let keep: Bool
+
+    init(keep: Bool = true) { self.keep = keep }
+
+    func status() -> StatusSnapshot { Fixtures.snapshot }
+    func bonds() -> Result<[BondStatus], ControlFailure> { .failure(ControlFailure("no bonds here")) }
+
+    func removeBond(_ address: BondAddress, reply: DeferredReply<BondStatus>) {
+        if keep { replies.append(reply) }
+        requests.append(address)
+    }
+
+    func openPairingWindow(seconds: Int) -> Result<PairingStatus, ControlFailure> {
+        .failure(ControlFailure("pairing is turned off"))
+    }
 }
 
 /// A fresh directory under /tmp (short, since sun_path holds 107 bytes), removed with its contents.
@@ -145,6 +206,16 @@ final class RawClient {
         }
     }
 
+    /// Whether a reply is already waiting, without waiting for one.
+    var hasData: Bool {
+        guard buffer.isEmpty else { return true }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)) > 0
+    }
+
+    /// Ends the sending side, as `printf ... | socat` does after its request.
+    func finishSending() { _ = shutdown(fd, Int32(SHUT_WR)) }
+
     func readLine() -> ReadResult {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
@@ -190,6 +261,7 @@ struct ClientSetupError: Error { var errno: Int32 }
 
 enum Lines {
     static let status = #"{"version":1,"command":"status"}"#
+    static let removePhone = #"{"version":1,"command":"remove-bond","address":"4a:5b:6c:7d:8e:9f (random)"}"#
     static let watch = #"{"version":1,"command":"watch-sensors"}"#
     static let ack = #"{"ok":true,"version":1}"#
 
@@ -199,7 +271,7 @@ enum Lines {
 
     static func reply(_ line: RawClient.ReadResult) -> ControlReply? {
         guard case .line(let text) = line else { return nil }
-        return try? JSONDecoder().decode(ControlReply.self, from: Data(text.utf8))
+        return try? ControlCodec.decoder().decode(ControlReply.self, from: Data(text.utf8))
     }
 
     static func update(_ line: RawClient.ReadResult) -> SensorStatus? {

@@ -22,6 +22,8 @@ final class ATTTestClient: Sendable {
     let indications = Collected<(handle: UInt16, value: [UInt8])>()
     /// The tuples of each Multiple Handle Value Notification, in arrival order.
     let multipleNotifications = Collected<[ATTHandleValue]>()
+    /// SMP PDUs from the peripheral (the test plays the central's side of pairing with them).
+    let smp = Collected<[UInt8]>()
     let confirmIndications: Mutex<Bool>
     private let reader: Mutex<Task<Void, Never>?> = Mutex(nil)
 
@@ -30,6 +32,10 @@ final class ATTTestClient: Sendable {
         self.confirmIndications = Mutex(confirmIndications)
         let task = Task { [link, weak self] in
             for await pdu in link.received {
+                if let frame = try? L2CAPBasicFrame(pdu: pdu), frame.channelID == L2CAPChannelID.securityManager {
+                    self?.smp.append(frame.payload)
+                    continue
+                }
                 guard let frame = try? L2CAPBasicFrame(pdu: pdu), frame.channelID == L2CAPChannelID.attribute,
                       let att = try? ATTPDU.decode(frame.payload) else { continue }
                 switch att {
@@ -52,6 +58,10 @@ final class ATTTestClient: Sendable {
 
     func send(_ pdu: ATTPDU) {
         try? link.send(l2capPDU: L2CAPBasicFrame.pdu(channelID: L2CAPChannelID.attribute, payload: pdu.encode()))
+    }
+
+    func sendSMP(_ payload: [UInt8]) {
+        try? link.send(l2capPDU: L2CAPBasicFrame.pdu(channelID: L2CAPChannelID.securityManager, payload: payload))
     }
 
     func sendRaw(_ payload: [UInt8]) {

@@ -51,7 +51,7 @@ struct PeripheralFixture {
 
     init(completion: VirtualController.CompletionPolicy = .immediate, bufferCount: UInt8 = 8, requestTimeout: Duration = .seconds(10),
          maxConnections: Int = 2, answerRequests: Bool = true, queueEntries: Int = 8, clock: any HostClock = ManualClock(),
-         readEvents: Bool = true, extraService: Bool = false, configure: (inout PeripheralManager.Configuration) -> Void = { _ in }) async throws {
+         readEvents: Bool = true, extraService: Bool = false, services: [GATTService] = [], configure: (inout PeripheralManager.Configuration) -> Void = { _ in }) async throws {
         controller = radio.makeController(configuration: .init(address: BluetoothAddress("00:1B:DC:00:00:02")!, aclBufferSize: 251,
                                                                aclBufferCount: bufferCount, completionPolicy: completion))
         var configuration = PeripheralManager.Configuration(deviceName: "test-peripheral")
@@ -72,6 +72,7 @@ struct PeripheralFixture {
             GATTCharacteristic(id: TestIDs.notifyingToo, uuid: BluetoothUUID("0000FEE4-1234-5678-9ABC-DEF012345678")!, properties: [.notify], permissions: []),
         ]))
         if extraService { try await manager.add(TestIDs.extra) }
+        for service in services { try await manager.add(service) }
         try await manager.publish()
         try await manager.startAdvertising(localName: "test", serviceUUIDs: [TestIDs.service])
         guard readEvents else { return }

@@ -4,6 +4,7 @@ import HCI
 import SecurityToolbox
 import Synchronization
 import TestSupport
+import Testing
 @testable import SMP
 
 /// A security manager on a ManualClock with an in-memory store, one link from `central`, and every
@@ -61,9 +62,18 @@ final class SMPHarness: Sendable {
         return (reason, detail)
     }
 
+    /// The pairing's outcome: nil when it failed instead (so a broken pairing fails the test rather than hanging it).
     func paired() async -> (PairingResult, Bool)? {
-        guard case let .paired(_, result, bonded)? = await waitForEvent({ if case .paired = $0 { return true }; return false })
-        else { return nil }
+        let outcome = await waitForEvent { event in
+            switch event {
+            case .paired, .pairingFailed: return true
+            default: return false
+            }
+        }
+        guard case let .paired(_, result, bonded)? = outcome else {
+            Issue.record("pairing did not complete: \(String(describing: outcome))")
+            return nil
+        }
         return (result, bonded)
     }
 }

@@ -40,6 +40,11 @@ public struct ClientConfigurationStore<Peer: Hashable & Sendable>: Sendable {
         return .updated(previous: previous, current: requested)
     }
 
+    /// Every non-zero CCCD value `peer` has, by characteristic.
+    public func configurations(for peer: Peer) -> [CharacteristicID: ClientConfiguration] {
+        configurations[peer] ?? [:]
+    }
+
     /// Connected peers subscribed to `id` with at least one of `modes`.
     public func subscribers(of id: CharacteristicID, modes: ClientConfiguration = [.notifications, .indications]) -> [Peer: ClientConfiguration] {
         var result: [Peer: ClientConfiguration] = [:]

@@ -1,0 +1,81 @@
+import BLECore
+import Bonding
+import Foundation
+import HCI
+import SecurityToolbox
+import Testing
+@testable import SMP
+
+/// What happens to existing bonds when a central pairs: re-pairing under a new identity, a full
+/// store (replace the least recently used, or refuse), weaker re-pairing.
+@Suite(.timeLimit(.minutes(1))) struct BondPolicyTests {
+    static func bond(_ identity: DeviceAddress, irk: [UInt8]? = nil, seen: TimeInterval = 0, authenticated: Bool = false) -> Bond {
+        let ltk = LongTermKeyRecord(key: Key128(SecureRandom.bytes(16))!, ediv: 0, rand: 0, keySize: 16,
+                                    authenticated: authenticated, secureConnections: true)
+        return Bond(identity: identity, ltk: ltk, peerLTK: nil, peerIRK: irk.flatMap(Key128.init), peerCSRK: nil, peerSignCounter: nil,
+                    localCSRK: nil, localSignCounter: 0, createdAt: Date(timeIntervalSince1970: seen), lastSeen: Date(timeIntervalSince1970: seen))
+    }
+
+    /// LE SC Just Works to the end, the central distributing `identity` (and an IRK).
+    static func pair(_ harness: SMPHarness, identity: DeviceAddress, central: TestInitiator = TestInitiator()) async throws {
+        let (pres, x, y, cb, _) = try await SecureConnectionsPairingTests.exchangeKeys(harness, central)
+        let (_, nb) = try await SecureConnectionsPairingTests.runNonces(harness, central, pres: pres, x: x, y: y, cb: try #require(cb))
+        let checks = try central.secureConnectionsChecks(peerX: x, peerY: y, nb: nb, pres: pres, r: [UInt8](repeating: 0, count: 16))
+        _ = await harness.exchange([0x0D] + checks.ea)
+        let before = harness.sent.all.count
+        harness.manager.encryptionChanged(on: harness.link, status: .success)
+        await harness.sent.wait(for: before + 3)
+        harness.feed([0x08] + SecureRandom.bytes(16))
+        harness.feed([0x09, identity.type.isRandom ? 1 : 0] + identity.address.littleEndianBytes)
+        harness.feed([0x0A] + SecureRandom.bytes(16))
+    }
+
+    static let a = DeviceAddress(BluetoothAddress("00:AA:00:00:00:01")!, type: .publicDevice)
+    static let b = DeviceAddress(BluetoothAddress("00:AA:00:00:00:02")!, type: .publicDevice)
+
+    @Test func aCentralThatRepairsUnderANewIdentityReplacesItsOldBondInOneStep() async throws {
+        let store = InMemoryBondStore()
+        let irk = SecureRandom.bytes(16)
+        try await store.saveBond(Self.bond(Self.a, irk: irk), gattState: .empty, replacing: nil)
+        let rpa = DeviceAddress(try ResolvablePrivateAddress.make(irk: irk), type: .randomDevice)
+        let harness = try await SMPHarness(peer: rpa, store: store)
+        #expect(harness.link.identity == Self.a)
+        var central = TestInitiator()
+        central.address = rpa
+        try await Self.pair(harness, identity: Self.b, central: central)
+        #expect(try #require(await harness.paired()).1)
+        #expect(await store.bonds().map(\.identity) == [Self.b])
+        #expect(harness.manager.bond(for: Self.a) == nil && harness.manager.bond(for: Self.b) != nil)
+    }
+
+    @Test func aFullStoreGivesUpItsLeastRecentlyUsedBond() async throws {
+        let store = InMemoryBondStore()
+        try await store.saveBond(Self.bond(Self.a, seen: 10), gattState: .empty, replacing: nil)
+        try await store.saveBond(Self.bond(Self.b, seen: 20), gattState: .empty, replacing: nil)
+        let harness = try await SMPHarness(store: store) { $0.maximumBonds = 2 }
+        let c = DeviceAddress(BluetoothAddress("00:AA:00:00:00:03")!, type: .publicDevice)
+        try await Self.pair(harness, identity: c)
+        #expect(try #require(await harness.paired()).1)
+        #expect(Set(await store.bonds().map(\.identity)) == [Self.b, c])
+        #expect(await harness.waitForEvent { if case .bondRemoved(Self.a) = $0 { return true }; return false } != nil)
+    }
+
+    @Test func aFullStoreCanRefuseNewCentrals() async throws {
+        let store = InMemoryBondStore()
+        try await store.saveBond(Self.bond(Self.a), gattState: .empty, replacing: nil)
+        let harness = try await SMPHarness(store: store) { $0.maximumBonds = 1; $0.bondLimitPolicy = .refuseNew }
+        #expect(await harness.exchange(TestInitiator().preq).first == [0x05, 0x08])
+        #expect(await harness.failure()?.1.contains("bond store is full") == true)
+        #expect(await store.bonds().map(\.identity) == [Self.a])
+    }
+
+    @Test func weakerRepairingIsRefusedWhenThePolicySaysSo() async throws {
+        let store = InMemoryBondStore()
+        try await store.saveBond(Self.bond(SMPHarness.central, authenticated: true), gattState: .empty, replacing: nil)
+        let harness = try await SMPHarness(store: store) { $0.allowWeakerRepairing = false }
+        // Just Works would replace an authenticated bond.
+        #expect(await harness.exchange(TestInitiator().preq).first == [0x05, 0x03])
+        let allowing = try await SMPHarness(store: store)
+        #expect(await allowing.exchange(TestInitiator().preq).first?.first == 0x02)
+    }
+}
