@@ -211,8 +211,6 @@ async def test_a_bonded_central_re_encrypts_after_a_restart_without_pairing_agai
     assert entry['bonded'] is True and entry['securityLevel'] == 'unauthenticated', entry
 
 
-@pytest.mark.skip(reason='needs the GATT state of bonded centrals (CCCDs) kept in the bond store across '
-                         'restarts, which main does not have yet')
 async def test_notifications_resume_after_a_restart_without_writing_the_cccd(
         harness, central, spawn_daemon, tmp_path):
     bridge = Bridge(harness, spawn_daemon, tmp_path, 'sec-resume')
@@ -220,19 +218,23 @@ async def test_notifications_resume_after_a_restart_without_writing_the_cccd(
     secure = SecureCentral(central)
     session = await connect(secure, daemon)
     await secure.pair(session.connection)
-    temperature = session.characteristic(ES_TEMPERATURE)
-    await asyncio.wait_for(session.peer.subscribe(temperature, lambda _v: None), 5)
-    await daemon.wait_for_log(f'subscribed {secure.address} 2A6E notify', timeout=5)
-    await session.tap.wait_for(lambda: len(session.tap.notifications[temperature.handle]) >= 1, 5,
-                               'a 2A6E notification')
+    for uuid, label in ((ES_TEMPERATURE, '2A6E'), (HUMIDITY, '2A6F')):
+        await asyncio.wait_for(session.peer.subscribe(session.characteristic(uuid), lambda _v: None), 5)
+        await daemon.wait_for_log(f'subscribed {secure.address} {label} notify', timeout=5)
+    notified = session.tap.notifications
+    handles = [session.characteristic(uuid).handle for uuid in (ES_TEMPERATURE, HUMIDITY)]
+    await session.tap.wait_for(lambda: all(notified[h] for h in handles), 5, 'a 2A6E and a 2A6F notification')
 
     daemon = await bridge.restart(session.connection)
     session = await connect(secure, daemon)
+    notified = session.tap.notifications
+    temperature, humidity = (session.characteristic(uuid).handle for uuid in (ES_TEMPERATURE, HUMIDITY))
+    # The daemon restores a bonded central's subscriptions once the bond's key encrypts the
+    # link (an address alone proves nothing), then both resume.
     await re_encrypt_without_pairing(secure, session)
-    handle = session.characteristic(ES_TEMPERATURE).handle
-    await session.tap.wait_for(lambda: len(session.tap.notifications[handle]) >= 2, 5,
-                               '2A6E notifications on the stored subscription')
-    assert all(value == ROOM for value in session.tap.notifications[handle])
+    await session.tap.wait_for(lambda: len(notified[temperature]) >= 2 and len(notified[humidity]) >= 2, 5,
+                               '2A6E and 2A6F notifications on the stored subscriptions')
+    assert set(notified[temperature]) == {ROOM} and set(notified[humidity]) == {HUMID}
     written = [op for op in session.tap.sent_opcodes
                if op in (att.Opcode.ATT_WRITE_REQUEST, att.Opcode.ATT_WRITE_COMMAND)]
     assert written == [], 'the central wrote something (a CCCD) after reconnecting'
