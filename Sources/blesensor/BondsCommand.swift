@@ -22,14 +22,9 @@ struct BondsListCommand: ParsableCommand {
     var socket: String?
 
     func run() throws {
-        do {
-            let client = try ControlClient.connect(path: CLIEnvironment.controlSocketPath(socket))
-            defer { client.close() }
+        try CLIEnvironment.withDaemon("bonds list", socket: socket) { client in
             let bonds = try client.bonds()
             print(json ? SecurityFormatter.bondsJSON(bonds) : SecurityFormatter.bondsText(bonds), terminator: "")
-        } catch {
-            CLIEnvironment.printError("blesensor bonds list: \(error)")
-            throw ExitCode(1)
         }
     }
 }
@@ -56,14 +51,9 @@ struct BondsRemoveCommand: ParsableCommand {
             CLIEnvironment.printError("blesensor bonds remove: \(failure)")
             throw ExitCode(1)
         }
-        do {
-            // A store write: allow it longer than a status read, and longer than the daemon's own limit.
-            let client = try ControlClient.connect(path: CLIEnvironment.controlSocketPath(socket), replyTimeout: .seconds(15))
-            defer { client.close() }
+        // A store write: allow it longer than a status read, and longer than the daemon's own limit.
+        try CLIEnvironment.withDaemon("bonds remove", socket: socket, replyTimeout: .seconds(15)) { client in
             print(SecurityFormatter.removedText(try client.removeBond(target)), terminator: "")
-        } catch {
-            CLIEnvironment.printError("blesensor bonds remove: \(error)")
-            throw ExitCode(1)
         }
     }
 }

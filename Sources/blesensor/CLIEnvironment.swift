@@ -1,3 +1,4 @@
+import ArgumentParser
 import BridgeConfiguration
 import ControlSocket
 import ServiceManager
@@ -8,6 +9,20 @@ enum CLIEnvironment {
 
     static func printError(_ message: String) {
         StandardErrorSink.write(message)
+    }
+
+    /// Runs `body` with a client of the daemon's control socket; any failure is printed as
+    /// "blesensor COMMAND: reason" and exits 1.
+    static func withDaemon(_ command: String, socket: String?, replyTimeout: Duration = .seconds(5),
+                           _ body: (ControlClient) throws -> Void) throws {
+        do {
+            let client = try ControlClient.connect(path: controlSocketPath(socket), replyTimeout: replyTimeout)
+            defer { client.close() }
+            try body(client)
+        } catch {
+            printError("blesensor \(command): \(error)")
+            throw ExitCode(1)
+        }
     }
 
     /// The daemon's socket: systemd's /run/blesensor when it exists (the installed service), else

@@ -26,13 +26,8 @@ struct PairCommand: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            let client = try ControlClient.connect(path: CLIEnvironment.controlSocketPath(socket))
-            defer { client.close() }
+        try CLIEnvironment.withDaemon("pair", socket: socket) { client in
             print(SecurityFormatter.pairingText(try client.openPairingWindow(seconds: window)), terminator: "")
-        } catch {
-            CLIEnvironment.printError("blesensor pair: \(error)")
-            throw ExitCode(1)
         }
     }
 }

@@ -14,14 +14,9 @@ struct StatusCommand: ParsableCommand {
     var socket: String?
 
     func run() throws {
-        do {
-            let client = try ControlClient.connect(path: CLIEnvironment.controlSocketPath(socket))
-            defer { client.close() }
+        try CLIEnvironment.withDaemon("status", socket: socket) { client in
             let snapshot = try client.status()
             print(json ? StatusFormatter.json(snapshot) : StatusFormatter.text(snapshot))
-        } catch {
-            CLIEnvironment.printError("blesensor status: \(error)")
-            throw ExitCode(1)
         }
     }
 }
