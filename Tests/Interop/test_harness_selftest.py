@@ -245,3 +245,60 @@ async def test_credit_pacing_hook(harness: HarnessServer, central):
         assert event == bytes([0x04, 0x13, 0x05, 0x01]) + struct.pack('<HH', handle, 2)
     finally:
         await host.close()
+
+
+async def test_secure_central_pairs_then_re_encrypts_from_a_new_rpa(harness: HarnessServer, central):
+    """harness.security against Bumble's own peripheral SMP: the central pairs from one
+    resolvable private address, then re-encrypts from another with the stored keys and no
+    SMP PDU, which is what test_security.py asserts of blesensord."""
+    from bumble.keys import MemoryKeyStore
+
+    from harness.security import RecordingDelegate, SecureCentral
+
+    transport, peer = await bumble_peripheral(harness.port)
+    try:
+        peer.keystore = MemoryKeyStore()
+        peer.irk = bytes(range(16))
+        # Its identity is the address it advertises with (else the central files the keys
+        # under the controller's public address and never finds them).
+        peer.config.identity_address_type = hci.Address.RANDOM_DEVICE_ADDRESS
+        secure = SecureCentral(central, identity='public')
+        first = await secure.use_resolvable_private_address()
+        peer_paired = asyncio.get_running_loop().create_future()
+        peer.on('connection', lambda c: c.on('pairing', lambda _keys: peer_paired.done() or peer_paired.set_result(c)))
+
+        async def advertise() -> None:
+            since = len(harness.controller.commands)
+            await peer.start_advertising(advertising_data=ADV, own_address_type=hci.OwnAddressType.RANDOM)
+            await asyncio.wait_for(harness.controller.wait_for_advertising_enable(True, since), 5)
+
+        await advertise()
+        record = await central.scan_for(PERIPHERAL_ADDRESS, with_scan_response=False)
+        connection = await central.connect(record.address)
+        delegate = secure.use(RecordingDelegate())
+        await secure.pair(connection)
+        await asyncio.wait_for(peer_paired, 5)  # the responder stores its keys last
+        assert connection.is_encrypted and delegate.asked('confirm'), delegate.calls
+        assert [r.direction for r in secure.smp_on(connection)][:2] == ['tx', 'rx']
+        # The peripheral bonded the central's public identity, not the RPA it saw.
+        stored = [name for name, _ in await peer.keystore.get_all()]
+        assert stored == [str(secure.device.public_address)], (stored, first)
+        gone = asyncio.get_running_loop().create_future()
+        connection.on('disconnection', lambda r: gone.done() or gone.set_result(r))
+        await central.disconnect(connection)
+        await asyncio.wait_for(gone, 5)
+
+        second = await secure.use_resolvable_private_address()
+        assert second != first and second.is_resolvable
+        await advertise()
+        record = await central.scan_for(PERIPHERAL_ADDRESS, with_scan_response=False)
+        connection = await central.connect(record.address)
+        assert connection.self_address == second
+        delegate = secure.use(RecordingDelegate())
+        await secure.encrypt(connection)
+        assert connection.is_encrypted
+        assert secure.smp_on(connection) == [] and delegate.calls == []
+        assert harness.controller.violations == [] and central.controller.violations == []
+    finally:
+        await peer.power_off()
+        await transport.close()

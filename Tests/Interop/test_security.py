@@ -1,0 +1,395 @@
+"""Pairing and bonding against Bumble's SMP, an independent implementation: every pairing
+method blesensord offers, bonds kept in SQLite across a restart, bond removal, a central
+with resolvable private addresses, Secure Connections Only, re-pairing, and the pairing
+window. The daemon runs configs/security.yaml (2A6E needs an encrypted link, 2A6F does not)
+with its own state directory per test."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import struct
+from pathlib import Path
+
+import pytest
+from bumble import att
+from bumble.core import UUID
+from bumble.device import Connection, Peer
+
+from harness.daemon import Daemon
+from harness.gatt import ClientTap, Session
+from harness.security import IO, RecordingDelegate, SecureCentral, cli_json, run_cli, security_config
+
+ES_TEMPERATURE, HUMIDITY = UUID.from_16_bits(0x2A6E), UUID.from_16_bits(0x2A6F)
+ROOM = struct.pack('<h', 2150)  # 21.50 °C as 2A6E carries it
+HUMID = struct.pack('<H', 4500)  # 45.00 %
+
+# ATT errors (Core Vol 3 Part F 3.4.1.1) and SMP Pairing Failed reasons (Part H 3.5.5).
+INSUFFICIENT_AUTHENTICATION, INSUFFICIENT_ENCRYPTION = 0x05, 0x0F
+AUTHENTICATION_REQUIREMENTS, PAIRING_NOT_SUPPORTED, CONFIRM_VALUE_FAILED = 0x03, 0x05, 0x04
+PIN_OR_KEY_MISSING = 0x06  # HCI status of an Encryption Change the peripheral had no key for
+
+
+class Bridge:
+    """blesensord with a security configuration and a state directory of its own, which a
+    restart keeps (same bonds, same random static address)."""
+
+    def __init__(self, harness, spawn_daemon, tmp_path: Path, name: str, **security: str) -> None:
+        self.harness, self.spawn_daemon, self.name = harness, spawn_daemon, name
+        self.extra = ('--config', str(security_config(tmp_path, **security)),
+                      '--state-dir', str(tmp_path / 'state'))
+        self.daemon: Daemon | None = None
+
+    async def start(self) -> Daemon:
+        since = len(self.harness.controller.commands)
+        self.daemon = await self.spawn_daemon(self.harness.port, self.name, *self.extra)
+        await asyncio.wait_for(self.harness.controller.wait_for_advertising_enable(True, since), 10)
+        await self.daemon.wait_for_log('advertising enabled', timeout=5)
+        return self.daemon
+
+    async def restart(self, *connections: Connection) -> Daemon:
+        """SIGTERM, wait until it exited and the centrals saw their links go, start again."""
+        gone = [disconnection(c) for c in connections]
+        self.daemon.send_signal(signal.SIGTERM)
+        assert await self.daemon.wait_exit(10) == 0, self.daemon.log
+        await asyncio.wait_for(asyncio.gather(*gone), 5)
+        await self.harness.wait_host_gone(5)
+        return await self.start()
+
+
+def disconnection(connection: Connection) -> asyncio.Future:
+    """Resolved with the reason when the link goes; registered at once, so nothing is missed."""
+    future = asyncio.get_running_loop().create_future()
+
+    def on_disconnection(reason: int) -> None:
+        if not future.done():
+            future.set_result(reason)
+
+    connection.on('disconnection', on_disconnection)
+    return future
+
+
+async def connect(secure: SecureCentral, daemon: Daemon) -> Session:
+    """Scan, connect, wait for the daemon's connection line, discover the database."""
+    central = secure.central
+    seen = daemon.count(f'peer {central.address}')
+    record = await central.scan_for(None, timeout=5)
+    connection = await central.connect(record.address, timeout=5)
+    # "central connected: link#N handle H peripheral peer ADDRESS (type) ..."
+    await daemon.wait_for_log(f'peer {central.address}', timeout=5, occurrences=seen + 1)
+    peer = Peer(connection)
+    session = Session(central, record, connection, peer, ClientTap(peer.gatt_client))
+    await session.discover()
+    return session
+
+
+async def disconnect(session: Session) -> None:
+    gone = disconnection(session.connection)
+    await session.central.disconnect(session.connection)
+    await asyncio.wait_for(gone, 5)
+
+
+async def read_error(session: Session, uuid: UUID) -> int:
+    return await session.att_error_of(session.client.read_value(session.characteristic(uuid).handle))
+
+
+async def check_locked(session: Session, expected: int = INSUFFICIENT_AUTHENTICATION) -> None:
+    """2A6E refused with `expected`, while the unprotected 2A6F still reads."""
+    code = await read_error(session, ES_TEMPERATURE)
+    assert code == expected, f'read of 2A6E: ATT error 0x{code:02X}, expected 0x{expected:02X}'
+    assert await session.read(session.characteristic(HUMIDITY)) == HUMID
+
+
+async def check_unlocked(session: Session) -> None:
+    assert session.connection.is_encrypted
+    assert await session.read(session.characteristic(ES_TEMPERATURE)) == ROOM
+
+
+async def bonds(daemon: Daemon) -> list[dict]:
+    """`blesensor bonds list --json`: {"bonds": [{"address", "addressType", "keySize", ...}]}."""
+    document = await cli_json(daemon, 'bonds', 'list')
+    assert isinstance(document, dict) and isinstance(document.get('bonds'), list), document
+    return document['bonds']
+
+
+async def bond(daemon: Daemon, address: str) -> dict:
+    found = [entry for entry in await bonds(daemon) if entry['address'].upper() == address.upper()]
+    assert len(found) == 1, (address, await bonds(daemon))
+    return found[0]
+
+
+def bonded_addresses(listed: list[dict]) -> set[str]:
+    return {entry['address'].upper() for entry in listed}
+
+
+async def central_status(daemon: Daemon, *addresses: str) -> dict:
+    """The `status --json` entry of the central connected with (or identified by) an address."""
+    snapshot = await cli_json(daemon, 'status')
+    wanted = {address.upper() for address in addresses}
+    found = [c for c in snapshot['centrals'] if c['address'].upper() in wanted]
+    assert len(found) == 1, (addresses, snapshot['centrals'])
+    return found[0]
+
+
+async def re_encrypt_without_pairing(secure: SecureCentral, session: Session) -> None:
+    """The stored LTK encrypts the link: no SMP PDU either way, no question to the user."""
+    delegate = secure.use(RecordingDelegate())
+    await secure.encrypt(session.connection)
+    assert session.connection.is_encrypted
+    assert secure.smp_on(session.connection) == [], [str(r.command) for r in secure.smp_on(session.connection)]
+    assert delegate.calls == []
+
+
+# -- 1. every pairing method ------------------------------------------------------------------
+
+# daemon settings, Bumble's IO capability and SC flag, the passkey it types, what Bumble's
+# user is asked, and the security level the daemon reports (the bond is authenticated unless
+# it came from Just Works).
+METHODS = {
+    'lesc-just-works': ({}, IO.NO_OUTPUT_NO_INPUT, True, None, {'confirm'}, 'unauthenticated'),
+    'lesc-passkey': ({'io_capability': 'display-only', 'passkey': '123456'}, IO.KEYBOARD_INPUT_ONLY, True, 123456,
+                     {'passkey-asked'}, 'authenticated-secure-connections'),
+    'lesc-numeric-comparison': ({'io_capability': 'display-yes-no'}, IO.DISPLAY_OUTPUT_AND_YES_NO_INPUT, True, None,
+                                {'compare'}, 'authenticated-secure-connections'),
+    'legacy-just-works': ({}, IO.NO_OUTPUT_NO_INPUT, False, None, set(), 'unauthenticated'),
+    'legacy-passkey': ({'io_capability': 'display-only', 'passkey': '123456'}, IO.KEYBOARD_INPUT_ONLY, False, 123456,
+                       {'passkey-asked'}, 'authenticated'),
+}
+
+
+@pytest.mark.parametrize('method', METHODS)
+async def test_pairing_method_encrypts_and_unlocks_the_protected_characteristic(
+        harness, central, spawn_daemon, tmp_path, method):
+    settings, io, sc, passkey, asked, level = METHODS[method]
+    daemon = await Bridge(harness, spawn_daemon, tmp_path, f'sec-{method}', **settings).start()
+    secure = SecureCentral(central)
+    session = await connect(secure, daemon)
+    await check_locked(session)
+
+    delegate = secure.use(RecordingDelegate(io, passkey=passkey), sc=sc)
+    await secure.pair(session.connection)
+    assert {call[0] for call in delegate.calls} - {'accept'} == asked, delegate.calls
+    assert session.connection.is_encrypted
+    if 'compare' in asked:
+        # Both sides computed the same six digits: the daemon logs the number it confirmed.
+        (_, number), = delegate.asked('compare')
+        await daemon.wait_for_log(f'numeric comparison: {number:06d}', timeout=2)
+    await check_unlocked(session)
+
+    # Bumble kept the keys the method yields: the LTK (SC) or ours with EDIV and Rand (legacy).
+    keys = await secure.keys_for(session.connection.peer_address)
+    assert keys is not None, 'Bumble stored no keys for the daemon'
+    assert (keys.ltk if sc else keys.ltk_central) is not None, keys.to_dict()
+    entry = await central_status(daemon, secure.address)
+    assert entry['bonded'] is True and entry['securityLevel'] == level, entry
+    stored = await bond(daemon, secure.address)
+    assert stored['addressType'] == 'random' and stored['keySize'] == 16, stored
+    assert stored['authenticated'] == (level != 'unauthenticated') and stored['secureConnections'] == sc, stored
+    assert stored['hasIRK'] is True and stored['connected'] is True, stored
+
+
+# -- 2. bonds survive a restart -------------------------------------------------------------
+
+async def test_a_bonded_central_re_encrypts_after_a_restart_without_pairing_again(
+        harness, central, spawn_daemon, tmp_path):
+    bridge = Bridge(harness, spawn_daemon, tmp_path, 'sec-restart')
+    daemon = await bridge.start()
+    secure = SecureCentral(central)
+    session = await connect(secure, daemon)
+    await secure.pair(session.connection)
+    await check_unlocked(session)
+
+    daemon = await bridge.restart(session.connection)
+    assert secure.address.upper() in bonded_addresses(await bonds(daemon))
+    assert (await cli_json(daemon, 'status'))['bonds'] == [f'{secure.address} (random)']
+    session = await connect(secure, daemon)
+    # Known from SQLite before any key is used: bonded but not encrypted yet.
+    await check_locked(session, INSUFFICIENT_ENCRYPTION)
+    await re_encrypt_without_pairing(secure, session)
+    await check_unlocked(session)
+    entry = await central_status(daemon, secure.address)
+    assert entry['bonded'] is True and entry['securityLevel'] == 'unauthenticated', entry
+
+
+async def test_notifications_resume_after_a_restart_without_writing_the_cccd(
+        harness, central, spawn_daemon, tmp_path):
+    bridge = Bridge(harness, spawn_daemon, tmp_path, 'sec-resume')
+    daemon = await bridge.start()
+    secure = SecureCentral(central)
+    session = await connect(secure, daemon)
+    await secure.pair(session.connection)
+    for uuid, label in ((ES_TEMPERATURE, '2A6E'), (HUMIDITY, '2A6F')):
+        await asyncio.wait_for(session.peer.subscribe(session.characteristic(uuid), lambda _v: None), 5)
+        await daemon.wait_for_log(f'subscribed {secure.address} {label} notify', timeout=5)
+    notified = session.tap.notifications
+    handles = [session.characteristic(uuid).handle for uuid in (ES_TEMPERATURE, HUMIDITY)]
+    await session.tap.wait_for(lambda: all(notified[h] for h in handles), 5, 'a 2A6E and a 2A6F notification')
+
+    daemon = await bridge.restart(session.connection)
+    session = await connect(secure, daemon)
+    notified = session.tap.notifications
+    temperature, humidity = (session.characteristic(uuid).handle for uuid in (ES_TEMPERATURE, HUMIDITY))
+    # The daemon restores a bonded central's subscriptions once the bond's key encrypts the
+    # link (an address alone proves nothing), then both resume.
+    await re_encrypt_without_pairing(secure, session)
+    await session.tap.wait_for(lambda: len(notified[temperature]) >= 2 and len(notified[humidity]) >= 2, 5,
+                               '2A6E and 2A6F notifications on the stored subscriptions')
+    assert set(notified[temperature]) == {ROOM} and set(notified[humidity]) == {HUMID}
+    written = [op for op in session.tap.sent_opcodes
+               if op in (att.Opcode.ATT_WRITE_REQUEST, att.Opcode.ATT_WRITE_COMMAND)]
+    assert written == [], 'the central wrote something (a CCCD) after reconnecting'
+
+
+# -- 3. a removed bond --------------------------------------------------------------------------
+
+async def test_a_removed_bond_no_longer_encrypts_and_the_central_pairs_again(
+        harness, central, spawn_daemon, tmp_path):
+    daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-remove').start()
+    secure = SecureCentral(central)
+    session = await connect(secure, daemon)
+    await secure.pair(session.connection)
+    await disconnect(session)
+
+    code, out, err = await run_cli('bonds', 'remove', secure.address, '--socket', daemon.control_socket)
+    assert code == 0, (code, out, err)
+    assert secure.address.upper() not in bonded_addresses(await bonds(daemon))
+
+    session = await connect(secure, daemon)
+    await check_locked(session, INSUFFICIENT_AUTHENTICATION)  # a stranger again
+    status = await secure.encryption_failure(session.connection)
+    assert status == PIN_OR_KEY_MISSING, f'Encryption Change status 0x{status:02X}'
+    assert not session.connection.is_encrypted
+
+    delegate = secure.use(RecordingDelegate())
+    await secure.pair(session.connection)
+    assert delegate.asked('confirm'), delegate.calls
+    await check_unlocked(session)
+    assert secure.address.upper() in bonded_addresses(await bonds(daemon))
+
+
+# -- 4. a central with resolvable private addresses ----------------------------------------
+
+async def test_a_central_using_resolvable_private_addresses_is_recognised_by_its_irk(
+        harness, central, spawn_daemon, tmp_path):
+    daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-rpa').start()
+    secure = SecureCentral(central, identity='public')  # as a phone: public identity, RPAs on air
+    first = await secure.use_resolvable_private_address()
+    session = await connect(secure, daemon)
+    await check_locked(session)
+    await secure.pair(session.connection)
+    await check_unlocked(session)
+    # Filed under the identity the central distributed, not the RPA it paired from.
+    identity = secure.device.public_address.to_string(with_type_qualifier=False)
+    assert bonded_addresses(await bonds(daemon)) == {identity.upper()}, (identity, first)
+    stored = await bond(daemon, identity)
+    assert stored['addressType'] == 'public' and stored['hasIRK'] is True, stored
+    await disconnect(session)
+
+    second = await secure.use_resolvable_private_address()
+    assert second != first
+    session = await connect(secure, daemon)
+    # The bond is found from the new RPA before any key is used.
+    await check_locked(session, INSUFFICIENT_ENCRYPTION)
+    await re_encrypt_without_pairing(secure, session)
+    await check_unlocked(session)
+    assert (await central_status(daemon, secure.address, identity))['bonded'] is True
+
+
+# -- 5. Secure Connections Only -----------------------------------------------------------------
+
+async def test_secure_connections_only_refuses_legacy_pairing(
+        harness, central, second_central, spawn_daemon, tmp_path):
+    daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-sc-only', secure_connections_only='true').start()
+    legacy = SecureCentral(central)
+    session = await connect(legacy, daemon)
+    legacy.use(RecordingDelegate(), sc=False)
+    reason = await legacy.pairing_failure(session.connection)
+    assert reason == AUTHENTICATION_REQUIREMENTS, f'Pairing Failed 0x{reason:02X}'
+    assert not session.connection.is_encrypted
+    await check_locked(session)
+    assert await bonds(daemon) == []
+
+    # The same daemon pairs a central that offers Secure Connections.
+    modern = SecureCentral(second_central)
+    other = await connect(modern, daemon)
+    await modern.pair(other.connection)
+    await check_unlocked(other)
+    assert bonded_addresses(await bonds(daemon)) == {modern.address.upper()}
+
+
+# -- 6. re-pairing --------------------------------------------------------------------------------
+
+async def test_a_central_that_lost_its_keys_pairs_again_and_the_new_keys_work(
+        harness, central, spawn_daemon, tmp_path):
+    daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-lost-keys').start()
+    secure = SecureCentral(central)
+    session = await connect(secure, daemon)
+    await secure.pair(session.connection)
+    old = (await secure.keys_for(session.connection.peer_address)).ltk.value
+    await disconnect(session)
+
+    secure.forget_keys()
+    session = await connect(secure, daemon)
+    await check_locked(session, INSUFFICIENT_ENCRYPTION)  # the daemon still has the bond
+    await secure.pair(session.connection)
+    await check_unlocked(session)
+    new = (await secure.keys_for(session.connection.peer_address)).ltk.value
+    assert new != old
+    await disconnect(session)
+
+    session = await connect(secure, daemon)
+    await re_encrypt_without_pairing(secure, session)
+    await check_unlocked(session)
+    assert len(await bonds(daemon)) == 1
+
+
+async def test_a_re_pairing_that_fails_halfway_keeps_the_previous_bond(
+        harness, central, spawn_daemon, tmp_path):
+    daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-wrong-passkey',
+                          io_capability='display-only', passkey='123456').start()
+    secure = SecureCentral(central)
+    session = await connect(secure, daemon)
+    secure.use(RecordingDelegate(IO.KEYBOARD_INPUT_ONLY, passkey=123456))
+    await secure.pair(session.connection)
+    await disconnect(session)
+
+    session = await connect(secure, daemon)
+    delegate = secure.use(RecordingDelegate(IO.KEYBOARD_INPUT_ONLY, passkey=654321))  # mistyped
+    reason = await secure.pairing_failure(session.connection)
+    assert reason == CONFIRM_VALUE_FAILED, f'Pairing Failed 0x{reason:02X}'
+    assert delegate.asked('passkey-asked')
+    await disconnect(session)
+
+    session = await connect(secure, daemon)
+    await re_encrypt_without_pairing(secure, session)
+    await check_unlocked(session)
+    entry = await central_status(daemon, secure.address)
+    assert entry['securityLevel'] == 'authenticated-secure-connections', entry
+    assert bonded_addresses(await bonds(daemon)) == {secure.address.upper()}
+
+
+# -- 7. the pairing window ----------------------------------------------------------------------
+
+async def test_pairing_is_refused_while_the_window_is_closed_and_allowed_once_opened(
+        harness, central, second_central, spawn_daemon, tmp_path):
+    daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-window', pairing='window').start()
+    early = SecureCentral(central)
+    session = await connect(early, daemon)
+    reason = await early.pairing_failure(session.connection)
+    assert reason == PAIRING_NOT_SUPPORTED, f'Pairing Failed 0x{reason:02X}'
+    assert not session.connection.is_encrypted
+    assert await bonds(daemon) == []
+    pairing = (await cli_json(daemon, 'status'))['pairing']
+    assert pairing['mode'] == 'window' and pairing['windowRemainingSeconds'] is None, pairing
+
+    code, out, err = await run_cli('pair', '--window', '30', '--socket', daemon.control_socket)
+    assert code == 0, (code, out, err)
+    pairing = (await cli_json(daemon, 'status'))['pairing']
+    assert 0 < pairing['windowRemainingSeconds'] <= 30, pairing
+    # A central that was not refused just before (the daemon makes a refused one wait,
+    # Core Vol 3 Part H 2.3.6) pairs while the window is open.
+    late = SecureCentral(second_central)
+    other = await connect(late, daemon)
+    await late.pair(other.connection)
+    await check_unlocked(other)
+    assert bonded_addresses(await bonds(daemon)) == {late.address.upper()}
