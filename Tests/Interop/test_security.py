@@ -7,18 +7,16 @@ with its own state directory per test."""
 from __future__ import annotations
 
 import asyncio
-import signal
 import struct
-from pathlib import Path
 
 import pytest
 from bumble import att
 from bumble.core import UUID
-from bumble.device import Connection, Peer
 
 from harness.daemon import Daemon
-from harness.gatt import ClientTap, Session
-from harness.security import IO, RecordingDelegate, SecureCentral, cli_json, run_cli, security_config
+from harness.gatt import Session
+from harness.security import (IO, Bridge, RecordingDelegate, SecureCentral, cli_json, connect, disconnect,
+                              re_encrypt_without_pairing, run_cli)
 
 ES_TEMPERATURE, HUMIDITY = UUID.from_16_bits(0x2A6E), UUID.from_16_bits(0x2A6F)
 ROOM = struct.pack('<h', 2150)  # 21.50 °C as 2A6E carries it
@@ -28,65 +26,6 @@ HUMID = struct.pack('<H', 4500)  # 45.00 %
 INSUFFICIENT_AUTHENTICATION, INSUFFICIENT_ENCRYPTION = 0x05, 0x0F
 AUTHENTICATION_REQUIREMENTS, PAIRING_NOT_SUPPORTED, CONFIRM_VALUE_FAILED = 0x03, 0x05, 0x04
 PIN_OR_KEY_MISSING = 0x06  # HCI status of an Encryption Change the peripheral had no key for
-
-
-class Bridge:
-    """blesensord with a security configuration and a state directory of its own, which a
-    restart keeps (same bonds, same random static address)."""
-
-    def __init__(self, harness, spawn_daemon, tmp_path: Path, name: str, **security: str) -> None:
-        self.harness, self.spawn_daemon, self.name = harness, spawn_daemon, name
-        self.extra = ('--config', str(security_config(tmp_path, **security)),
-                      '--state-dir', str(tmp_path / 'state'))
-        self.daemon: Daemon | None = None
-
-    async def start(self) -> Daemon:
-        since = len(self.harness.controller.commands)
-        self.daemon = await self.spawn_daemon(self.harness.port, self.name, *self.extra)
-        await asyncio.wait_for(self.harness.controller.wait_for_advertising_enable(True, since), 10)
-        await self.daemon.wait_for_log('advertising enabled', timeout=5)
-        return self.daemon
-
-    async def restart(self, *connections: Connection) -> Daemon:
-        """SIGTERM, wait until it exited and the centrals saw their links go, start again."""
-        gone = [disconnection(c) for c in connections]
-        self.daemon.send_signal(signal.SIGTERM)
-        assert await self.daemon.wait_exit(10) == 0, self.daemon.log
-        await asyncio.wait_for(asyncio.gather(*gone), 5)
-        await self.harness.wait_host_gone(5)
-        return await self.start()
-
-
-def disconnection(connection: Connection) -> asyncio.Future:
-    """Resolved with the reason when the link goes; registered at once, so nothing is missed."""
-    future = asyncio.get_running_loop().create_future()
-
-    def on_disconnection(reason: int) -> None:
-        if not future.done():
-            future.set_result(reason)
-
-    connection.on('disconnection', on_disconnection)
-    return future
-
-
-async def connect(secure: SecureCentral, daemon: Daemon) -> Session:
-    """Scan, connect, wait for the daemon's connection line, discover the database."""
-    central = secure.central
-    seen = daemon.count(f'peer {central.address}')
-    record = await central.scan_for(None, timeout=5)
-    connection = await central.connect(record.address, timeout=5)
-    # "central connected: link#N handle H peripheral peer ADDRESS (type) ..."
-    await daemon.wait_for_log(f'peer {central.address}', timeout=5, occurrences=seen + 1)
-    peer = Peer(connection)
-    session = Session(central, record, connection, peer, ClientTap(peer.gatt_client))
-    await session.discover()
-    return session
-
-
-async def disconnect(session: Session) -> None:
-    gone = disconnection(session.connection)
-    await session.central.disconnect(session.connection)
-    await asyncio.wait_for(gone, 5)
 
 
 async def read_error(session: Session, uuid: UUID) -> int:
@@ -129,15 +68,6 @@ async def central_status(daemon: Daemon, *addresses: str) -> dict:
     found = [c for c in snapshot['centrals'] if c['address'].upper() in wanted]
     assert len(found) == 1, (addresses, snapshot['centrals'])
     return found[0]
-
-
-async def re_encrypt_without_pairing(secure: SecureCentral, session: Session) -> None:
-    """The stored LTK encrypts the link: no SMP PDU either way, no question to the user."""
-    delegate = secure.use(RecordingDelegate())
-    await secure.encrypt(session.connection)
-    assert session.connection.is_encrypted
-    assert secure.smp_on(session.connection) == [], [str(r.command) for r in secure.smp_on(session.connection)]
-    assert delegate.calls == []
 
 
 # -- 1. every pairing method ------------------------------------------------------------------

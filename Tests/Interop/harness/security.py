@@ -1,6 +1,7 @@
 """Pairing and bonding on the Bumble central: a pairing delegate that records what it
 was asked, a tap on the central's SMP traffic, a key store that outlives connections
-(and daemon restarts), resolvable private addresses from the central's IRK, and the
+(and daemon restarts), resolvable private addresses from the central's IRK, the daemon
+with a state directory that restarts keep (`Bridge`), connecting to it, and the
 `blesensor` CLI over the daemon's control socket."""
 
 from __future__ import annotations
@@ -11,15 +12,18 @@ import json
 import os
 import re
 import secrets
+import signal
 from pathlib import Path
 
 from bumble import hci, smp
 from bumble.core import ProtocolError
-from bumble.device import Connection
+from bumble.device import Connection, Peer
 from bumble.keys import MemoryKeyStore, PairingKeys
 from bumble.pairing import PairingConfig, PairingDelegate
 
 from .central import Central
+from .daemon import Daemon
+from .gatt import ClientTap, Session
 
 IO = PairingDelegate.IoCapability
 
@@ -28,15 +32,16 @@ SECURITY_CONFIG = Path(__file__).parent.parent / 'configs' / 'security.yaml'
 
 # -- the daemon's configuration -------------------------------------------------------------
 
-def security_config(directory: Path, name: str = 'security.yaml', **settings: str) -> Path:
-    """configs/security.yaml with some `security:` settings changed, written to `directory`.
-    Keys use Python spelling (secure_connections_only=...) and values are YAML text."""
-    text = SECURITY_CONFIG.read_text()
+def security_config(directory: Path, name: str = 'security.yaml', base: Path = SECURITY_CONFIG,
+                    **settings: str) -> Path:
+    """configs/security.yaml (or `base`) with some `security:` settings changed, written to
+    `directory`. Keys use Python spelling (secure_connections_only=...), values are YAML text."""
+    text = base.read_text()
     for key, value in settings.items():
         pattern = re.compile(rf'^(  {re.escape(key.replace("_", "-"))}:) .*$', re.MULTILINE)
         text, count = pattern.subn(lambda m: f'{m.group(1)} {value}', text)
         # A misspelt key would otherwise leave the default silently in place.
-        assert count == 1, f'security.{key} is not in {SECURITY_CONFIG}'
+        assert count == 1, f'security.{key} is not in {base}'
     path = directory / name
     path.write_text(text)
     return path
@@ -175,6 +180,79 @@ class SecureCentral:
         self.device.random_address = address
         self.central.address = address.to_string(with_type_qualifier=False)
         return address
+
+
+# -- the daemon with a state directory, and a central connecting to it -------------------------
+
+class Bridge:
+    """blesensord with a security configuration (configs/security.yaml, or `base`, with some
+    `security:` settings changed) and a state directory of its own, which a restart keeps
+    (same bonds, same random static address, same stored measurements)."""
+
+    def __init__(self, harness, spawn_daemon, tmp_path: Path, name: str, base: Path = SECURITY_CONFIG,
+                 **security: str) -> None:
+        self.harness, self.spawn_daemon, self.name = harness, spawn_daemon, name
+        self.state_dir = tmp_path / 'state'
+        self.extra = ('--config', str(security_config(tmp_path, base=base, **security)),
+                      '--state-dir', str(self.state_dir))
+        self.daemon: Daemon | None = None
+
+    async def start(self) -> Daemon:
+        since = len(self.harness.controller.commands)
+        self.daemon = await self.spawn_daemon(self.harness.port, self.name, *self.extra)
+        await asyncio.wait_for(self.harness.controller.wait_for_advertising_enable(True, since), 10)
+        await self.daemon.wait_for_log('advertising enabled', timeout=5)
+        return self.daemon
+
+    async def restart(self, *connections: Connection) -> Daemon:
+        """SIGTERM, wait until it exited and the centrals saw their links go, start again."""
+        gone = [disconnection(c) for c in connections]
+        self.daemon.send_signal(signal.SIGTERM)
+        assert await self.daemon.wait_exit(10) == 0, self.daemon.log
+        await asyncio.wait_for(asyncio.gather(*gone), 5)
+        await self.harness.wait_host_gone(5)
+        return await self.start()
+
+
+def disconnection(connection: Connection) -> asyncio.Future:
+    """Resolved with the reason when the link goes; registered at once, so nothing is missed."""
+    future = asyncio.get_running_loop().create_future()
+
+    def on_disconnection(reason: int) -> None:
+        if not future.done():
+            future.set_result(reason)
+
+    connection.on('disconnection', on_disconnection)
+    return future
+
+
+async def connect(secure: SecureCentral, daemon: Daemon) -> Session:
+    """Scan, connect, wait for the daemon's connection line, discover the database."""
+    central = secure.central
+    seen = daemon.count(f'peer {central.address}')
+    record = await central.scan_for(None, timeout=5)
+    connection = await central.connect(record.address, timeout=5)
+    # "central connected: link#N handle H peripheral peer ADDRESS (type) ..."
+    await daemon.wait_for_log(f'peer {central.address}', timeout=5, occurrences=seen + 1)
+    peer = Peer(connection)
+    session = Session(central, record, connection, peer, ClientTap(peer.gatt_client))
+    await session.discover()
+    return session
+
+
+async def disconnect(session: Session) -> None:
+    gone = disconnection(session.connection)
+    await session.central.disconnect(session.connection)
+    await asyncio.wait_for(gone, 5)
+
+
+async def re_encrypt_without_pairing(secure: SecureCentral, session: Session) -> None:
+    """The stored LTK encrypts the link: no SMP PDU either way, no question to the user."""
+    delegate = secure.use(RecordingDelegate())
+    await secure.encrypt(session.connection)
+    assert session.connection.is_encrypted
+    assert secure.smp_on(session.connection) == [], [str(r.command) for r in secure.smp_on(session.connection)]
+    assert delegate.calls == []
 
 
 # -- blesensor CLI ---------------------------------------------------------------------------
