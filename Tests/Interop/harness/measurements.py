@@ -1,0 +1,132 @@
+"""Store-and-forward from the outside: the daemon's bond database (`<state dir>/bonds.sqlite`)
+read with Python's sqlite3 on read-only connections (never a write, never a checkpoint,
+so the daemon's file is exactly what it left), and Temperature Measurement (2A1C) values
+decoded here from the Health Thermometer specification."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime
+import math
+import sqlite3
+import struct
+from pathlib import Path
+
+
+@dataclasses.dataclass(frozen=True)
+class StoredRow:
+    """One row of the `measurement` table."""
+
+    sequence: int
+    bond_id: int
+    value_handle: int
+    value: bytes
+    taken_at: float  # seconds since 2001-01-01 UTC (Foundation's reference date)
+
+
+class BondDatabase:
+    """`bonds.sqlite` through short-lived read-only connections. Each query runs in its own
+    read transaction, so it sees exactly the transactions committed before it began."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.path = state_dir / 'bonds.sqlite'
+
+    def open(self) -> sqlite3.Connection:
+        # mode=ro: SQLite still maps the -shm wal-index (shared memory), but never writes
+        # the database or the WAL, so a reader cannot mask or repair what a kill left.
+        connection = sqlite3.connect(f'file:{self.path}?mode=ro', uri=True, timeout=5)
+        return connection
+
+    def query(self, sql: str, *arguments) -> list[tuple]:
+        connection = self.open()
+        try:
+            return connection.execute(sql, arguments).fetchall()
+        finally:
+            connection.close()
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def integrity_check(self) -> list[str]:
+        return [row[0] for row in self.query('PRAGMA integrity_check')]
+
+    def bond_id(self, address: str) -> int | None:
+        found = self.query('SELECT id FROM bond WHERE upper(address) = upper(?)', address)
+        assert len(found) <= 1, found
+        return found[0][0] if found else None
+
+    def dropped(self, address: str) -> int:
+        (count,), = self.query('SELECT dropped_measurements FROM bond WHERE upper(address) = upper(?)', address)
+        return count
+
+    def rows(self, address: str | None = None) -> list[StoredRow]:
+        """The stored measurements (of one bonded central), oldest first."""
+        sql = 'SELECT sequence, bond_id, value_handle, value, taken_at FROM measurement'
+        if address is None:
+            found = self.query(sql + ' ORDER BY sequence')
+        else:
+            found = self.query(sql + ' WHERE bond_id IN (SELECT id FROM bond WHERE upper(address) = upper(?))'
+                               ' ORDER BY sequence', address)
+        return [StoredRow(s, b, h, bytes(v), t) for s, b, h, v, t in found]
+
+    async def wait_rows(self, address: str, count: int, timeout: float, after: int = 0,
+                        poll: float = 0.02) -> list[StoredRow]:
+        """Waits until at least `count` rows with a sequence above `after` are stored for the
+        central; returns all its rows. sqlite3 has no change notification, so this polls; the
+        timeout is only the failure bound."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            rows = self.rows(address) if self.exists() else []
+            if sum(row.sequence > after for row in rows) >= count:
+                return rows
+            if loop.time() > deadline:
+                raise AssertionError(f'{count} new measurement(s) for {address} not stored within {timeout} s; '
+                                     f'rows: {rows}')
+            await asyncio.sleep(poll)
+
+
+# -- 2A1C Temperature Measurement (Health Thermometer Service 3.1) -------------------------------
+
+def ieee11073_float(raw: bytes) -> float:
+    """32-bit FLOAT: 8-bit signed exponent, 24-bit signed mantissa (the special values are NaN)."""
+    (word,) = struct.unpack('<I', raw)
+    mantissa, exponent = word & 0xFFFFFF, word >> 24
+    if mantissa in (0x7FFFFF, 0x800000, 0x7FFFFE, 0x800002, 0x800001):
+        return math.nan
+    if mantissa >= 0x800000:
+        mantissa -= 0x1000000
+    if exponent >= 0x80:
+        exponent -= 0x100
+    return mantissa * 10.0 ** exponent
+
+
+def temperature_measurement(value: bytes) -> tuple[float, datetime.datetime]:
+    """(°C, time stamp) of a 2A1C value that must carry a time stamp: flags (bit 0 Fahrenheit,
+    bit 1 time stamp present, bit 2 type present), FLOAT, then Date Time (2A08: year uint16,
+    month, day, hours, minutes, seconds)."""
+    assert len(value) >= 12, value.hex()
+    flags = value[0]
+    assert flags & 0x01 == 0, f'expected Celsius, flags 0x{flags:02X}'
+    assert flags & 0x02, f'no time stamp, flags 0x{flags:02X}: {value.hex()}'
+    assert len(value) == 12 + (1 if flags & 0x04 else 0), value.hex()
+    year, month, day, hours, minutes, seconds = struct.unpack_from('<HBBBBB', value, 5)
+    return ieee11073_float(value[1:5]), datetime.datetime(year, month, day, hours, minutes, seconds)
+
+
+def time_stamp(value: bytes) -> datetime.datetime:
+    return temperature_measurement(value)[1]
+
+
+REFERENCE_DATE = datetime.datetime(2001, 1, 1, tzinfo=datetime.timezone.utc)
+REFERENCE_UNIX = 978307200  # REFERENCE_DATE as Unix time
+
+
+def unix_time(taken_at: float) -> float:
+    return taken_at + REFERENCE_UNIX
+
+
+def local_time(taken_at: float) -> datetime.datetime:
+    """A `taken_at` column as the daemon's local wall-clock time (what its time stamps carry)."""
+    return (REFERENCE_DATE + datetime.timedelta(seconds=taken_at)).astimezone().replace(tzinfo=None)
