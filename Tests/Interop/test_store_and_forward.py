@@ -10,59 +10,17 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from pathlib import Path
 
 import pytest
-from bumble import att
-from bumble.core import UUID
 
 from harness.daemon import Daemon
-from harness.gatt import CCCD, Session
-from harness.measurements import (BondDatabase, StoredRow, local_time, temperature_measurement, time_stamp,
-                                  unix_time)
+from harness.gatt import CCCD
+from harness.measurements import BondDatabase, StoredRow, temperature_measurement, time_stamp, unix_time
 from harness.security import Bridge, SecureCentral, connect, disconnect, re_encrypt_without_pairing
-
-STORE_AND_FORWARD_CONFIG = Path(__file__).parent / 'configs' / 'store-and-forward.yaml'
-TEMPERATURE_MEASUREMENT = UUID.from_16_bits(0x2A1C)
-BODY_CELSIUS, BODY_TOLERANCE = 36.8, 0.07  # TMP102 resolution 0.0625 °C
-INTERVAL = 1.0  # the measurement interval of the configuration, seconds
-# Failure bounds: a few measurement intervals, never waited out when things work.
-STORED_WITHIN = 3 * INTERVAL + 5
-
-
-def bridge(harness, spawn_daemon, tmp_path: Path, name: str, **security: str) -> Bridge:
-    return Bridge(harness, spawn_daemon, tmp_path, name, base=STORE_AND_FORWARD_CONFIG, **security)
-
-
-async def subscribe_indications(secure: SecureCentral, session: Session, daemon: Daemon) -> int:
-    """Enables 2A1C indications (a CCCD write) and returns the value handle."""
-    characteristic = session.characteristic(TEMPERATURE_MEASUREMENT)
-    await asyncio.wait_for(session.peer.subscribe(characteristic, lambda _v: None, prefer_notify=False), 5)
-    await daemon.wait_for_log(f'subscribed {secure.address} 2A1C indicate', timeout=5)
-    return characteristic.handle
-
-
-async def bonded_and_subscribed(secure: SecureCentral, daemon: Daemon, live: int = 2) -> tuple[Session, int]:
-    """Connects, pairs (LESC Just Works), subscribes and receives `live` indications."""
-    session = await connect(secure, daemon)
-    await secure.pair(session.connection)
-    handle = await subscribe_indications(secure, session, daemon)
-    indicated = session.tap.indications[handle]
-    await session.tap.wait_for(lambda: len(indicated) >= live, live * INTERVAL + 5, f'{live} live 2A1C indications')
-    return session, handle
-
-
-def check_rows(rows: list[StoredRow], handle: int) -> None:
-    """Stored rows carry the measured temperature and a time stamp matching `taken_at`, in order."""
-    for row in rows:
-        assert row.value_handle == handle, row
-        celsius, stamp = temperature_measurement(row.value)
-        assert abs(celsius - BODY_CELSIUS) <= BODY_TOLERANCE, row
-        # The time stamp is taken just before the store's clock reading, at a 1 s resolution.
-        lag = (local_time(row.taken_at) - stamp).total_seconds()
-        assert 0 <= lag < 2, (row, stamp, local_time(row.taken_at))
-    assert [r.sequence for r in rows] == sorted(r.sequence for r in rows)
-    assert [r.taken_at for r in rows] == sorted(r.taken_at for r in rows)
+from harness.store_and_forward import (BODY_CELSIUS, BODY_TOLERANCE, INTERVAL, STORED_WITHIN,
+                                       TEMPERATURE_MEASUREMENT, bonded_and_subscribed, check_rows, come_back,
+                                       no_cccd_written, store_and_forward_bridge, subscribe_indications,
+                                       wait_drained)
 
 
 class TimeStampsNotIncreasing(AssertionError):
@@ -73,33 +31,6 @@ def check_strictly_increasing(values: list[bytes]) -> None:
     stamps = [time_stamp(v) for v in values]
     if not all(a < b for a, b in zip(stamps, stamps[1:])):
         raise TimeStampsNotIncreasing([str(s) for s in stamps])
-
-
-async def fresh_snapshot(db: BondDatabase, address: str) -> list[StoredRow]:
-    """The central's stored rows right after the daemon stored a new one: the next measurement is
-    an interval away, so re-encrypting now drains exactly this snapshot."""
-    rows = db.rows(address)
-    return await db.wait_rows(address, 1, STORED_WITHIN, after=rows[-1].sequence if rows else 0)
-
-
-async def come_back(secure: SecureCentral, daemon: Daemon, db: BondDatabase, handle: int
-                    ) -> tuple[Session, list[StoredRow], float]:
-    """Reconnects; once a fresh measurement is stored, re-encrypts with the bond's key (no pairing,
-    no CCCD write). Returns the session, the rows held when encryption started, and when."""
-    session = await connect(secure, daemon)
-    assert session.characteristic(TEMPERATURE_MEASUREMENT).handle == handle
-    snapshot = await fresh_snapshot(db, secure.address)
-    started = asyncio.get_running_loop().time()
-    await re_encrypt_without_pairing(secure, session)
-    return session, snapshot, started
-
-
-async def wait_drained(db: BondDatabase, address: str, timeout: float = 10) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while rows := db.rows(address):
-        assert loop.time() < deadline, f'still stored after {timeout} s: {rows}'
-        await asyncio.sleep(0.02)
 
 
 async def wall_clock_in_a_later_second(unix: float) -> None:
@@ -122,18 +53,12 @@ async def restart_in_a_later_second(bridged: Bridge, db: BondDatabase, address: 
     return await bridged.restart(), rows
 
 
-def no_cccd_written(session: Session) -> None:
-    written = [op for op in session.tap.sent_opcodes
-               if op in (att.Opcode.ATT_WRITE_REQUEST, att.Opcode.ATT_WRITE_COMMAND)]
-    assert written == [], 'the central wrote something (a CCCD) after reconnecting'
-
-
 # -- 1. stored while away, indicated in order when back ------------------------------------------
 
 @pytest.mark.parametrize('restart', [False, True], ids=['away', 'restarted-while-away'])
 async def test_measurements_taken_while_away_are_indicated_in_order_then_live_ones(
         harness, central, spawn_daemon, tmp_path, restart):
-    bridged = bridge(harness, spawn_daemon, tmp_path, 'saf-restart' if restart else 'saf-away')
+    bridged = store_and_forward_bridge(harness, spawn_daemon, tmp_path, 'saf-restart' if restart else 'saf-away')
     daemon = await bridged.start()
     db = BondDatabase(bridged.state_dir)
     secure = SecureCentral(central)
@@ -182,7 +107,7 @@ async def test_measurements_taken_while_away_are_indicated_in_order_then_live_on
     'same (1 s resolution) time stamp, less than a measurement interval later'))
 async def test_a_restart_right_after_a_measurement_keeps_time_stamps_increasing(
         harness, central, spawn_daemon, tmp_path):
-    bridged = bridge(harness, spawn_daemon, tmp_path, 'saf-quick-restart')
+    bridged = store_and_forward_bridge(harness, spawn_daemon, tmp_path, 'saf-quick-restart')
     daemon = await bridged.start()
     db = BondDatabase(bridged.state_dir)
     secure = SecureCentral(central)
@@ -216,7 +141,7 @@ async def test_a_restart_right_after_a_measurement_keeps_time_stamps_increasing(
 # -- 2. the bound ---------------------------------------------------------------------------------
 
 async def test_only_the_newest_measurements_up_to_the_bound_are_kept(harness, central, spawn_daemon, tmp_path):
-    bridged = bridge(harness, spawn_daemon, tmp_path, 'saf-bound', store_and_forward='2')
+    bridged = store_and_forward_bridge(harness, spawn_daemon, tmp_path, 'saf-bound', store_and_forward='2')
     daemon = await bridged.start()
     db = BondDatabase(bridged.state_dir)
     secure = SecureCentral(central)
@@ -263,7 +188,7 @@ async def test_only_the_newest_measurements_up_to_the_bound_are_kept(harness, ce
 
 async def test_a_central_that_turned_indications_off_before_leaving_gets_nothing_stored(
         harness, central, second_central, spawn_daemon, tmp_path):
-    bridged = bridge(harness, spawn_daemon, tmp_path, 'saf-off')
+    bridged = store_and_forward_bridge(harness, spawn_daemon, tmp_path, 'saf-off')
     daemon = await bridged.start()
     db = BondDatabase(bridged.state_dir)
     quiet, control = SecureCentral(central), SecureCentral(second_central)

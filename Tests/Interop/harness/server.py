@@ -122,6 +122,16 @@ class HarnessServer:
     async def wait_host_gone(self, timeout: float) -> None:
         await asyncio.wait_for(self._host_gone.wait(), timeout)
 
+    async def wait_idle(self, timeout: float) -> None:
+        """No host connected and no connection being served: a host killed right after it
+        connected may still have its connection accepted (and ended) after its death, which
+        would turn away the next host if it came meanwhile."""
+        async def idle() -> None:
+            await asyncio.sleep(0)  # let an accept that is already due run first
+            while self._handlers or self._writer is not None:
+                await asyncio.wait(list(self._handlers) or [asyncio.ensure_future(self._host_gone.wait())])
+        await asyncio.wait_for(idle(), timeout)
+
     def drop_host(self) -> None:
         """Abort the host's TCP connection (as if the controller vanished)."""
         if self._writer is not None:
