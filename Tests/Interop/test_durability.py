@@ -181,7 +181,8 @@ async def test_kill_9_during_bond_and_measurement_writes_loses_nothing_committed
     assert sorted(seen) == [row.sequence for row in rows]
     check_rows(rows, handle)
     daemon = await bridged.start()
-    session, snapshot, _ = await come_back(secure, daemon, db, handle)
+    back = await come_back(secure, daemon, db, handle)
+    session, snapshot = back.session, back.snapshot
     assert snapshot[:len(rows)] == rows
     indicated = session.tap.indications[handle]
     await session.tap.wait_for(lambda: len(indicated) >= len(snapshot), 30,

@@ -76,7 +76,8 @@ async def test_measurements_taken_while_away_are_indicated_in_order_then_live_on
         assert db.rows(secure.address)[:len(away)] == away
         away = await db.wait_rows(secure.address, 2, STORED_WITHIN, after=away[-1].sequence)
 
-    session, snapshot, started = await come_back(secure, daemon, db, handle)
+    back = await come_back(secure, daemon, db, handle)
+    session, snapshot, started = back.session, back.snapshot, back.started
     assert snapshot[:len(away)] == away, 'rows changed or vanished while the central was away'
     check_rows(snapshot, handle)
     indicated = session.tap.indications[handle]
@@ -131,7 +132,8 @@ async def test_a_restart_right_after_a_measurement_keeps_time_stamps_increasing(
     print(f'measurements {gap * 1000:.0f} ms apart across the restart: '
           f'{time_stamp(last.value)} and {time_stamp(first.value)}')
 
-    session, snapshot, started = await come_back(secure, daemon, db, handle)
+    back = await come_back(secure, daemon, db, handle)
+    session, snapshot, started = back.session, back.snapshot, back.started
     indicated = session.tap.indications[handle]
     await session.tap.wait_for(lambda: len(indicated) >= len(snapshot), 5, f'{len(snapshot)} stored measurements')
     assert indicated[:len(snapshot)] == [row.value for row in snapshot]
@@ -158,8 +160,8 @@ async def test_only_the_newest_measurements_up_to_the_bound_are_kept(harness, ce
         assert len(db.rows(secure.address)) <= 2
         await asyncio.sleep(0.02)
 
-    session, snapshot, started = await come_back(secure, daemon, db, handle)
-    dropped = db.dropped(secure.address)
+    back = await come_back(secure, daemon, db, handle)
+    session, snapshot, dropped, started = back.session, back.snapshot, back.dropped, back.started
     seen.update((row.sequence, row) for row in snapshot)
     assert len(snapshot) == 2 and dropped >= 2, (snapshot, dropped)
     # The newest two: the last sequences stored, nothing older kept.

@@ -60,14 +60,36 @@ class BondDatabase:
         (count,), = self.query('SELECT dropped_measurements FROM bond WHERE upper(address) = upper(?)', address)
         return count
 
+    def snapshot(self, address: str) -> tuple[list[StoredRow], int]:
+        """The central's stored rows and its dropped count, read in one transaction."""
+        connection = self.open()
+        try:
+            with connection:
+                connection.execute('BEGIN')
+                (dropped,), = connection.execute(
+                    'SELECT dropped_measurements FROM bond WHERE upper(address) = upper(?)', (address,)).fetchall()
+                rows = self._rows(connection, address)
+            return rows, dropped
+        finally:
+            connection.close()
+
     def rows(self, address: str | None = None) -> list[StoredRow]:
         """The stored measurements (of one bonded central), oldest first."""
+        connection = self.open()
+        try:
+            return self._rows(connection, address)
+        finally:
+            connection.close()
+
+    @staticmethod
+    def _rows(connection: sqlite3.Connection, address: str | None) -> list[StoredRow]:
         sql = 'SELECT sequence, bond_id, value_handle, value, taken_at FROM measurement'
         if address is None:
-            found = self.query(sql + ' ORDER BY sequence')
+            found = connection.execute(sql + ' ORDER BY sequence').fetchall()
         else:
-            found = self.query(sql + ' WHERE bond_id IN (SELECT id FROM bond WHERE upper(address) = upper(?))'
-                               ' ORDER BY sequence', address)
+            found = connection.execute(
+                sql + ' WHERE bond_id IN (SELECT id FROM bond WHERE upper(address) = upper(?)) ORDER BY sequence',
+                (address,)).fetchall()
         return [StoredRow(s, b, h, bytes(v), t) for s, b, h, v, t in found]
 
     async def wait_rows(self, address: str, count: int, timeout: float, after: int = 0,

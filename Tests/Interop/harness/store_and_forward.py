@@ -6,6 +6,7 @@ harness.measurements)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 
 from bumble import att
@@ -59,23 +60,26 @@ def check_rows(rows: list[StoredRow], handle: int) -> None:
     assert [r.taken_at for r in rows] == sorted(r.taken_at for r in rows)
 
 
-async def fresh_snapshot(db: BondDatabase, address: str) -> list[StoredRow]:
-    """The central's stored rows right after the daemon stored a new one: the next measurement is
-    an interval away, so re-encrypting now drains exactly this snapshot."""
-    rows = db.rows(address)
-    return await db.wait_rows(address, 1, STORED_WITHIN, after=rows[-1].sequence if rows else 0)
+@dataclasses.dataclass
+class Comeback:
+    session: Session
+    snapshot: list[StoredRow]  # the central's stored rows when encryption started
+    dropped: int  # the bond's count of measurements dropped at the bound, then
+    started: float  # event loop time encryption started
 
 
-async def come_back(secure: SecureCentral, daemon: Daemon, db: BondDatabase, handle: int
-                    ) -> tuple[Session, list[StoredRow], float]:
-    """Reconnects; once a fresh measurement is stored, re-encrypts with the bond's key (no pairing,
-    no CCCD write). Returns the session, the rows held when encryption started, and when."""
+async def come_back(secure: SecureCentral, daemon: Daemon, db: BondDatabase, handle: int) -> Comeback:
+    """Reconnects; right after the daemon stored a fresh measurement (the next one is an interval
+    away, so the drain is exactly what is stored now), re-encrypts with the bond's key: no
+    pairing, no CCCD write."""
     session = await connect(secure, daemon)
     assert session.characteristic(TEMPERATURE_MEASUREMENT).handle == handle
-    snapshot = await fresh_snapshot(db, secure.address)
+    rows = db.rows(secure.address)
+    await db.wait_rows(secure.address, 1, STORED_WITHIN, after=rows[-1].sequence if rows else 0)
+    snapshot, dropped = db.snapshot(secure.address)
     started = asyncio.get_running_loop().time()
     await re_encrypt_without_pairing(secure, session)
-    return session, snapshot, started
+    return Comeback(session, snapshot, dropped, started)
 
 
 async def wait_drained(db: BondDatabase, address: str, timeout: float = 10) -> None:
