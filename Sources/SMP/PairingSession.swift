@@ -191,6 +191,14 @@ struct PairingSession {
             return dhKeyCheck()
         case (.keyDistribution, _) where expectedKeys.first == command.opcode:
             return receiveKey(command)
+        case (.encryption, _) where Self.keyOpcodes.contains(command.opcode):
+            // The central may send its keys the moment the link is encrypted, before the
+            // Encryption Change reaches us here: they wait for it.
+            heldKeys.append(command)
+            return []
+        case (.done, _):
+            // After a pairing ended, nothing is answered (never Pairing Failed for Pairing Failed).
+            return []
         case (_, .keypressNotification):
             return []
         default:
@@ -332,8 +340,9 @@ struct PairingSession {
         guard let ea = heldCheck, comparisonConfirmed == true else { return [] }
         let a = context.initiatorAddress, b = context.responderAddress
         let r: [UInt8] = method == .justWorks || method == .numericComparison ? [UInt8](repeating: 0, count: 16) : passkeyBits
-        let ioCapA = [request.ioCapability.rawValue, request.oobDataPresent ? 1 : 0, request.authentication.rawValue]
-        let ioCapB = [response.ioCapability.rawValue, response.oobDataPresent ? 1 : 0, response.authentication.rawValue]
+        // The octets as sent: a reserved AuthReq bit the central set is part of its check value.
+        let ioCapA = Array(preq[1...3])
+        let ioCapB = Array(pres[1...3])
         do {
             let keys = try SecurityFunctions.f5(w: dhKey, n1: na, n2: nb, a1: a, a2: b)
             let expected = try SecurityFunctions.f6(w: keys.macKey, n1: na, n2: nb, r: r, ioCap: ioCapA, a1: a, a2: b)
@@ -392,10 +401,17 @@ struct PairingSession {
         if initiatorKeys.contains(.identityKey) { expectedKeys += [.identityInformation, .identityAddressInformation] }
         if initiatorKeys.contains(.signingKey) { expectedKeys.append(.signingInformation) }
         phase = .keyDistribution
-        return actions + finishIfComplete()
+        actions += finishIfComplete()
+        let held = heldKeys
+        heldKeys = []
+        for command in held where phase != .done { actions += receive(command) }
+        return actions
     }
 
     private var pendingPeerLTK: [UInt8]?
+    private var heldKeys: [SMPCommand] = []
+    static let keyOpcodes: Set<SMPOpcode> = [.encryptionInformation, .centralIdentification, .identityInformation,
+                                             .identityAddressInformation, .signingInformation]
 
     private mutating func receiveKey(_ command: SMPCommand) -> [PairingAction] {
         expectedKeys.removeFirst()

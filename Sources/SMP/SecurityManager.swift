@@ -36,6 +36,11 @@ public final class SecurityManager: Sendable {
         var sessions: [LinkID: SessionEntry] = [:]
         /// Links whose SMP timed out: no more SMP on them (3.4).
         var deadLinks: Set<LinkID> = []
+        /// Links we answered an LTK request for from their bond, until the encryption outcome.
+        var bondKeyOffered: Set<LinkID> = []
+        /// Links encrypted with their bond's key, or that just bonded: only these have proved they
+        /// are the bonded central (an address alone can be claimed by anyone).
+        var proven: Set<LinkID> = []
         var openLinks: [LinkID: Link] = [:]
         var attempts: [DeviceAddress: Attempts] = [:]
         var nextSerial: UInt64 = 1
@@ -100,6 +105,10 @@ public final class SecurityManager: Sendable {
     }
 
     public var localIdentity: LocalIdentity? { state.withLock { $0.identity } }
+
+    /// Whether the link is encrypted with its bond's key (or bonded on this connection): the proof
+    /// a bonded central gives. Its stored subscriptions and measurements are for it only then.
+    public func isProvenBonded(_ link: Link) -> Bool { state.withLock { $0.proven.contains(link.id) } }
     public var bonds: [Bond] { state.withLock { Array($0.bonds.values) }.sorted { $0.lastSeen > $1.lastSeen } }
 
     public func bond(for identity: DeviceAddress) -> Bond? { state.withLock { $0.bonds[Self.key(identity)] } }
@@ -142,6 +151,8 @@ public final class SecurityManager: Sendable {
         let entry = state.withLock { state -> SessionEntry? in
             state.openLinks[link.id] = nil
             state.deadLinks.remove(link.id)
+            state.bondKeyOffered.remove(link.id)
+            state.proven.remove(link.id)
             return state.sessions.removeValue(forKey: link.id)
         }
         entry?.timer?.cancel()
@@ -171,6 +182,9 @@ public final class SecurityManager: Sendable {
         case .pairingResponse, .securityRequest:
             // Only an initiator receives these; as the peripheral we are the responder.
             failSession(on: link, reason: .commandNotSupported, detail: "\(command.opcode) is for a central")
+        case .pairingFailed, .keypressNotification:
+            // Never answered: a Pairing Failed for a Pairing Failed would ping-pong.
+            step(on: link, isPairingFailed: true) { $0.receive(command) }
         default:
             step(on: link) { $0.receive(command) }
         }
@@ -214,7 +228,8 @@ public final class SecurityManager: Sendable {
     }
 
     /// Runs one input on the link's session and carries out what it says.
-    private func step(on link: Link, serial expected: UInt64? = nil, _ input: (inout PairingSession) -> [PairingAction]) {
+    private func step(on link: Link, serial expected: UInt64? = nil, isPairingFailed: Bool = false,
+                      _ input: (inout PairingSession) -> [PairingAction]) {
         let outcome = state.withLock { state -> (UInt64, [PairingAction])? in
             guard var entry = state.sessions[link.id], expected == nil || entry.serial == expected else { return nil }
             let actions = input(&entry.session)
@@ -222,14 +237,15 @@ public final class SecurityManager: Sendable {
             return (entry.serial, actions)
         }
         guard let (serial, actions) = outcome else {
-            if expected == nil {
+            if expected == nil, !isPairingFailed {
                 // A pairing command with no pairing in progress (3.5: only a Pairing Request starts one).
                 logger.warning("\(link.id): SMP command without a pairing in progress")
                 transmit(.pairingFailed(.unspecifiedReason), on: link)
             }
             return
         }
-        if !actions.isEmpty { armTimer(on: link, serial: serial) }
+        // Every command of a pairing restarts its timer (3.4), also one that needs no answer yet.
+        armTimer(on: link, serial: serial)
         perform(actions, on: link, serial: serial)
     }
 
@@ -275,9 +291,7 @@ public final class SecurityManager: Sendable {
             guard let existing else { return false }
             let new = EncryptionKeyProperties(keySize: session.keySize, authenticated: session.method.isAuthenticated,
                                               secureConnections: session.secureConnections)
-            let old = EncryptionKeyProperties(keySize: existing.ltk.keySize, authenticated: existing.ltk.authenticated,
-                                              secureConnections: existing.ltk.secureConnections)
-            return new.level < old.level || (new.level == old.level && new.keySize < old.keySize)
+            return Self.isWeaker(new, than: existing)
         }()
         if weaker {
             guard configuration.allowWeakerRepairing else {
@@ -387,6 +401,7 @@ public final class SecurityManager: Sendable {
                 return key
             }
             guard let bond = state.bonds[Self.key(link.identity)], bond.ltk.ediv == ediv, bond.ltk.rand == random else { return nil }
+            state.bondKeyOffered.insert(link.id)
             let properties = EncryptionKeyProperties(keySize: bond.ltk.keySize, authenticated: bond.ltk.authenticated,
                                                      secureConnections: bond.ltk.secureConnections)
             return (bond.ltk.key.bytes, properties)
@@ -395,6 +410,9 @@ public final class SecurityManager: Sendable {
 
     /// Encryption Change or Key Refresh Complete on a link.
     public func encryptionChanged(on link: Link, status: HCIStatus) {
+        state.withLock { state in
+            if state.bondKeyOffered.remove(link.id) != nil, status == .success { state.proven.insert(link.id) }
+        }
         if status == .success {
             step(on: link, serial: state.withLock { $0.sessions[link.id]?.serial } ?? 0) { $0.encrypted() }
         } else {
@@ -412,9 +430,18 @@ public final class SecurityManager: Sendable {
         logger.info("\(link.id): paired with \(peer) by \(result.method)\(result.secureConnections ? " (LE Secure Connections)" : " (legacy)"), \(result.keySize)-octet key")
         // A central we knew under another identity (its old IRK resolved it) re-paired with a new
         // one: its old bond goes in the same transaction that stores the new.
-        let knownBefore = link.isBonded ? Self.key(link.identity) : nil
+        let knownBefore = isProvenBonded(link) ? Self.key(link.identity) : nil
         if let identity = result.peerIdentity { link.setIdentity(identity) }
         guard result.bonding, let ltk = result.ltk else {
+            eventSink.yield(.paired(link, result, bonded: false))
+            return
+        }
+        // The identity the central distributed may name a bond this link never proved: the
+        // weaker-repairing policy is checked against that bond too, not only the address's.
+        if !configuration.allowWeakerRepairing, knownBefore != peer,
+           let existing = state.withLock({ $0.bonds[peer] }), Self.isWeaker(result.properties, than: existing) {
+            logger.warning("\(link.id): the new key for \(peer) is weaker than its bond and weaker re-pairing is off; bond kept, this pairing not stored")
+            eventSink.yield(.bondNotStored(link, .invalidArgument("weaker re-pairing of \(peer) refused")))
             eventSink.yield(.paired(link, result, bonded: false))
             return
         }
@@ -443,6 +470,12 @@ public final class SecurityManager: Sendable {
         }
     }
 
+    static func isWeaker(_ new: EncryptionKeyProperties, than bond: Bond) -> Bool {
+        let old = EncryptionKeyProperties(keySize: bond.ltk.keySize, authenticated: bond.ltk.authenticated,
+                                          secureConnections: bond.ltk.secureConnections)
+        return new.level < old.level || (new.level == old.level && new.keySize < old.keySize)
+    }
+
     private func evictionCandidate(for peer: DeviceAddress) -> DeviceAddress? {
         guard let maximum = configuration.maximumBonds, configuration.bondLimitPolicy == .replaceLeastRecentlyUsed else { return nil }
         return state.withLock { state -> DeviceAddress? in
@@ -456,6 +489,8 @@ public final class SecurityManager: Sendable {
         state.withLock { state in
             if let replacing { state.bonds[replacing] = nil }
             state.bonds[bond.identity] = bond
+            // Encrypted with the key it just got: this link is the bonded central.
+            if state.openLinks[link.id] != nil { state.proven.insert(link.id) }
         }
         link.setBonded(true)
         logger.info("\(link.id): bond with \(bond.identity) stored")

@@ -34,18 +34,32 @@ import Testing
     static let b = DeviceAddress(BluetoothAddress("00:AA:00:00:00:02")!, type: .publicDevice)
 
     @Test func aCentralThatRepairsUnderANewIdentityReplacesItsOldBondInOneStep() async throws {
-        let store = InMemoryBondStore()
-        let irk = SecureRandom.bytes(16)
-        try await store.saveBond(Self.bond(Self.a, irk: irk), gattState: .empty, replacing: nil)
-        let rpa = DeviceAddress(try ResolvablePrivateAddress.make(irk: irk), type: .randomDevice)
-        let harness = try await SMPHarness(peer: rpa, store: store)
-        #expect(harness.link.identity == Self.a)
-        var central = TestInitiator()
-        central.address = rpa
-        try await Self.pair(harness, identity: Self.b, central: central)
-        #expect(try #require(await harness.paired()).1)
-        #expect(await store.bonds().map(\.identity) == [Self.b])
-        #expect(harness.manager.bond(for: Self.a) == nil && harness.manager.bond(for: Self.b) != nil)
+        for proves in [true, false] {
+            let store = InMemoryBondStore()
+            let irk = SecureRandom.bytes(16)
+            try await store.saveBond(Self.bond(Self.a, irk: irk), gattState: .empty, replacing: nil)
+            let rpa = DeviceAddress(try ResolvablePrivateAddress.make(irk: irk), type: .randomDevice)
+            let harness = try await SMPHarness(peer: rpa, store: store)
+            #expect(harness.link.identity == Self.a)
+            if proves {
+                // It encrypts with its bond's key first: it is the bonded central.
+                #expect(harness.manager.longTermKey(for: harness.link, random: 0, ediv: 0) != nil)
+                harness.manager.encryptionChanged(on: harness.link, status: .success)
+            }
+            #expect(harness.manager.isProvenBonded(harness.link) == proves)
+            var central = TestInitiator()
+            central.address = rpa
+            let identity = proves ? Self.b : DeviceAddress(BluetoothAddress("00:AA:00:00:00:09")!, type: .publicDevice)
+            try await Self.pair(harness, identity: identity, central: central)
+            #expect(try #require(await harness.paired()).1)
+            if proves {
+                #expect(await store.bonds().map(\.identity) == [Self.b])
+                #expect(harness.manager.bond(for: Self.a) == nil && harness.manager.bond(for: Self.b) != nil)
+            } else {
+                // Claiming A's address (replaying its RPA) proves nothing: A's bond stays beside the new one.
+                #expect(Set(await store.bonds().map(\.identity)) == [Self.a, identity])
+            }
+        }
     }
 
     @Test func aFullStoreGivesUpItsLeastRecentlyUsedBond() async throws {

@@ -74,6 +74,25 @@ import Testing
         #expect(harness.manager.bond(for: peerIdentity) == bond)
     }
 
+    @Test func keysTheCentralSendsBeforeWeHearOfTheEncryptionWaitForIt() async throws {
+        // The Encryption Change reaches the Security Manager after a hop; the central's keys can
+        // arrive first when it has nothing to wait for from us.
+        let harness = try await SMPHarness { $0.policy.responderKeys = [] }
+        let central = TestInitiator(initiatorKeys: [.identityKey], responderKeys: [])
+        let (pres, x, y, cb, _) = try await Self.exchangeKeys(harness, central)
+        let (_, nb) = try await Self.runNonces(harness, central, pres: pres, x: x, y: y, cb: try #require(cb))
+        let checks = try central.secureConnectionsChecks(peerX: x, peerY: y, nb: nb, pres: pres, r: [UInt8](repeating: 0, count: 16))
+        _ = await harness.exchange([0x0D] + checks.ea)
+        let identity = DeviceAddress(BluetoothAddress("00:AA:BB:CC:DD:01")!, type: .publicDevice)
+        let count = harness.sent.all.count
+        harness.feed([0x08] + SecureRandom.bytes(16))
+        harness.feed([0x09, 0x00] + identity.address.littleEndianBytes)
+        #expect(harness.sent.all.count == count)
+        harness.manager.encryptionChanged(on: harness.link, status: .success)
+        let (result, bonded) = try #require(await harness.paired())
+        #expect(bonded && result.peerIdentity == identity)
+    }
+
     @Test func passkeyEntryWithOurFixedPasskeyIsAuthenticated() async throws {
         let harness = try await SMPHarness { $0.policy.ioCapability = .displayOnly; $0.policy.passkey = .fixed(123456) }
         var central = TestInitiator(io: .keyboardOnly, auth: [.bonding, .mitm, .secureConnections])
