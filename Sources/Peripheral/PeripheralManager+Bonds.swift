@@ -78,9 +78,10 @@ extension PeripheralManager {
         broker.subscribers.setAway(bondedClients.awayRoutes(in: database))
     }
 
-    /// A link was encrypted: if its central is bonded, its stored state becomes live on it.
+    /// A link was encrypted: if it was with its bond's key (a re-pairing's new key proves nothing
+    /// about the old bond), the bonded central's stored state becomes live on it.
     nonisolated func restoreBondedState(of link: Link) {
-        guard let bondedClients, link.isBonded, link.security.isEncrypted, link.isOpen, broker.central(link.id) != nil,
+        guard let bondedClients, security?.isProvenBonded(link) == true, link.security.isEncrypted, link.isOpen, broker.central(link.id) != nil,
               let current = published.withLock({ $0 }) else { return }
         let identity = link.identity.bondIdentity
         guard let stored = bondedClients.beginRestore(link.id, identity: identity) else { return }
