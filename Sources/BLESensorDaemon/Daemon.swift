@@ -184,7 +184,9 @@ public struct Daemon: Sendable {
                 forwarder.disconnected(central)
             case let .mtuChanged(central, mtu): logger.debug("mtu \(central) \(mtu)")
             case let .securityChanged(central, security): logger.info("security \(central) \(security)")
-            case let .paired(central, bonded): logger.info("paired \(central)\(bonded ? ", bonded" : "")")
+            case let .paired(central, bonded):
+                logger.info("paired \(central)\(bonded ? ", bonded" : "")")
+                if bonded { forwarder.bonded(central) }
             case let .pairingFailed(central, reason): logger.warning("pairing with \(central) failed: \(reason)")
             case let .subscribed(central, characteristic):
                 forwarder.subscribed(central, characteristic)

@@ -22,14 +22,23 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     enum Write: Sendable {
         case enqueue([UInt8], Date, [DeviceAddress])
         /// Ends a drain if nothing is left, in order after every enqueue before it.
-        case finishDrain(Central, DeviceAddress)
+        case finishDrain(Central, Drain)
+    }
+
+    /// One drain of one link; a newer drain of the same link (indications off and on again)
+    /// makes the older one stop, so two never send the same rows or take each other's confirmations.
+    struct Drain: Equatable, Sendable {
+        let identity: DeviceAddress
+        let generation: UInt64
     }
 
     struct State {
         var away: Set<DeviceAddress> = []
-        var live: [LinkID: Central] = [:]
-        var draining: [LinkID: DeviceAddress] = [:]
+        /// Subscribed centrals that get values as they come; `identity` when it proved its bond.
+        var live: [LinkID: (central: Central, identity: DeviceAddress?)] = [:]
+        var draining: [LinkID: Drain] = [:]
         var confirmations: [LinkID: CheckedContinuation<Bool, Never>] = [:]
+        var nextGeneration: UInt64 = 1
         var valueHandle: UInt16 = 0
     }
 
@@ -85,6 +94,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
 
     /// Ends the writer after the writes already queued (they are on their way to the store).
     func stop() async {
+        releaseWaiters()
         writes.finish()
         await writer.value
         writerContext.forwarder.withLock { $0 = nil }
@@ -94,10 +104,14 @@ final class MeasurementForwarder: UpdateSink, Sendable {
 
     func updateValue(_ value: [UInt8], for characteristic: CharacteristicID) -> Bool {
         guard isEnabled, characteristic == measurement else { return manager.updateValue(value, for: characteristic) }
-        let (live, keepFor) = state.withLock { state in
-            (Array(state.live.values), Array(state.away) + Array(state.draining.values))
+        let taken = Date()
+        let live = state.withLock { state -> [Central] in
+            // Queued under the lock: a drain that ends (and turns its central live) is ordered
+            // before or after this value, never between the decision and the write.
+            let keepFor = Array(state.away) + state.draining.values.map(\.identity)
+            if !keepFor.isEmpty { writes.yield(.enqueue(value, taken, keepFor)) }
+            return state.live.values.map(\.central)
         }
-        if !keepFor.isEmpty { writes.yield(.enqueue(value, Date(), keepFor)) }
         guard !live.isEmpty else { return true }
         return manager.updateValue(value, for: characteristic, onSubscribedCentrals: live)
     }
@@ -109,16 +123,22 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     func subscribed(_ central: Central, _ characteristic: CharacteristicID) {
         guard isEnabled, characteristic == measurement else { return }
         let link = central.link
-        guard link.isBonded else {
-            state.withLock { $0.live[link.id] = central }
+        // Only a link encrypted with its bond's key is the bonded central; anyone can claim its address.
+        guard manager.security?.isProvenBonded(link) == true else {
+            state.withLock { $0.live[link.id] = (central, nil) }
             return
         }
         let identity = link.identity.bondIdentity
-        state.withLock { state in
+        let (drain, superseded) = state.withLock { state -> (Drain, CheckedContinuation<Bool, Never>?) in
+            let drain = Drain(identity: identity, generation: state.nextGeneration)
+            state.nextGeneration += 1
             state.away.remove(identity)
-            state.draining[link.id] = identity
+            state.live[link.id] = nil
+            state.draining[link.id] = drain
+            return (drain, state.confirmations.removeValue(forKey: link.id))
         }
-        Task { await drain(to: central, identity: identity) }
+        superseded?.resume(returning: false)
+        Task { await self.drain(to: central, drain) }
     }
 
     func unsubscribed(_ central: Central, _ characteristic: CharacteristicID) {
@@ -136,11 +156,28 @@ final class MeasurementForwarder: UpdateSink, Sendable {
         guard isEnabled else { return }
         let link = central.link
         let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            let wasSubscribed = state.live.removeValue(forKey: link.id) != nil || state.draining.removeValue(forKey: link.id) != nil
-            if wasSubscribed && link.isBonded { state.away.insert(link.identity.bondIdentity) }
+            // A bonded central that proved itself and was subscribed is away from now on.
+            let live = state.live.removeValue(forKey: link.id)?.identity
+            let draining = state.draining.removeValue(forKey: link.id)?.identity
+            if let identity = live ?? draining { state.away.insert(identity) }
             return state.confirmations.removeValue(forKey: link.id)
         }
         waiter?.resume(returning: false)
+    }
+
+    /// The central bonded on this connection (it may have subscribed before pairing).
+    func bonded(_ central: Central) {
+        guard isEnabled, manager.security?.isProvenBonded(central.link) == true else { return }
+        let identity = central.link.identity.bondIdentity
+        state.withLock { state in
+            guard let entry = state.live[central.link.id] else { return }
+            state.live[central.link.id] = (entry.central, identity)
+        }
+    }
+
+    /// A bond went (removed, or replaced by another): nothing more is kept for it.
+    func forget(_ identity: DeviceAddress) {
+        _ = state.withLock { $0.away.remove(identity) }
     }
 
     func confirmed(_ central: Central, _ characteristic: CharacteristicID) {
@@ -151,11 +188,15 @@ final class MeasurementForwarder: UpdateSink, Sendable {
 
     // MARK: Draining
 
+    private func isCurrent(_ drain: Drain, on link: Link) -> Bool {
+        state.withLock { $0.draining[link.id] == drain }
+    }
+
     /// Indicates the central's stored measurements one by one, each removed once confirmed.
-    private func drain(to central: Central, identity: DeviceAddress) async {
-        let link = central.link
+    private func drain(to central: Central, _ drain: Drain) async {
+        let link = central.link, identity = drain.identity
         var sent = 0
-        while state.withLock({ $0.draining[link.id] != nil }) {
+        while isCurrent(drain, on: link) {
             let pending: PendingMeasurements
             do { pending = try await store.pendingMeasurements(for: identity) } catch {
                 logger.error("store-and-forward: measurements for \(identity) not read: \(error)")
@@ -165,11 +206,14 @@ final class MeasurementForwarder: UpdateSink, Sendable {
                 logger.warning("store-and-forward: \(pending.dropped) measurement(s) for \(identity) were dropped while it was away (more than \(limit) kept)")
             }
             guard !pending.measurements.isEmpty else {
-                writes.yield(.finishDrain(central, identity))
+                // Through the writer: every measurement queued before this point is in the store.
+                state.withLock { state in
+                    if state.draining[link.id] == drain { writes.yield(.finishDrain(central, drain)) }
+                }
                 return
             }
             for stored in pending.measurements {
-                guard await indicate(stored.value, to: central) else { return }
+                guard await indicate(stored.value, to: central, drain) else { return }
                 do { try await store.acknowledgeMeasurements(through: stored.sequence, for: identity) } catch {
                     logger.error("store-and-forward: confirmation for \(identity) not recorded: \(error); it may get the measurement again")
                 }
@@ -179,16 +223,17 @@ final class MeasurementForwarder: UpdateSink, Sendable {
         }
     }
 
-    /// Sends one indication to `central` and waits for its confirmation; false when the central left
-    /// or turned indications off.
-    private func indicate(_ value: [UInt8], to central: Central) async -> Bool {
+    /// Sends one indication to `central` and waits for its confirmation; false when the central left,
+    /// turned indications off or a newer drain took over.
+    private func indicate(_ value: [UInt8], to central: Central, _ drain: Drain) async -> Bool {
         let link = central.link
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let registered = state.withLock { state -> Bool in
-                guard state.draining[link.id] != nil else { return false }
-                state.confirmations[link.id] = continuation
-                return true
+            let (registered, superseded) = state.withLock { state -> (Bool, CheckedContinuation<Bool, Never>?) in
+                guard state.draining[link.id] == drain else { return (false, nil) }
+                let old = state.confirmations.updateValue(continuation, forKey: link.id)
+                return (true, old)
             }
+            superseded?.resume(returning: false)
             guard registered else { return continuation.resume(returning: false) }
             let manager = manager, id = measurement
             Task {
@@ -198,16 +243,27 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     }
 
     /// Called by the writer in order: ends the drain when nothing arrived meanwhile, else drains on.
-    fileprivate func finishDrain(_ central: Central, identity: DeviceAddress) async {
-        let pending = (try? await store.pendingMeasurements(for: identity).measurements.isEmpty) ?? true
-        if pending {
+    fileprivate func finishDrain(_ central: Central, _ drain: Drain) async {
+        let empty = (try? await store.pendingMeasurements(for: drain.identity).measurements.isEmpty) ?? true
+        if empty {
             state.withLock { state in
-                guard state.draining.removeValue(forKey: central.link.id) != nil else { return }
-                state.live[central.link.id] = central
+                guard state.draining[central.link.id] == drain else { return }
+                state.draining[central.link.id] = nil
+                state.live[central.link.id] = (central, drain.identity)
             }
-        } else {
-            Task { await drain(to: central, identity: identity) }
+        } else if isCurrent(drain, on: central.link) {
+            Task { await self.drain(to: central, drain) }
         }
+    }
+
+    /// Wakes drains still waiting for a confirmation (shutdown).
+    private func releaseWaiters() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            state.draining = [:]
+            defer { state.confirmations = [:] }
+            return Array(state.confirmations.values)
+        }
+        waiters.forEach { $0.resume(returning: false) }
     }
 }
 
@@ -232,12 +288,15 @@ private final class WriterContext: Sendable {
                 for identity in identities {
                     do {
                         _ = try await store.enqueueMeasurement(valueHandle: handle, value: value, takenAt: takenAt, for: identity, limit: limit)
+                    } catch BondStoreError.notBonded {
+                        // Removed or replaced since: stop keeping measurements for it.
+                        forwarder.withLock({ $0 })?.forget(identity)
                     } catch {
                         logger.error("store-and-forward: measurement for \(identity) not kept: \(error)")
                     }
                 }
-            case let .finishDrain(central, identity):
-                await forwarder.withLock({ $0 })?.finishDrain(central, identity: identity)
+            case let .finishDrain(central, drain):
+                await forwarder.withLock({ $0 })?.finishDrain(central, drain)
             }
         }
     }
