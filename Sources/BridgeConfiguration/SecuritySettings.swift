@@ -119,6 +119,15 @@ extension ConfigurationLoader {
         if case .fixed = settings.passkey, !needsPasskey, let item = map["passkey"] {
             problems.add(map.path("passkey"), item, "a passkey is only shown with io-capability display-only or keyboard-display; set one of those or remove the passkey")
         }
+        if let item = map["io-capability"] {
+            let path = map.path("io-capability")
+            // Nobody sits at a headless board: what needs its user cannot give MITM protection.
+            if settings.ioCapability == .keyboardOnly {
+                problems.add(path, item, "nobody types a passkey on a headless board; use display-only (the central types our passkey) or no-input-no-output")
+            } else if settings.ioCapability == .displayYesNo && !settings.requireAuthentication.isEmpty {
+                problems.add(path, item, "numeric comparison is confirmed automatically on a headless board, so it protects against no man in the middle and cannot satisfy require-authentication; use display-only with a passkey")
+            }
+        }
         if settings.pairing == .never && settings.ioCapability != .noInputNoOutput, let item = map["io-capability"] {
             problems.add(map.path("io-capability"), item, "pairing is never allowed, so the IO capability is never used; remove it or allow pairing")
         }

@@ -281,6 +281,12 @@ import Testing
             "security.require-encryption[1] (line 7): 'zz' is not a UUID: write 2A37 or 0x2A37",
             "security.bonding (line 8): unknown key 'bonding'; expected one of: pairing, io-capability, passkey, secure-connections-only, minimum-key-size, max-bonds, when-full, weaker-repairing, security-request, require-encryption, require-authentication, store-and-forward",
         ])
+        #expect(problems(base + "security:\n  io-capability: keyboard-only") == [
+            "security.io-capability (line 4): nobody types a passkey on a headless board; use display-only (the central types our passkey) or no-input-no-output",
+        ])
+        #expect(problems(base + "security:\n  io-capability: display-yes-no\n  require-authentication: [2A37]") == [
+            "security.io-capability (line 4): numeric comparison is confirmed automatically on a headless board, so it protects against no man in the middle and cannot satisfy require-authentication; use display-only with a passkey",
+        ])
         #expect(problems(base + "security:\n  passkey: \"123456\"") == [
             "security.passkey (line 4): a passkey is only shown with io-capability display-only or keyboard-display; set one of those or remove the passkey",
         ])
