@@ -59,6 +59,9 @@ public final class SecurityManager: Sendable {
     private let randomBytes: @Sendable (Int) -> [UInt8]
     private let makeKeyPair: @Sendable () -> SecureConnectionsKeyPair
     private let now: @Sendable () -> Date
+    /// Sign counters go to the store in the order they were accepted (a later write of an older
+    /// counter would reopen a replay window after a restart).
+    private let counterWrites: AsyncStream<(UInt32, DeviceAddress)>.Continuation
 
     public init(configuration: Configuration, store: any BondStore, agent: any PairingAgent = AutomaticPairingAgent(),
                 clock: any HostClock = SystemClock.shared, localAddress: @escaping @Sendable (Link) -> DeviceAddress,
@@ -77,7 +80,18 @@ public final class SecurityManager: Sendable {
         self.makeKeyPair = makeKeyPair
         self.now = now
         (events, eventSink) = AsyncStream.makeStream(of: SecurityEvent.self)
+        let (counters, counterWrites) = AsyncStream.makeStream(of: (UInt32, DeviceAddress).self)
+        self.counterWrites = counterWrites
+        Task { [store, logger] in
+            for await (counter, identity) in counters {
+                do { try await store.updatePeerSignCounter(counter, for: identity) } catch {
+                    logger.error("sign counter of \(identity) not stored: \(error); a restart could accept a replayed signed write")
+                }
+            }
+        }
     }
+
+    deinit { counterWrites.finish() }
 
     /// Loads our identity (creating it the first time) and the bonds.
     @discardableResult
@@ -520,16 +534,11 @@ public final class SecurityManager: Sendable {
             if let last = bond.peerSignCounter, counter <= last { return false }
             bond.peerSignCounter = counter
             state.bonds[key] = bond
+            // Queued under the lock: the store sees the counters in the order they were accepted.
+            counterWrites.yield((counter, key))
             return true
         }
-        guard accepted else { return false }
-        let store = store, logger = logger
-        Task {
-            do { try await store.updatePeerSignCounter(counter, for: key) } catch {
-                logger.error("sign counter of \(key) not stored: \(error); a restart could accept a replayed signed write")
-            }
-        }
-        return true
+        return accepted
     }
 
     // MARK: GATT state at bonding
