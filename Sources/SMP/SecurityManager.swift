@@ -48,20 +48,20 @@ public final class SecurityManager: Sendable {
 
     public let configuration: Configuration
     public let events: AsyncStream<SecurityEvent>
-    private let eventSink: AsyncStream<SecurityEvent>.Continuation
-    private let state = Mutex(State())
-    private let store: any BondStore
-    private let agent: any PairingAgent
-    private let clock: any HostClock
-    private let send: Send
-    private let localAddress: @Sendable (Link) -> DeviceAddress
-    private let logger: Logger
-    private let randomBytes: @Sendable (Int) -> [UInt8]
-    private let makeKeyPair: @Sendable () -> SecureConnectionsKeyPair
-    private let now: @Sendable () -> Date
+    let eventSink: AsyncStream<SecurityEvent>.Continuation
+    let state = Mutex(State())
+    let store: any BondStore
+    let agent: any PairingAgent
+    let clock: any HostClock
+    let send: Send
+    let localAddress: @Sendable (Link) -> DeviceAddress
+    let logger: Logger
+    let randomBytes: @Sendable (Int) -> [UInt8]
+    let makeKeyPair: @Sendable () -> SecureConnectionsKeyPair
+    let now: @Sendable () -> Date
     /// Sign counters go to the store in the order they were accepted (a later write of an older
     /// counter would reopen a replay window after a restart).
-    private let counterWrites: AsyncStream<(UInt32, DeviceAddress)>.Continuation
+    let counterWrites: AsyncStream<(UInt32, DeviceAddress)>.Continuation
 
     public init(configuration: Configuration, store: any BondStore, agent: any PairingAgent = AutomaticPairingAgent(),
                 clock: any HostClock = SystemClock.shared, localAddress: @escaping @Sendable (Link) -> DeviceAddress,
@@ -204,7 +204,7 @@ public final class SecurityManager: Sendable {
         }
     }
 
-    private func pairingRequest(_ features: PairingFeatures, pdu: [UInt8], on link: Link) {
+    func pairingRequest(_ features: PairingFeatures, pdu: [UInt8], on link: Link) {
         guard let identity = state.withLock({ $0.identity }) else {
             transmit(.pairingFailed(.unspecifiedReason), on: link)
             logger.error("\(link.id): pairing refused: the security manager has not started")
@@ -242,7 +242,7 @@ public final class SecurityManager: Sendable {
     }
 
     /// Runs one input on the link's session and carries out what it says.
-    private func step(on link: Link, serial expected: UInt64? = nil, isPairingFailed: Bool = false,
+    func step(on link: Link, serial expected: UInt64? = nil, isPairingFailed: Bool = false,
                       _ input: (inout PairingSession) -> [PairingAction]) {
         let outcome = state.withLock { state -> (UInt64, [PairingAction])? in
             guard var entry = state.sessions[link.id], expected == nil || entry.serial == expected else { return nil }
@@ -263,7 +263,7 @@ public final class SecurityManager: Sendable {
         perform(actions, on: link, serial: serial)
     }
 
-    private func perform(_ actions: [PairingAction], on link: Link, serial: UInt64) {
+    func perform(_ actions: [PairingAction], on link: Link, serial: UInt64) {
         for action in actions {
             switch action {
             case let .send(command):
@@ -296,7 +296,7 @@ public final class SecurityManager: Sendable {
     }
 
     /// Policy checks that need the bonds, then the agent's say.
-    private func approve(_ request: PairingFeatures, on link: Link, serial: UInt64) {
+    func approve(_ request: PairingFeatures, on link: Link, serial: UInt64) {
         let session = state.withLock { $0.sessions[link.id]?.session }
         guard let session else { return }
         let peer = Self.key(link.identity)
@@ -331,12 +331,12 @@ public final class SecurityManager: Sendable {
         }
     }
 
-    private func transmit(_ command: SMPCommand, on link: Link) {
+    func transmit(_ command: SMPCommand, on link: Link) {
         send(link, command.encoded)
     }
 
     /// Malformed or unexpected input: the pairing in progress (if any) fails with `reason`.
-    private func failSession(on link: Link, reason: PairingFailureReason, detail: String) {
+    func failSession(on link: Link, reason: PairingFailureReason, detail: String) {
         let entry = state.withLock { $0.sessions[link.id] }
         transmit(.pairingFailed(reason), on: link)
         if let entry, !entry.session.isFinished {
@@ -345,200 +345,10 @@ public final class SecurityManager: Sendable {
         }
     }
 
-    private static func finished(_ session: PairingSession) -> PairingSession {
+    static func finished(_ session: PairingSession) -> PairingSession {
         var copy = session
         _ = copy.receive(.pairingFailed(.unspecifiedReason))
         return copy
-    }
-
-    // MARK: Timeout and repeated attempts
-
-    /// (Re)starts the 30 s SMP timer (3.4): it runs from the last command of the pairing.
-    private func armTimer(on link: Link, serial: UInt64) {
-        let timeout = configuration.policy.timeout
-        let timer = clock.schedule(after: timeout) { [weak self] in self?.timedOut(link, serial: serial) }
-        let old = state.withLock { state -> TimerHandle? in
-            guard state.sessions[link.id]?.serial == serial, state.sessions[link.id]?.session.isFinished == false else {
-                timer.cancel()
-                return nil
-            }
-            let old = state.sessions[link.id]?.timer
-            state.sessions[link.id]?.timer = timer
-            return old
-        }
-        old?.cancel()
-    }
-
-    private func timedOut(_ link: Link, serial: UInt64) {
-        let expired = state.withLock { state -> Bool in
-            guard let entry = state.sessions[link.id], entry.serial == serial, !entry.session.isFinished else { return false }
-            state.sessions[link.id]?.session = Self.finished(entry.session)
-            state.deadLinks.insert(link.id)
-            return true
-        }
-        guard expired else { return }
-        // No Pairing Failed: after the timeout no SMP command may be sent on this link.
-        recordFailure(of: link)
-        logger.warning("\(link.id): pairing timed out (no SMP command for \(configuration.policy.timeout)); no more pairing on this connection")
-        eventSink.yield(.pairingFailed(link, .unspecifiedReason, detail: "SMP timeout"))
-    }
-
-    /// Only a failed authentication (a wrong passkey, a mismatch) makes the peer wait before the
-    /// next attempt (2.3.6 guards against guessing); a policy refusal (a closed pairing window, SC
-    /// only, a full store) does not, so a phone can pair the moment the window opens.
-    private func recordFailure(of link: Link) {
-        let policy = configuration.policy
-        let peer = Self.key(link.identity)
-        let now = clock.now
-        state.withLock { state in
-            let failures = (state.attempts[peer]?.failures ?? 0) + 1
-            var wait = policy.repeatedAttemptsBackoff
-            for _ in 1..<min(failures, 16) { wait = min(wait * 2, policy.maximumRepeatedAttemptsBackoff) }
-            state.attempts[peer] = Attempts(failures: failures, blockedUntil: now + wait)
-        }
-    }
-
-    private func pairingFailed(on link: Link, serial: UInt64, reason: PairingFailureReason, sent: Bool, detail: String) {
-        let timer = state.withLock { $0.sessions[link.id]?.serial == serial ? $0.sessions[link.id]?.timer : nil }
-        timer?.cancel()
-        if reason.isFailedAuthentication { recordFailure(of: link) }
-        logger.warning("\(link.id): pairing failed\(sent ? "" : " by the central"): \(reason): \(detail)")
-        eventSink.yield(.pairingFailed(link, reason, detail: detail))
-    }
-
-    // MARK: Encryption
-
-    /// The key for an LE Long Term Key Request: the pairing's STK or LTK while pairing, else the bond's.
-    public func longTermKey(for link: Link, random: UInt64, ediv: UInt16) -> (key: [UInt8], properties: EncryptionKeyProperties)? {
-        state.withLock { state in
-            if let session = state.sessions[link.id]?.session, let key = session.keyForEncryption(random: random, ediv: ediv) {
-                return key
-            }
-            guard let bond = state.bonds[Self.key(link.identity)], bond.ltk.ediv == ediv, bond.ltk.rand == random else { return nil }
-            state.bondKeyOffered.insert(link.id)
-            let properties = EncryptionKeyProperties(keySize: bond.ltk.keySize, authenticated: bond.ltk.authenticated,
-                                                     secureConnections: bond.ltk.secureConnections)
-            return (bond.ltk.key.bytes, properties)
-        }
-    }
-
-    /// Encryption Change or Key Refresh Complete on a link.
-    public func encryptionChanged(on link: Link, status: HCIStatus) {
-        state.withLock { state in
-            if state.bondKeyOffered.remove(link.id) != nil, status == .success { state.proven.insert(link.id) }
-        }
-        if status == .success {
-            step(on: link, serial: state.withLock { $0.sessions[link.id]?.serial } ?? 0) { $0.encrypted() }
-        } else {
-            step(on: link, serial: state.withLock { $0.sessions[link.id]?.serial } ?? 0) { $0.encryptionFailed(status) }
-        }
-    }
-
-    // MARK: Bonds
-
-    private func completed(_ result: PairingResult, on link: Link, serial: UInt64) {
-        let timer = state.withLock { $0.sessions[link.id]?.timer }
-        timer?.cancel()
-        let peer = Self.key(result.peerIdentity ?? link.identity)
-        state.withLock { _ = $0.attempts.removeValue(forKey: Self.key(link.identity)) }
-        logger.info("\(link.id): paired with \(peer) by \(result.method)\(result.secureConnections ? " (LE Secure Connections)" : " (legacy)"), \(result.keySize)-octet key")
-        // A central we knew under another identity (its old IRK resolved it) re-paired with a new
-        // one: its old bond goes in the same transaction that stores the new.
-        let knownBefore = isProvenBonded(link) ? Self.key(link.identity) : nil
-        if let identity = result.peerIdentity { link.setIdentity(identity) }
-        guard result.bonding, let ltk = result.ltk else {
-            eventSink.yield(.paired(link, result, bonded: false))
-            return
-        }
-        // The identity the central distributed may name a bond this link never proved: the
-        // weaker-repairing policy is checked against that bond too, not only the address's.
-        if !configuration.allowWeakerRepairing, knownBefore != peer,
-           let existing = state.withLock({ $0.bonds[peer] }), Self.isWeaker(result.properties, than: existing) {
-            logger.warning("\(link.id): the new key for \(peer) is weaker than its bond and weaker re-pairing is off; bond kept, this pairing not stored")
-            eventSink.yield(.bondNotStored(link, .invalidArgument("weaker re-pairing of \(peer) refused")))
-            eventSink.yield(.paired(link, result, bonded: false))
-            return
-        }
-        let date = now()
-        let bond = Bond(identity: peer, ltk: ltk, peerLTK: result.peerLTK, peerIRK: result.peerIRK,
-                        peerCSRK: result.peerCSRK, peerSignCounter: nil, localCSRK: result.localCSRK, localSignCounter: 0,
-                        createdAt: date, lastSeen: date)
-        // A full store gives up its least recently used bond in the same transaction (when so configured).
-        let renamed = knownBefore == peer ? nil : knownBefore
-        let evicted = renamed == nil ? evictionCandidate(for: peer) : nil
-        let replacing = renamed ?? evicted
-        let gattState = gattStateProvider.withLock { $0 }?.provide(link) ?? .empty
-        Task { [weak self, store] in
-            do throws(BondStoreError) {
-                try await store.saveBond(bond, gattState: gattState, replacing: replacing)
-                if let evicted {
-                    self?.logger.info("bond with \(evicted) removed to make room (least recently used)")
-                    self?.eventSink.yield(.bondRemoved(evicted))
-                }
-                self?.stored(bond, replacing: replacing, on: link, result: result)
-            } catch {
-                self?.logger.error("\(link.id): bond with \(peer) not stored: \(error)")
-                self?.eventSink.yield(.bondNotStored(link, error))
-                self?.eventSink.yield(.paired(link, result, bonded: false))
-            }
-        }
-    }
-
-    static func isWeaker(_ new: EncryptionKeyProperties, than bond: Bond) -> Bool {
-        let old = EncryptionKeyProperties(keySize: bond.ltk.keySize, authenticated: bond.ltk.authenticated,
-                                          secureConnections: bond.ltk.secureConnections)
-        return new.level < old.level || (new.level == old.level && new.keySize < old.keySize)
-    }
-
-    private func evictionCandidate(for peer: DeviceAddress) -> DeviceAddress? {
-        guard let maximum = configuration.maximumBonds, configuration.bondLimitPolicy == .replaceLeastRecentlyUsed else { return nil }
-        return state.withLock { state -> DeviceAddress? in
-            guard state.bonds[peer] == nil, state.bonds.count >= maximum else { return nil }
-            let connected = Set(state.openLinks.values.map { Self.key($0.identity) })
-            return state.bonds.values.filter { !connected.contains($0.identity) }.min { $0.lastSeen < $1.lastSeen }?.identity
-        }
-    }
-
-    private func stored(_ bond: Bond, replacing: DeviceAddress?, on link: Link, result: PairingResult) {
-        state.withLock { state in
-            if let replacing { state.bonds[replacing] = nil }
-            state.bonds[bond.identity] = bond
-            // Encrypted with the key it just got: this link is the bonded central.
-            if state.openLinks[link.id] != nil { state.proven.insert(link.id) }
-        }
-        link.setBonded(true)
-        logger.info("\(link.id): bond with \(bond.identity) stored")
-        eventSink.yield(.paired(link, result, bonded: true))
-    }
-
-    /// Forgets a bond (its keys, GATT state and stored measurements); false when there was none.
-    public func removeBond(_ identity: DeviceAddress) async throws(BondStoreError) -> Bool {
-        let key = Self.key(identity)
-        let removed = try await store.removeBond(key)
-        state.withLock { _ = $0.bonds.removeValue(forKey: key) }
-        for link in state.withLock({ Array($0.openLinks.values) }) where Self.key(link.identity) == key { link.setBonded(false) }
-        if removed { eventSink.yield(.bondRemoved(key)) }
-        return removed
-    }
-
-    // MARK: Signed writes
-
-    /// Whether a Signed Write Command (the whole PDU) carries a valid signature of the bonded
-    /// client's CSRK with a sign counter above the last one accepted; a replay is refused.
-    public func verifySignedWrite(_ pdu: [UInt8], on link: Link) -> Bool {
-        let key = link.identity.bondIdentity
-        guard let csrk = state.withLock({ $0.bonds[key]?.peerCSRK }),
-              let counter = SecurityFunctions.verifiedSignCounter(csrk: csrk.bytes, signed: pdu) else { return false }
-        let accepted = state.withLock { state -> Bool in
-            guard var bond = state.bonds[key] else { return false }
-            if let last = bond.peerSignCounter, counter <= last { return false }
-            bond.peerSignCounter = counter
-            state.bonds[key] = bond
-            // Queued under the lock: the store sees the counters in the order they were accepted.
-            counterWrites.yield((counter, key))
-            return true
-        }
-        return accepted
     }
 
     // MARK: GATT state at bonding
@@ -549,5 +359,5 @@ public final class SecurityManager: Sendable {
     }
 
     struct GATTStateProvider: Sendable { let provide: @Sendable (Link) -> PeerGATTState }
-    private let gattStateProvider = Mutex<GATTStateProvider?>(nil)
+    let gattStateProvider = Mutex<GATTStateProvider?>(nil)
 }

@@ -1,0 +1,96 @@
+import BLECore
+import Bonding
+import HCI
+import SecurityToolbox
+
+/// Phase 3: the encryption with the pairing's key, then the keys each side distributes (3.6.1).
+extension PairingSession {
+    // MARK: Phase 3: encryption and key distribution (3.6.1)
+
+    /// The key for the central's LE Long Term Key Request during pairing (EDIV and Rand are zero).
+    func keyForEncryption(random: UInt64, ediv: UInt16) -> (key: [UInt8], properties: EncryptionKeyProperties)? {
+        guard phase == .encryption, random == 0, ediv == 0 else { return nil }
+        return encryptionKey
+    }
+
+    /// The link is encrypted with the pairing's key: we send our keys, then wait for the central's.
+    mutating func encrypted() -> [PairingAction] {
+        guard phase == .encryption else { return [] }
+        var actions: [PairingAction] = []
+        let keys = response.responderKeys
+        let attributes = result.properties
+        if keys.contains(.encryptionKey) && !secureConnections {
+            let ltk = Self.masked(context.randomBytes(16), to: keySize)
+            let ediv = context.randomBytes(2).reduce(UInt16(0)) { $0 << 8 | UInt16($1) }
+            let rand = context.randomBytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            if let key = Key128(ltk) {
+                result.ltk = LongTermKeyRecord(key: key, ediv: ediv, rand: rand, keySize: keySize,
+                                               authenticated: attributes.authenticated, secureConnections: false)
+            }
+            actions += [.send(.encryptionInformation(ltk: ltk)), .send(.centralIdentification(ediv: ediv, rand: rand))]
+        }
+        if keys.contains(.identityKey) {
+            // The identity address is the one we advertise and connect with, so the central finds
+            // its bond when we next advertise (a random static or public address, never private).
+            actions += [.send(.identityInformation(irk: context.identity.irk.bytes)),
+                        .send(.identityAddressInformation(context.responderAddress.bondIdentity))]
+        }
+        if keys.contains(.signingKey) {
+            result.localCSRK = context.identity.csrk
+            actions.append(.send(.signingInformation(csrk: context.identity.csrk.bytes)))
+        }
+        let initiatorKeys = response.initiatorKeys
+        expectedKeys = []
+        if initiatorKeys.contains(.encryptionKey) && !secureConnections { expectedKeys += [.encryptionInformation, .centralIdentification] }
+        if initiatorKeys.contains(.identityKey) { expectedKeys += [.identityInformation, .identityAddressInformation] }
+        if initiatorKeys.contains(.signingKey) { expectedKeys.append(.signingInformation) }
+        phase = .keyDistribution
+        actions += finishIfComplete()
+        let held = heldKeys
+        heldKeys = []
+        for command in held where phase != .done { actions += receive(command) }
+        return actions
+    }
+
+
+    mutating func receiveKey(_ command: SMPCommand) -> [PairingAction] {
+        expectedKeys.removeFirst()
+        switch command {
+        case let .encryptionInformation(ltk):
+            pendingPeerLTK = ltk
+        case let .centralIdentification(ediv, rand):
+            if let bytes = pendingPeerLTK, let key = Key128(bytes) {
+                result.peerLTK = LongTermKeyRecord(key: key, ediv: ediv, rand: rand, keySize: keySize,
+                                                   authenticated: method.isAuthenticated, secureConnections: false)
+            }
+        case let .identityInformation(irk):
+            result.peerIRK = Key128(irk)
+        case let .identityAddressInformation(address):
+            // An identity address must be public or random static (top two bits 11): anything else is refused.
+            if address.type.isRandom && address.address.littleEndianBytes[5] & 0xC0 != 0xC0 {
+                return fail(.invalidParameters, "the central's identity address \(address.address) is not a static random address")
+            }
+            result.peerIdentity = address
+        case let .signingInformation(csrk):
+            result.peerCSRK = Key128(csrk)
+        default:
+            break
+        }
+        return finishIfComplete()
+    }
+
+    mutating func finishIfComplete() -> [PairingAction] {
+        guard phase == .keyDistribution, expectedKeys.isEmpty else { return [] }
+        phase = .done
+        return [.completed(result)]
+    }
+
+    /// An encryption attempt with the pairing's key failed (Encryption Change with an error).
+    mutating func encryptionFailed(_ status: HCIStatus) -> [PairingAction] {
+        guard phase == .encryption || phase == .keyDistribution else { return [] }
+        phase = .done
+        return [.failed(.unspecifiedReason, sent: false, detail: "encryption with the new key failed: \(status)")]
+    }
+
+    var isFinished: Bool { phase == .done }
+}

@@ -1,0 +1,63 @@
+import BLECore
+import Bonding
+import Foundation
+import HCI
+import SecurityToolbox
+
+/// The SMP timeout (Vol 3 Part H 3.4) and the wait after failed attempts (2.3.6).
+extension SecurityManager {
+    // MARK: Timeout and repeated attempts
+
+    /// (Re)starts the 30 s SMP timer (3.4): it runs from the last command of the pairing.
+    func armTimer(on link: Link, serial: UInt64) {
+        let timeout = configuration.policy.timeout
+        let timer = clock.schedule(after: timeout) { [weak self] in self?.timedOut(link, serial: serial) }
+        let old = state.withLock { state -> TimerHandle? in
+            guard state.sessions[link.id]?.serial == serial, state.sessions[link.id]?.session.isFinished == false else {
+                timer.cancel()
+                return nil
+            }
+            let old = state.sessions[link.id]?.timer
+            state.sessions[link.id]?.timer = timer
+            return old
+        }
+        old?.cancel()
+    }
+
+    func timedOut(_ link: Link, serial: UInt64) {
+        let expired = state.withLock { state -> Bool in
+            guard let entry = state.sessions[link.id], entry.serial == serial, !entry.session.isFinished else { return false }
+            state.sessions[link.id]?.session = Self.finished(entry.session)
+            state.deadLinks.insert(link.id)
+            return true
+        }
+        guard expired else { return }
+        // No Pairing Failed: after the timeout no SMP command may be sent on this link.
+        recordFailure(of: link)
+        logger.warning("\(link.id): pairing timed out (no SMP command for \(configuration.policy.timeout)); no more pairing on this connection")
+        eventSink.yield(.pairingFailed(link, .unspecifiedReason, detail: "SMP timeout"))
+    }
+
+    /// Only a failed authentication (a wrong passkey, a mismatch) makes the peer wait before the
+    /// next attempt (2.3.6 guards against guessing); a policy refusal (a closed pairing window, SC
+    /// only, a full store) does not, so a phone can pair the moment the window opens.
+    func recordFailure(of link: Link) {
+        let policy = configuration.policy
+        let peer = Self.key(link.identity)
+        let now = clock.now
+        state.withLock { state in
+            let failures = (state.attempts[peer]?.failures ?? 0) + 1
+            var wait = policy.repeatedAttemptsBackoff
+            for _ in 1..<min(failures, 16) { wait = min(wait * 2, policy.maximumRepeatedAttemptsBackoff) }
+            state.attempts[peer] = Attempts(failures: failures, blockedUntil: now + wait)
+        }
+    }
+
+    func pairingFailed(on link: Link, serial: UInt64, reason: PairingFailureReason, sent: Bool, detail: String) {
+        let timer = state.withLock { $0.sessions[link.id]?.serial == serial ? $0.sessions[link.id]?.timer : nil }
+        timer?.cancel()
+        if reason.isFailedAuthentication { recordFailure(of: link) }
+        logger.warning("\(link.id): pairing failed\(sent ? "" : " by the central"): \(reason): \(detail)")
+        eventSink.yield(.pairingFailed(link, reason, detail: detail))
+    }
+}

@@ -1,0 +1,143 @@
+import BLECore
+import Bonding
+import Foundation
+import HCI
+import SecurityToolbox
+
+/// Encryption with the pairing's or the bond's key, and the bonds a pairing stores, replaces or evicts.
+extension SecurityManager {
+    // MARK: Encryption
+
+    /// The key for an LE Long Term Key Request: the pairing's STK or LTK while pairing, else the bond's.
+    public func longTermKey(for link: Link, random: UInt64, ediv: UInt16) -> (key: [UInt8], properties: EncryptionKeyProperties)? {
+        state.withLock { state in
+            if let session = state.sessions[link.id]?.session, let key = session.keyForEncryption(random: random, ediv: ediv) {
+                return key
+            }
+            guard let bond = state.bonds[Self.key(link.identity)], bond.ltk.ediv == ediv, bond.ltk.rand == random else { return nil }
+            state.bondKeyOffered.insert(link.id)
+            let properties = EncryptionKeyProperties(keySize: bond.ltk.keySize, authenticated: bond.ltk.authenticated,
+                                                     secureConnections: bond.ltk.secureConnections)
+            return (bond.ltk.key.bytes, properties)
+        }
+    }
+
+    /// Encryption Change or Key Refresh Complete on a link.
+    public func encryptionChanged(on link: Link, status: HCIStatus) {
+        state.withLock { state in
+            if state.bondKeyOffered.remove(link.id) != nil, status == .success { state.proven.insert(link.id) }
+        }
+        if status == .success {
+            step(on: link, serial: state.withLock { $0.sessions[link.id]?.serial } ?? 0) { $0.encrypted() }
+        } else {
+            step(on: link, serial: state.withLock { $0.sessions[link.id]?.serial } ?? 0) { $0.encryptionFailed(status) }
+        }
+    }
+
+    // MARK: Bonds
+
+    func completed(_ result: PairingResult, on link: Link, serial: UInt64) {
+        let timer = state.withLock { $0.sessions[link.id]?.timer }
+        timer?.cancel()
+        let peer = Self.key(result.peerIdentity ?? link.identity)
+        state.withLock { _ = $0.attempts.removeValue(forKey: Self.key(link.identity)) }
+        logger.info("\(link.id): paired with \(peer) by \(result.method)\(result.secureConnections ? " (LE Secure Connections)" : " (legacy)"), \(result.keySize)-octet key")
+        // A central we knew under another identity (its old IRK resolved it) re-paired with a new
+        // one: its old bond goes in the same transaction that stores the new.
+        let knownBefore = isProvenBonded(link) ? Self.key(link.identity) : nil
+        if let identity = result.peerIdentity { link.setIdentity(identity) }
+        guard result.bonding, let ltk = result.ltk else {
+            eventSink.yield(.paired(link, result, bonded: false))
+            return
+        }
+        // The identity the central distributed may name a bond this link never proved: the
+        // weaker-repairing policy is checked against that bond too, not only the address's.
+        if !configuration.allowWeakerRepairing, knownBefore != peer,
+           let existing = state.withLock({ $0.bonds[peer] }), Self.isWeaker(result.properties, than: existing) {
+            logger.warning("\(link.id): the new key for \(peer) is weaker than its bond and weaker re-pairing is off; bond kept, this pairing not stored")
+            eventSink.yield(.bondNotStored(link, .invalidArgument("weaker re-pairing of \(peer) refused")))
+            eventSink.yield(.paired(link, result, bonded: false))
+            return
+        }
+        let date = now()
+        let bond = Bond(identity: peer, ltk: ltk, peerLTK: result.peerLTK, peerIRK: result.peerIRK,
+                        peerCSRK: result.peerCSRK, peerSignCounter: nil, localCSRK: result.localCSRK, localSignCounter: 0,
+                        createdAt: date, lastSeen: date)
+        // A full store gives up its least recently used bond in the same transaction (when so configured).
+        let renamed = knownBefore == peer ? nil : knownBefore
+        let evicted = renamed == nil ? evictionCandidate(for: peer) : nil
+        let replacing = renamed ?? evicted
+        let gattState = gattStateProvider.withLock { $0 }?.provide(link) ?? .empty
+        Task { [weak self, store] in
+            do throws(BondStoreError) {
+                try await store.saveBond(bond, gattState: gattState, replacing: replacing)
+                if let evicted {
+                    self?.logger.info("bond with \(evicted) removed to make room (least recently used)")
+                    self?.eventSink.yield(.bondRemoved(evicted))
+                }
+                self?.stored(bond, replacing: replacing, on: link, result: result)
+            } catch {
+                self?.logger.error("\(link.id): bond with \(peer) not stored: \(error)")
+                self?.eventSink.yield(.bondNotStored(link, error))
+                self?.eventSink.yield(.paired(link, result, bonded: false))
+            }
+        }
+    }
+
+    static func isWeaker(_ new: EncryptionKeyProperties, than bond: Bond) -> Bool {
+        let old = EncryptionKeyProperties(keySize: bond.ltk.keySize, authenticated: bond.ltk.authenticated,
+                                          secureConnections: bond.ltk.secureConnections)
+        return new.level < old.level || (new.level == old.level && new.keySize < old.keySize)
+    }
+
+    func evictionCandidate(for peer: DeviceAddress) -> DeviceAddress? {
+        guard let maximum = configuration.maximumBonds, configuration.bondLimitPolicy == .replaceLeastRecentlyUsed else { return nil }
+        return state.withLock { state -> DeviceAddress? in
+            guard state.bonds[peer] == nil, state.bonds.count >= maximum else { return nil }
+            let connected = Set(state.openLinks.values.map { Self.key($0.identity) })
+            return state.bonds.values.filter { !connected.contains($0.identity) }.min { $0.lastSeen < $1.lastSeen }?.identity
+        }
+    }
+
+    func stored(_ bond: Bond, replacing: DeviceAddress?, on link: Link, result: PairingResult) {
+        state.withLock { state in
+            if let replacing { state.bonds[replacing] = nil }
+            state.bonds[bond.identity] = bond
+            // Encrypted with the key it just got: this link is the bonded central.
+            if state.openLinks[link.id] != nil { state.proven.insert(link.id) }
+        }
+        link.setBonded(true)
+        logger.info("\(link.id): bond with \(bond.identity) stored")
+        eventSink.yield(.paired(link, result, bonded: true))
+    }
+
+    /// Forgets a bond (its keys, GATT state and stored measurements); false when there was none.
+    public func removeBond(_ identity: DeviceAddress) async throws(BondStoreError) -> Bool {
+        let key = Self.key(identity)
+        let removed = try await store.removeBond(key)
+        state.withLock { _ = $0.bonds.removeValue(forKey: key) }
+        for link in state.withLock({ Array($0.openLinks.values) }) where Self.key(link.identity) == key { link.setBonded(false) }
+        if removed { eventSink.yield(.bondRemoved(key)) }
+        return removed
+    }
+
+    // MARK: Signed writes
+
+    /// Whether a Signed Write Command (the whole PDU) carries a valid signature of the bonded
+    /// client's CSRK with a sign counter above the last one accepted; a replay is refused.
+    public func verifySignedWrite(_ pdu: [UInt8], on link: Link) -> Bool {
+        let key = link.identity.bondIdentity
+        guard let csrk = state.withLock({ $0.bonds[key]?.peerCSRK }),
+              let counter = SecurityFunctions.verifiedSignCounter(csrk: csrk.bytes, signed: pdu) else { return false }
+        let accepted = state.withLock { state -> Bool in
+            guard var bond = state.bonds[key] else { return false }
+            if let last = bond.peerSignCounter, counter <= last { return false }
+            bond.peerSignCounter = counter
+            state.bonds[key] = bond
+            // Queued under the lock: the store sees the counters in the order they were accepted.
+            counterWrites.yield((counter, key))
+            return true
+        }
+        return accepted
+    }
+}
