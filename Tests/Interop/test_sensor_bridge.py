@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import os
 import struct
 from collections.abc import Callable
 
@@ -18,6 +17,7 @@ from bumble.gatt_client import CharacteristicProxy
 
 from bumble.device import Peer
 
+from harness.cli import cli, run_cli
 from harness.gatt import CCCD, ClientTap, Session
 
 U = UUID.from_16_bits
@@ -162,22 +162,6 @@ def check_room(temperature: bytes, humidity: bytes, pressure: bytes) -> None:
 
 # -- helpers -----------------------------------------------------------------------------
 
-def cli() -> str:
-    """`blesensor`, beside $BLESENSORD."""
-    return os.path.join(os.path.dirname(os.environ['BLESENSORD']), 'blesensor')
-
-
-async def run_cli(*args: str, timeout: float = 10.0) -> tuple[int, str, str]:
-    process = await asyncio.create_subprocess_exec(
-        cli(), *args, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    try:
-        out, err = await asyncio.wait_for(process.communicate(), timeout)
-    except asyncio.TimeoutError:
-        process.kill()
-        await process.wait()
-        raise AssertionError(f'blesensor {" ".join(args)} still running after {timeout} s') from None
-    return process.returncode, out.decode(), err.decode()
 
 
 async def status(daemon) -> dict:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import os
 import re
 import secrets
 import signal
@@ -24,6 +23,7 @@ from bumble.pairing import PairingConfig, PairingDelegate
 from .central import Central
 from .daemon import Daemon
 from .gatt import ClientTap, Session
+from .cli import run_cli
 
 IO = PairingDelegate.IoCapability
 
@@ -257,22 +257,6 @@ async def re_encrypt_without_pairing(secure: SecureCentral, session: Session) ->
 
 # -- blesensor CLI ---------------------------------------------------------------------------
 
-def cli() -> str:
-    """`blesensor`, beside $BLESENSORD."""
-    return os.path.join(os.path.dirname(os.environ['BLESENSORD']), 'blesensor')
-
-
-async def run_cli(*args: str, timeout: float = 10.0) -> tuple[int, str, str]:
-    process = await asyncio.create_subprocess_exec(
-        cli(), *args, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-    try:
-        out, err = await asyncio.wait_for(process.communicate(), timeout)
-    except asyncio.TimeoutError:
-        process.kill()
-        await process.wait()
-        raise AssertionError(f'blesensor {" ".join(args)} still running after {timeout} s') from None
-    return process.returncode, out.decode(), err.decode()
 
 
 async def cli_json(daemon, *args: str) -> object:
