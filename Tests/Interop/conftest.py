@@ -84,6 +84,9 @@ async def spawn_daemon(blesensord, request, tmp_path):
                 '--log-level', 'debug']
         if '--config' not in extra and '--board' not in extra:
             argv += ['--config', str(MINIMAL_CONFIG)]
+        # Never the system's /var/lib/blesensor: bonds and the address stay with the test.
+        if '--state-dir' not in extra:
+            argv += ['--state-dir', str(tmp_path / f'state-{len(daemons)}')]
         socket = None
         if '--control-socket' not in extra:
             socket = str(tmp_path / f'control-{len(daemons)}.sock')
