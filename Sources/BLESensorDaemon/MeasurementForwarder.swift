@@ -19,12 +19,6 @@ import Synchronization
 /// backlog and then the live values, in the order they were taken. Store writes go through one
 /// ordered queue (`writes`); waiting for confirmations never holds it.
 final class MeasurementForwarder: UpdateSink, Sendable {
-    enum Write: Sendable {
-        case enqueue([UInt8], Date, [DeviceAddress])
-        /// Ends a drain if nothing is left, in order after every enqueue before it.
-        case finishDrain(Central, Drain)
-    }
-
     /// One drain of one link; a newer drain of the same link (indications off and on again)
     /// makes the older one stop, so two never send the same rows or take each other's confirmations.
     struct Drain: Equatable, Sendable {
@@ -48,28 +42,19 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     private let limit: Int
     private let logger: Logger
     private let state = Mutex(State())
-    private let writes: AsyncStream<Write>.Continuation
-    private let writer: Task<Void, Never>
+    private let writes = OrderedStoreWork()
 
     init(manager: PeripheralManager, store: any BondStore, limit: Int, logger: Logger) {
         self.manager = manager
         self.store = store
         self.limit = limit
         self.logger = logger
-        let (stream, continuation) = AsyncStream.makeStream(of: Write.self)
-        writes = continuation
-        let box = WriterContext(store: store, limit: limit, logger: logger)
-        writer = Task { await box.run(stream) }
-        writerContext = box
     }
-
-    private let writerContext: WriterContext
 
     var isEnabled: Bool { limit > 0 }
 
     /// Loads which bonded centrals subscribed to 2A1C indications (their CCCDs are in the store).
     func start() async {
-        writerContext.forwarder.withLock { $0 = self }
         guard isEnabled, let database = await manager.database,
               let characteristic = database.characteristic(id: measurement), let cccd = characteristic.cccdHandle else { return }
         state.withLock { $0.valueHandle = characteristic.valueHandle }
@@ -95,9 +80,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     /// Ends the writer after the writes already queued (they are on their way to the store).
     func stop() async {
         releaseWaiters()
-        writes.finish()
-        await writer.value
-        writerContext.forwarder.withLock { $0 = nil }
+        await writes.close()
     }
 
     // MARK: The bridge's updates
@@ -109,7 +92,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
             // Queued under the lock: a drain that ends (and turns its central live) is ordered
             // before or after this value, never between the decision and the write.
             let keepFor = Array(state.away) + state.draining.values.map(\.identity)
-            if !keepFor.isEmpty { writes.yield(.enqueue(value, taken, keepFor)) }
+            if !keepFor.isEmpty { writes.enqueue { [weak self] in await self?.keep(value, takenAt: taken, for: keepFor) } }
             return state.live.values.map(\.central)
         }
         guard !live.isEmpty else { return true }
@@ -208,7 +191,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
             guard !pending.measurements.isEmpty else {
                 // Through the writer: every measurement queued before this point is in the store.
                 state.withLock { state in
-                    if state.draining[link.id] == drain { writes.yield(.finishDrain(central, drain)) }
+                    if state.draining[link.id] == drain { writes.enqueue { [weak self] in await self?.finishDrain(central, drain) } }
                 }
                 return
             }
@@ -242,8 +225,23 @@ final class MeasurementForwarder: UpdateSink, Sendable {
         }
     }
 
+    /// Stores one measurement for each central that is away (run in order by `writes`).
+    private func keep(_ value: [UInt8], takenAt: Date, for identities: [DeviceAddress]) async {
+        let handle = valueHandle
+        for identity in identities {
+            do {
+                _ = try await store.enqueueMeasurement(valueHandle: handle, value: value, takenAt: takenAt, for: identity, limit: limit)
+            } catch BondStoreError.notBonded {
+                // Removed or replaced since: stop keeping measurements for it.
+                forget(identity)
+            } catch {
+                logger.error("store-and-forward: measurement for \(identity) not kept: \(error)")
+            }
+        }
+    }
+
     /// Called by the writer in order: ends the drain when nothing arrived meanwhile, else drains on.
-    fileprivate func finishDrain(_ central: Central, _ drain: Drain) async {
+    private func finishDrain(_ central: Central, _ drain: Drain) async {
         let empty = (try? await store.pendingMeasurements(for: drain.identity).measurements.isEmpty) ?? true
         if empty {
             state.withLock { state in
@@ -264,40 +262,5 @@ final class MeasurementForwarder: UpdateSink, Sendable {
             return Array(state.confirmations.values)
         }
         waiters.forEach { $0.resume(returning: false) }
-    }
-}
-
-/// The ordered store writer behind the forwarder.
-private final class WriterContext: Sendable {
-    let store: any BondStore
-    let limit: Int
-    let logger: Logger
-    let forwarder = Mutex<MeasurementForwarder?>(nil)
-
-    init(store: any BondStore, limit: Int, logger: Logger) {
-        self.store = store
-        self.limit = limit
-        self.logger = logger
-    }
-
-    func run(_ writes: AsyncStream<MeasurementForwarder.Write>) async {
-        for await write in writes {
-            switch write {
-            case let .enqueue(value, takenAt, identities):
-                guard let handle = forwarder.withLock({ $0?.valueHandle }) else { continue }
-                for identity in identities {
-                    do {
-                        _ = try await store.enqueueMeasurement(valueHandle: handle, value: value, takenAt: takenAt, for: identity, limit: limit)
-                    } catch BondStoreError.notBonded {
-                        // Removed or replaced since: stop keeping measurements for it.
-                        forwarder.withLock({ $0 })?.forget(identity)
-                    } catch {
-                        logger.error("store-and-forward: measurement for \(identity) not kept: \(error)")
-                    }
-                }
-            case let .finishDrain(central, drain):
-                await forwarder.withLock({ $0 })?.finishDrain(central, drain)
-            }
-        }
     }
 }

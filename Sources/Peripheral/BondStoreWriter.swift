@@ -10,38 +10,28 @@ final class BondStoreWriter: Sendable {
         case setCCCD(handle: UInt16, value: UInt16, identity: DeviceAddress)
         case save(PeerGATTState, identity: DeviceAddress)
         case markChanged(valueHandle: UInt16, identities: [DeviceAddress])
-        /// Resumed once every write asked for before it is done.
-        case barrier(CheckedContinuation<Void, Never>)
     }
 
-    private let sink: AsyncStream<Write>.Continuation
-    private let worker: Task<Void, Never>
+    private let work = OrderedStoreWork()
+    private let store: any BondStore
+    private let logger: Logger
 
     init(store: any BondStore, logger: Logger) {
-        let (stream, sink) = AsyncStream.makeStream(of: Write.self)
-        self.sink = sink
-        worker = Task {
-            for await write in stream { await Self.perform(write, on: store, logger: logger) }
-        }
+        self.store = store
+        self.logger = logger
     }
 
+    /// After `close` (shutdown) nothing is written any more.
     func enqueue(_ write: Write) {
-        // After `close` (shutdown) nothing is written any more; a barrier must still return.
-        if case .terminated = sink.yield(write), case let .barrier(continuation) = write { continuation.resume() }
+        let store = store, logger = logger
+        work.enqueue { await Self.perform(write, on: store, logger: logger) }
     }
 
     /// Returns once every write asked for so far is done (or failed and was logged).
-    func settle() async {
-        await withCheckedContinuation { continuation in
-            if case .terminated = sink.yield(.barrier(continuation)) { continuation.resume() }
-        }
-    }
+    func settle() async { await work.settle() }
 
     /// Finishes the writes already asked for; later ones are dropped.
-    func close() async {
-        sink.finish()
-        await worker.value
-    }
+    func close() async { await work.close() }
 
     private static func perform(_ write: Write, on store: any BondStore, logger: Logger) async {
         do throws(BondStoreError) {
@@ -52,8 +42,6 @@ final class BondStoreWriter: Sendable {
                 try await store.saveGATTState(state, for: identity)
             case let .markChanged(valueHandle, identities):
                 try await store.markChangedWhileAway(valueHandle: valueHandle, for: identities)
-            case let .barrier(continuation):
-                continuation.resume()
             }
         } catch {
             switch (error, write) {
@@ -66,8 +54,6 @@ final class BondStoreWriter: Sendable {
                 logger.error("bond store: the GATT state of bonded central \(identity) was not saved: \(error); after reconnecting it may find its subscriptions gone and must subscribe again")
             case let (_, .markChanged(valueHandle, identities)):
                 logger.error("bond store: could not record that characteristic value 0x\(String(valueHandle, radix: 16)) changed while \(identities.count) bonded central(s) were away: \(error); they get the next update, not the current value, when they reconnect")
-            case (_, .barrier):
-                break
             }
         }
     }

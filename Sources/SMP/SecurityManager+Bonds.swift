@@ -135,7 +135,12 @@ extension SecurityManager {
             bond.peerSignCounter = counter
             state.bonds[key] = bond
             // Queued under the lock: the store sees the counters in the order they were accepted.
-            counterWrites.yield((counter, key))
+            let store = store, logger = logger
+            storeWrites.enqueue {
+                do { try await store.updatePeerSignCounter(counter, for: key) } catch {
+                    logger.error("sign counter of \(key) not stored: \(error); a restart could accept a replayed signed write")
+                }
+            }
             return true
         }
         return accepted

@@ -59,9 +59,9 @@ public final class SecurityManager: Sendable {
     let randomBytes: @Sendable (Int) -> [UInt8]
     let makeKeyPair: @Sendable () -> SecureConnectionsKeyPair
     let now: @Sendable () -> Date
-    /// Sign counters go to the store in the order they were accepted (a later write of an older
-    /// counter would reopen a replay window after a restart).
-    let counterWrites: AsyncStream<(UInt32, DeviceAddress)>.Continuation
+    /// Small writes (sign counters, last-seen times) go to the store in the order they were made: a
+    /// later write of an older sign counter would reopen a replay window after a restart.
+    let storeWrites = OrderedStoreWork()
 
     public init(configuration: Configuration, store: any BondStore, agent: any PairingAgent = AutomaticPairingAgent(),
                 clock: any HostClock = SystemClock.shared, localAddress: @escaping @Sendable (Link) -> DeviceAddress,
@@ -80,18 +80,7 @@ public final class SecurityManager: Sendable {
         self.makeKeyPair = makeKeyPair
         self.now = now
         (events, eventSink) = AsyncStream.makeStream(of: SecurityEvent.self)
-        let (counters, counterWrites) = AsyncStream.makeStream(of: (UInt32, DeviceAddress).self)
-        self.counterWrites = counterWrites
-        Task { [store, logger] in
-            for await (counter, identity) in counters {
-                do { try await store.updatePeerSignCounter(counter, for: identity) } catch {
-                    logger.error("sign counter of \(identity) not stored: \(error); a restart could accept a replayed signed write")
-                }
-            }
-        }
     }
-
-    deinit { counterWrites.finish() }
 
     /// Loads our identity (creating it the first time) and the bonds.
     @discardableResult
@@ -150,7 +139,7 @@ public final class SecurityManager: Sendable {
             logger.info("\(link.id): bonded central \(bond.identity)\(link.peer == bond.identity ? "" : " behind \(link.peer)")")
             eventSink.yield(.bondedPeerConnected(link, identity: bond.identity))
             let store = store, logger = logger
-            Task {
+            storeWrites.enqueue {
                 do { try await store.touch(bond.identity, at: seen) } catch {
                     logger.warning("last-seen time of \(bond.identity) not stored: \(error)")
                 }
