@@ -15,7 +15,7 @@ import pytest
 
 from harness.daemon import Daemon
 from harness.gatt import CCCD
-from harness.measurements import BondDatabase, StoredRow, temperature_measurement, time_stamp, unix_time
+from harness.measurements import BondDatabase, StoredRow, poll_until, temperature_measurement, time_stamp, unix_time
 from harness.security import Bridge, SecureCentral, connect, disconnect, re_encrypt_without_pairing
 from harness.store_and_forward import (BODY_CELSIUS, BODY_TOLERANCE, INTERVAL, STORED_WITHIN,
                                        TEMPERATURE_MEASUREMENT, bonded_and_subscribed, check_rows, come_back,
@@ -111,13 +111,13 @@ async def test_only_the_newest_measurements_up_to_the_bound_are_kept(harness, ce
 
     # Every stored row the reader sees; with a bound of 2, a fourth measurement drops two.
     seen: dict[int, StoredRow] = {}
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 4 * INTERVAL + 5
-    while db.dropped(secure.address) < 2:
-        assert loop.time() < deadline, f'fewer than 4 measurements stored: {seen}'
+
+    def two_dropped() -> bool:
         seen.update((row.sequence, row) for row in db.rows(secure.address))
         assert len(db.rows(secure.address)) <= 2
-        await asyncio.sleep(0.02)
+        return db.dropped(secure.address) >= 2
+
+    await poll_until(two_dropped, 4 * INTERVAL + 5, lambda: f'4 measurements stored: {seen}')
 
     back = await come_back(secure, daemon, db, handle)
     session, snapshot, dropped, started = back.session, back.snapshot, back.dropped, back.started

@@ -92,21 +92,29 @@ class BondDatabase:
                 (address,)).fetchall()
         return [StoredRow(s, b, h, bytes(v), t) for s, b, h, v, t in found]
 
-    async def wait_rows(self, address: str, count: int, timeout: float, after: int = 0,
-                        poll: float = 0.02) -> list[StoredRow]:
+    async def wait_rows(self, address: str, count: int, timeout: float, after: int = 0) -> list[StoredRow]:
         """Waits until at least `count` rows with a sequence above `after` are stored for the
-        central; returns all its rows. sqlite3 has no change notification, so this polls; the
-        timeout is only the failure bound."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
+        central; returns all its rows."""
+        rows: list[StoredRow] = []
+
+        def stored() -> bool:
+            nonlocal rows
             rows = self.rows(address) if self.exists() else []
-            if sum(row.sequence > after for row in rows) >= count:
-                return rows
-            if loop.time() > deadline:
-                raise AssertionError(f'{count} new measurement(s) for {address} not stored within {timeout} s; '
-                                     f'rows: {rows}')
-            await asyncio.sleep(poll)
+            return sum(row.sequence > after for row in rows) >= count
+
+        await poll_until(stored, timeout, lambda: f'{count} new measurement(s) for {address} stored; rows: {rows}')
+        return rows
+
+
+async def poll_until(condition, timeout: float, what, interval: float = 0.02) -> None:
+    """Checks `condition()` until it holds. sqlite3 has no change notification, so the database
+    is polled; `timeout` is only the failure bound, and `what()` says what did not happen."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        if loop.time() > deadline:
+            raise AssertionError(f'not within {timeout} s: {what()}')
+        await asyncio.sleep(interval)
 
 
 # -- 2A1C Temperature Measurement (Health Thermometer Service 3.1) -------------------------------

@@ -14,7 +14,7 @@ from bumble.core import UUID
 
 from .daemon import Daemon
 from .gatt import Session
-from .measurements import BondDatabase, StoredRow, local_time, temperature_measurement
+from .measurements import BondDatabase, StoredRow, local_time, poll_until, temperature_measurement
 from .security import Bridge, SecureCentral, connect, re_encrypt_without_pairing
 
 STORE_AND_FORWARD_CONFIG = Path(__file__).parent.parent / 'configs' / 'store-and-forward.yaml'
@@ -83,11 +83,7 @@ async def come_back(secure: SecureCentral, daemon: Daemon, db: BondDatabase, han
 
 
 async def wait_drained(db: BondDatabase, address: str, timeout: float = 10) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while rows := db.rows(address):
-        assert loop.time() < deadline, f'still stored after {timeout} s: {rows}'
-        await asyncio.sleep(0.02)
+    await poll_until(lambda: not db.rows(address), timeout, lambda: f'store emptied; still stored: {db.rows(address)}')
 
 
 def no_cccd_written(session: Session) -> None:
