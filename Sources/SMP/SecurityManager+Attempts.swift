@@ -43,7 +43,7 @@ extension SecurityManager {
     /// only, a full store) does not, so a phone can pair the moment the window opens.
     func recordFailure(of link: Link) {
         let policy = configuration.policy
-        let peer = Self.key(link.identity)
+        let peer = link.identity.bondIdentity
         let now = clock.now
         state.withLock { state in
             let failures = (state.attempts[peer]?.failures ?? 0) + 1

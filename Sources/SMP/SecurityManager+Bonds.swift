@@ -14,7 +14,7 @@ extension SecurityManager {
             if let session = state.sessions[link.id]?.session, let key = session.keyForEncryption(random: random, ediv: ediv) {
                 return key
             }
-            guard let bond = state.bonds[Self.key(link.identity)], bond.ltk.ediv == ediv, bond.ltk.rand == random else { return nil }
+            guard let bond = state.bonds[link.identity.bondIdentity], bond.ltk.ediv == ediv, bond.ltk.rand == random else { return nil }
             state.bondKeyOffered.insert(link.id)
             let properties = EncryptionKeyProperties(keySize: bond.ltk.keySize, authenticated: bond.ltk.authenticated,
                                                      secureConnections: bond.ltk.secureConnections)
@@ -39,12 +39,12 @@ extension SecurityManager {
     func completed(_ result: PairingResult, on link: Link, serial: UInt64) {
         let timer = state.withLock { $0.sessions[link.id]?.timer }
         timer?.cancel()
-        let peer = Self.key(result.peerIdentity ?? link.identity)
-        state.withLock { _ = $0.attempts.removeValue(forKey: Self.key(link.identity)) }
+        let peer = (result.peerIdentity ?? link.identity).bondIdentity
+        state.withLock { _ = $0.attempts.removeValue(forKey: link.identity.bondIdentity) }
         logger.info("\(link.id): paired with \(peer) by \(result.method)\(result.secureConnections ? " (LE Secure Connections)" : " (legacy)"), \(result.keySize)-octet key")
         // A central we knew under another identity (its old IRK resolved it) re-paired with a new
         // one: its old bond goes in the same transaction that stores the new.
-        let knownBefore = isProvenBonded(link) ? Self.key(link.identity) : nil
+        let knownBefore = isProvenBonded(link) ? link.identity.bondIdentity : nil
         if let identity = result.peerIdentity { link.setIdentity(identity) }
         guard result.bonding, let ltk = result.ltk else {
             eventSink.yield(.paired(link, result, bonded: false))
@@ -94,7 +94,7 @@ extension SecurityManager {
         guard let maximum = configuration.maximumBonds, configuration.bondLimitPolicy == .replaceLeastRecentlyUsed else { return nil }
         return state.withLock { state -> DeviceAddress? in
             guard state.bonds[peer] == nil, state.bonds.count >= maximum else { return nil }
-            let connected = Set(state.openLinks.values.map { Self.key($0.identity) })
+            let connected = Set(state.openLinks.values.map { $0.identity.bondIdentity })
             return state.bonds.values.filter { !connected.contains($0.identity) }.min { $0.lastSeen < $1.lastSeen }?.identity
         }
     }
@@ -113,10 +113,10 @@ extension SecurityManager {
 
     /// Forgets a bond (its keys, GATT state and stored measurements); false when there was none.
     public func removeBond(_ identity: DeviceAddress) async throws(BondStoreError) -> Bool {
-        let key = Self.key(identity)
+        let key = identity.bondIdentity
         let removed = try await store.removeBond(key)
         state.withLock { _ = $0.bonds.removeValue(forKey: key) }
-        for link in state.withLock({ Array($0.openLinks.values) }) where Self.key(link.identity) == key { link.setBonded(false) }
+        for link in state.withLock({ Array($0.openLinks.values) }) where link.identity.bondIdentity == key { link.setBonded(false) }
         if removed { eventSink.yield(.bondRemoved(key)) }
         return removed
     }

@@ -114,10 +114,8 @@ public final class SecurityManager: Sendable {
     public func isProvenBonded(_ link: Link) -> Bool { state.withLock { $0.proven.contains(link.id) } }
     public var bonds: [Bond] { state.withLock { Array($0.bonds.values) }.sorted { $0.lastSeen > $1.lastSeen } }
 
-    public func bond(for identity: DeviceAddress) -> Bond? { state.withLock { $0.bonds[Self.key(identity)] } }
+    public func bond(for identity: DeviceAddress) -> Bond? { state.withLock { $0.bonds[identity.bondIdentity] } }
 
-    /// Bonds are keyed by identity address with the type reduced to public/random.
-    static func key(_ address: DeviceAddress) -> DeviceAddress { address.bondIdentity }
 
     // MARK: Links
 
@@ -125,7 +123,7 @@ public final class SecurityManager: Sendable {
     public func linkOpened(_ link: Link) {
         let bond = state.withLock { state -> Bond? in
             state.openLinks[link.id] = link
-            if let bond = state.bonds[Self.key(link.peer)] { return bond }
+            if let bond = state.bonds[link.peer.bondIdentity] { return bond }
             guard ResolvablePrivateAddress.isResolvable(link.peer) else { return nil }
             return state.bonds.values.first { bond in
                 bond.peerIRK.map { ResolvablePrivateAddress.resolves(link.peer, irk: $0.bytes) } ?? false
@@ -199,7 +197,7 @@ public final class SecurityManager: Sendable {
             logger.error("\(link.id): pairing refused: the security manager has not started")
             return
         }
-        let peer = Self.key(link.identity)
+        let peer = link.identity.bondIdentity
         let blocked = state.withLock { state -> Bool in
             guard let attempts = state.attempts[peer] else { return false }
             return clock.now < attempts.blockedUntil
@@ -288,7 +286,7 @@ public final class SecurityManager: Sendable {
     func approve(_ request: PairingFeatures, on link: Link, serial: UInt64) {
         let session = state.withLock { $0.sessions[link.id]?.session }
         guard let session else { return }
-        let peer = Self.key(link.identity)
+        let peer = link.identity.bondIdentity
         let (existing, count) = state.withLock { ($0.bonds[peer], $0.bonds.count) }
         let weaker: Bool = {
             guard let existing else { return false }
