@@ -101,9 +101,10 @@ struct SecurityControl: Sendable {
 
     static func status(_ bond: Bond, connected: Set<DeviceAddress>) -> BondStatus {
         let identity = bond.identity.bondIdentity
+        let key = bond.keyProperties
         return BondStatus(address: identity.address.description, addressType: identity.type == .publicDevice ? "public" : "random",
-                          keySize: bond.ltk.keySize, authenticated: bond.ltk.authenticated,
-                          secureConnections: bond.ltk.secureConnections, hasIRK: bond.peerIRK != nil,
+                          keySize: key?.keySize ?? 0, authenticated: key?.authenticated ?? false,
+                          secureConnections: key?.secureConnections ?? false, hasIRK: bond.peerIRK != nil,
                           createdAt: bond.createdAt, lastSeen: bond.lastSeen, connected: connected.contains(identity))
     }
 

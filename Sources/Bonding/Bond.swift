@@ -29,8 +29,9 @@ public struct Bond: Sendable, Equatable {
     /// The peer's identity address (public, or random static). Stores keep `.publicIdentity` and
     /// `.randomIdentity` as `.publicDevice` and `.randomDevice` (see `DeviceAddress.bondIdentity`).
     public var identity: DeviceAddress
-    /// The key the peer encrypts with when it is central (SC LTK with ediv 0 rand 0, or the legacy key we distributed).
-    public var ltk: LongTermKeyRecord
+    /// The key the peer encrypts with when it is central (SC LTK with ediv 0 rand 0, or the legacy key we
+    /// distributed). Nil only for a legacy bond made as central where the peripheral took no key from us.
+    public var ltk: LongTermKeyRecord?
     /// A legacy key the peer distributed (for when we are central).
     public var peerLTK: LongTermKeyRecord?
     public var peerIRK: Key128?
@@ -43,7 +44,7 @@ public struct Bond: Sendable, Equatable {
     public var lastSeen: Date
 
     public init(
-        identity: DeviceAddress, ltk: LongTermKeyRecord, peerLTK: LongTermKeyRecord? = nil,
+        identity: DeviceAddress, ltk: LongTermKeyRecord?, peerLTK: LongTermKeyRecord? = nil,
         peerIRK: Key128? = nil, peerCSRK: Key128? = nil, peerSignCounter: UInt32? = nil,
         localCSRK: Key128? = nil, localSignCounter: UInt32 = 0, createdAt: Date, lastSeen: Date
     ) {
@@ -59,8 +60,19 @@ public struct Bond: Sendable, Equatable {
         self.lastSeen = lastSeen
     }
 
+    /// The key we encrypt with when we are central: the LE Secure Connections LTK (the same both
+    /// ways, EDIV and Rand zero) or the legacy key the peripheral distributed.
+    public var keyAsCentral: LongTermKeyRecord? {
+        if let ltk, ltk.secureConnections { return ltk }
+        return peerLTK
+    }
+
+    /// What the bond's key is worth (the keys of one pairing share it).
+    public var keyProperties: LongTermKeyRecord? { ltk ?? peerLTK }
+
     /// The checks both stores make before saving, so they reject the same bonds with the same error.
     public func validated() throws(BondStoreError) -> Bond {
+        guard ltk != nil || peerLTK != nil else { throw .invalidArgument("a bond needs a long-term key") }
         for record in [ltk, peerLTK].compactMap({ $0 }) where !LongTermKeyRecord.keySizes.contains(record.keySize) {
             throw .invalidArgument("a long-term key size of \(record.keySize) octets is outside 7...16")
         }

@@ -187,7 +187,7 @@ public actor PeripheralManager {
                     if let central = broker.central(link.id) { sink.yield(.pairingFailed(central, reason)) }
                 case let .bondRemoved(identity):
                     self?.bondRemoved(identity)
-                case .pairingStarted, .bondedPeerConnected, .bondNotStored:
+                case .pairingStarted, .bondedPeerConnected, .bondNotStored, .securityRequested:
                     break
                 }
             }

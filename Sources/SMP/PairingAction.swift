@@ -5,6 +5,10 @@ import HCI
 /// What a pairing session asks the security manager to do, in order.
 enum PairingAction: Sendable, Equatable {
     case send(SMPCommand)
+    /// Initiator: the method is chosen (the Pairing Response was accepted).
+    case started(PairingMethod)
+    /// Initiator: encrypt the link with this key, EDIV and Rand zero (STK or SC LTK).
+    case startEncryption(key: [UInt8], properties: EncryptionKeyProperties)
     /// Ask the agent whether this pairing may go on (`PairingSession.approve` answers).
     case askApproval(PairingFeatures)
     case display(passkey: UInt32)
@@ -24,9 +28,10 @@ public struct PairingResult: Sendable, Equatable {
     public var keySize: Int
     /// Both sides asked for bonding: the keys are to be stored.
     public var bonding: Bool
-    /// The key the central encrypts this link with from now on: the LTK of LE Secure Connections, or
-    /// the legacy LTK we distributed (nil in legacy pairing without our LTK: the link cannot re-encrypt).
+    /// The key that encrypts when the peer is central: the LTK of LE Secure Connections, or the
+    /// legacy LTK we distributed (nil in legacy pairing without our LTK).
     public var ltk: LongTermKeyRecord?
+    /// The legacy LTK the peer distributed: the key that encrypts when we are central.
     public var peerLTK: LongTermKeyRecord?
     public var peerIRK: Key128?
     /// The identity address the peer distributed; nil without one (its connection address is its identity).

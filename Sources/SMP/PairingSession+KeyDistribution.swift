@@ -9,15 +9,34 @@ extension PairingSession {
 
     /// The key for the central's LE Long Term Key Request during pairing (EDIV and Rand are zero).
     func keyForEncryption(random: UInt64, ediv: UInt16) -> (key: [UInt8], properties: EncryptionKeyProperties)? {
-        guard phase == .encryption, random == 0, ediv == 0 else { return nil }
+        guard !isInitiator, phase == .encryption, random == 0, ediv == 0 else { return nil }
         return encryptionKey
     }
 
-    /// The link is encrypted with the pairing's key: we send our keys, then wait for the central's.
+    /// The link is encrypted with the pairing's key. The responder distributes first (3.6.1): as
+    /// responder we send our keys and wait for the initiator's; as initiator we wait for the
+    /// responder's and send ours after its last.
     mutating func encrypted() -> [PairingAction] {
         guard phase == .encryption else { return [] }
+        let peerKeys = isInitiator ? response.responderKeys : response.initiatorKeys
+        expectedKeys = []
+        if peerKeys.contains(.encryptionKey) && !secureConnections { expectedKeys += [.encryptionInformation, .centralIdentification] }
+        if peerKeys.contains(.identityKey) { expectedKeys += [.identityInformation, .identityAddressInformation] }
+        if peerKeys.contains(.signingKey) { expectedKeys.append(.signingInformation) }
+        phase = .keyDistribution
+        var actions = isInitiator ? [] : sendOurKeys()
+        actions += finishIfComplete()
+        let held = heldKeys
+        heldKeys = []
+        for command in held where phase != .done { actions += receive(command) }
+        return actions
+    }
+
+    /// Our keys as negotiated: a legacy LTK with EDIV/Rand, IRK and identity address, CSRK.
+    mutating func sendOurKeys() -> [PairingAction] {
+        ourKeysSent = true
         var actions: [PairingAction] = []
-        let keys = response.responderKeys
+        let keys = isInitiator ? response.initiatorKeys : response.responderKeys
         let attributes = result.properties
         if keys.contains(.encryptionKey) && !secureConnections {
             let ltk = Self.masked(context.randomBytes(16), to: keySize)
@@ -30,28 +49,18 @@ extension PairingSession {
             actions += [.send(.encryptionInformation(ltk: ltk)), .send(.centralIdentification(ediv: ediv, rand: rand))]
         }
         if keys.contains(.identityKey) {
-            // The identity address is the one we advertise and connect with, so the central finds
-            // its bond when we next advertise (a random static or public address, never private).
+            // The identity address is the one we advertise and connect with, so the peer finds
+            // its bond when we next meet (a random static or public address, never private).
+            let ours = isInitiator ? context.initiatorAddress : context.responderAddress
             actions += [.send(.identityInformation(irk: context.identity.irk.bytes)),
-                        .send(.identityAddressInformation(context.responderAddress.bondIdentity))]
+                        .send(.identityAddressInformation(ours.bondIdentity))]
         }
         if keys.contains(.signingKey) {
             result.localCSRK = context.identity.csrk
             actions.append(.send(.signingInformation(csrk: context.identity.csrk.bytes)))
         }
-        let initiatorKeys = response.initiatorKeys
-        expectedKeys = []
-        if initiatorKeys.contains(.encryptionKey) && !secureConnections { expectedKeys += [.encryptionInformation, .centralIdentification] }
-        if initiatorKeys.contains(.identityKey) { expectedKeys += [.identityInformation, .identityAddressInformation] }
-        if initiatorKeys.contains(.signingKey) { expectedKeys.append(.signingInformation) }
-        phase = .keyDistribution
-        actions += finishIfComplete()
-        let held = heldKeys
-        heldKeys = []
-        for command in held where phase != .done { actions += receive(command) }
         return actions
     }
-
 
     mutating func receiveKey(_ command: SMPCommand) -> [PairingAction] {
         expectedKeys.removeFirst()
@@ -68,7 +77,7 @@ extension PairingSession {
         case let .identityAddressInformation(address):
             // An identity address must be public or random static (top two bits 11): anything else is refused.
             if address.type.isRandom && address.address.littleEndianBytes[5] & 0xC0 != 0xC0 {
-                return fail(.invalidParameters, "the central's identity address \(address.address) is not a static random address")
+                return fail(.invalidParameters, "\(peerName)'s identity address \(address.address) is not a static random address")
             }
             result.peerIdentity = address
         case let .signingInformation(csrk):
@@ -79,10 +88,12 @@ extension PairingSession {
         return finishIfComplete()
     }
 
+    /// Complete once the peer's keys are all in; the initiator sends its own only then.
     mutating func finishIfComplete() -> [PairingAction] {
         guard phase == .keyDistribution, expectedKeys.isEmpty else { return [] }
+        let actions = ourKeysSent ? [] : sendOurKeys()
         phase = .done
-        return [.completed(result)]
+        return actions + [.completed(result)]
     }
 
     /// An encryption attempt with the pairing's key failed (Encryption Change with an error).

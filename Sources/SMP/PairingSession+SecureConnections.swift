@@ -3,19 +3,63 @@ import Bonding
 import HCI
 import SecurityToolbox
 
-/// LE Secure Connections as responder: public keys, the three methods' commitments, DHKey checks (2.3.5.6).
+/// LE Secure Connections: public keys, the three methods' commitments, DHKey checks (2.3.5.6).
+/// The shared checks and derivations are here with the responder's order; the initiator's is in `+Initiator`.
 extension PairingSession {
     // MARK: LE Secure Connections (2.3.5.6)
 
-    mutating func publicKey(x: [UInt8], y: [UInt8]) -> [PairingAction] {
-        let pair = context.makeKeyPair()
+    /// DHKey from the peer's public key and our pair; nil when accepted, else the failure
+    /// (a key off the curve or our own key reflected).
+    mutating func acceptPeerPublicKey(x: [UInt8], y: [UInt8], pair: SecureConnectionsKeyPair) -> [PairingAction]? {
         do {
             dhKey = try pair.dhKey(peerX: x, peerY: y)
         } catch {
-            return fail(.invalidParameters, "the central's public key is refused: \(error)")
+            return fail(.invalidParameters, "\(peerName)'s public key is refused: \(error)")
         }
         keyPair = pair
         peerPublicKey = (x, y)
+        return nil
+    }
+
+    /// Our public key X and the peer's, in the initiator-first order f4, g2 and f6 take them.
+    var publicKeysAB: (a: [UInt8], b: [UInt8]) {
+        let ours = keyPair?.publicKeyX ?? []
+        return isInitiator ? (ours, peerPublicKey.x) : (peerPublicKey.x, ours)
+    }
+
+    /// MacKey and LTK from f5, and both DHKey check values Ea and Eb from f6 (2.3.5.6.5).
+    func dhKeyChecks() throws(SecurityToolboxError) -> (ltk: [UInt8], ea: [UInt8], eb: [UInt8]) {
+        let a = context.initiatorAddress, b = context.responderAddress
+        let r: [UInt8] = method == .justWorks || method == .numericComparison ? [UInt8](repeating: 0, count: 16) : passkeyBits
+        // The octets as sent: a reserved AuthReq bit the initiator set is part of its check value.
+        let ioCapA = Array(preq[1...3])
+        let ioCapB = Array(pres[1...3])
+        let keys = try SecurityFunctions.f5(w: dhKey, n1: na, n2: nb, a1: a, a2: b)
+        let ea = try SecurityFunctions.f6(w: keys.macKey, n1: na, n2: nb, r: r, ioCap: ioCapA, a1: a, a2: b)
+        let eb = try SecurityFunctions.f6(w: keys.macKey, n1: nb, n2: na, r: r, ioCap: ioCapB, a1: b, a2: a)
+        return (keys.ltk, ea, eb)
+    }
+
+    /// The f5 LTK becomes the key that encrypts the link now and in later connections (ediv 0, rand 0).
+    mutating func adoptSecureConnectionsLTK(_ derived: [UInt8]) {
+        let ltk = Self.masked(derived, to: keySize)
+        encryptionKey = (ltk, result.properties)
+        if let key = Key128(ltk) {
+            result.ltk = LongTermKeyRecord(key: key, ediv: 0, rand: 0, keySize: keySize, authenticated: method.isAuthenticated,
+                                           secureConnections: true)
+        }
+        phase = .encryption
+    }
+
+    /// The numeric comparison, for the responder's nonce `nb` and the initiator's `na`.
+    func comparisonValue() throws(SecurityToolboxError) -> UInt32 {
+        let keys = publicKeysAB
+        return try SecurityFunctions.g2(u: keys.a, v: keys.b, x: na, y: nb)
+    }
+
+    mutating func publicKey(x: [UInt8], y: [UInt8]) -> [PairingAction] {
+        let pair = context.makeKeyPair()
+        if let refused = acceptPeerPublicKey(x: x, y: y, pair: pair) { return refused }
         var actions: [PairingAction] = [.send(.pairingPublicKey(x: pair.publicKeyX, y: pair.publicKeyY))]
         switch method {
         case .passkeyEntry:
@@ -40,8 +84,7 @@ extension PairingSession {
         var actions: [PairingAction] = [.send(.pairingRandom(nb))]
         if method == .numericComparison {
             do {
-                let number = try SecurityFunctions.g2(u: peerPublicKey.x, v: keyPair?.publicKeyX ?? [], x: na, y: nb)
-                actions.append(.askComparison(number))
+                actions.append(.askComparison(try comparisonValue()))
             } catch {
                 return fail(.unspecifiedReason, "g2 failed: \(error)")
             }
@@ -56,10 +99,10 @@ extension PairingSession {
         guard method == .numericComparison, comparisonConfirmed == nil, phase == .scDHKeyCheck else { return [] }
         guard matches else { return fail(.numericComparisonFailed, "the numbers were not confirmed as equal") }
         comparisonConfirmed = true
-        return dhKeyCheck()
+        return isInitiator ? sendInitiatorCheck() : dhKeyCheck()
     }
 
-    private var passkeyBits: [UInt8] {
+    var passkeyBits: [UInt8] {
         var value = [UInt8](repeating: 0, count: 16)
         let key = passkey ?? 0
         value[0] = UInt8(truncatingIfNeeded: key)
@@ -106,24 +149,11 @@ extension PairingSession {
     /// Checks Ea and answers Eb once both the central's check and our user's confirmation are in.
     mutating func dhKeyCheck() -> [PairingAction] {
         guard let ea = heldCheck, comparisonConfirmed == true else { return [] }
-        let a = context.initiatorAddress, b = context.responderAddress
-        let r: [UInt8] = method == .justWorks || method == .numericComparison ? [UInt8](repeating: 0, count: 16) : passkeyBits
-        // The octets as sent: a reserved AuthReq bit the central set is part of its check value.
-        let ioCapA = Array(preq[1...3])
-        let ioCapB = Array(pres[1...3])
         do {
-            let keys = try SecurityFunctions.f5(w: dhKey, n1: na, n2: nb, a1: a, a2: b)
-            let expected = try SecurityFunctions.f6(w: keys.macKey, n1: na, n2: nb, r: r, ioCap: ioCapA, a1: a, a2: b)
-            guard expected == ea else { return fail(.dhKeyCheckFailed, "the central's DHKey check value does not match") }
-            let eb = try SecurityFunctions.f6(w: keys.macKey, n1: nb, n2: na, r: r, ioCap: ioCapB, a1: b, a2: a)
-            let ltk = Self.masked(keys.ltk, to: keySize)
-            encryptionKey = (ltk, result.properties)
-            if let key = Key128(ltk) {
-                result.ltk = LongTermKeyRecord(key: key, ediv: 0, rand: 0, keySize: keySize, authenticated: method.isAuthenticated,
-                                               secureConnections: true)
-            }
-            phase = .encryption
-            return [.send(.pairingDHKeyCheck(eb))]
+            let checks = try dhKeyChecks()
+            guard checks.ea == ea else { return fail(.dhKeyCheckFailed, "the central's DHKey check value does not match") }
+            adoptSecureConnectionsLTK(checks.ltk)
+            return [.send(.pairingDHKeyCheck(checks.eb))]
         } catch {
             return fail(.unspecifiedReason, "key generation failed: \(error)")
         }

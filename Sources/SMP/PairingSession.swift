@@ -15,12 +15,18 @@ struct PairingContext: Sendable {
     var makeKeyPair: @Sendable () -> SecureConnectionsKeyPair = { SecureConnectionsKeyPair() }
 }
 
-/// One pairing as responder (peripheral role), from Pairing Request to the last distributed key
-/// (Core Vol 3 Part H 2.3, 2.4, 3.5, 3.6). A pure state machine: each input returns the actions
-/// to take, so it runs under the manager's lock and is tested byte for byte.
+/// One pairing, as responder (peripheral role) or initiator (central role), from Pairing Request to
+/// the last distributed key (Core Vol 3 Part H 2.3, 2.4, 3.5, 3.6). A pure state machine: each input
+/// returns the actions to take, so it runs under the manager's lock and is tested byte for byte.
+/// Both roles share method selection, confirm checks, key derivation and key distribution; only the
+/// order of the commands differs (the `+Initiator` extension).
 struct PairingSession {
     enum Phase: Equatable {
         case awaitingApproval
+        /// Initiator: our Pairing Request is out.
+        case awaitingResponse
+        /// Initiator, Just Works / Numeric Comparison: waiting for the responder's commitment Cb.
+        case scResponderConfirm
         case legacyConfirm
         case legacyRandom
         case scPublicKey
@@ -36,6 +42,7 @@ struct PairingSession {
     }
 
     let context: PairingContext
+    let isInitiator: Bool
     var phase: Phase = .awaitingApproval
     var request: PairingFeatures
     var response: PairingFeatures
@@ -53,6 +60,7 @@ struct PairingSession {
 
     // Legacy pairing.
     var tk = [UInt8](repeating: 0, count: 16)
+    var mrand: [UInt8] = []
     var srand: [UInt8] = []
 
     // LE Secure Connections.
@@ -63,16 +71,21 @@ struct PairingSession {
     var nb: [UInt8] = []
     var comparisonConfirmed: Bool?
     var heldCheck: [UInt8]?
+    /// Initiator: the responder's DHKey check we expect once our Ea is out.
+    var expectedCheck: [UInt8]?
+    var pendingLTK: [UInt8]?
 
     /// The key the central encrypts with next (STK or LTK) and what it is worth.
     var encryptionKey: (key: [UInt8], properties: EncryptionKeyProperties)?
 
     // Key distribution.
     var expectedKeys: [SMPOpcode] = []
+    var ourKeysSent = false
     var result: PairingResult
 
     init(request: PairingFeatures, pdu: [UInt8], context: PairingContext) {
         self.context = context
+        self.isInitiator = false
         self.request = request
         self.preq = pdu
         self.response = request
@@ -84,13 +97,6 @@ struct PairingSession {
     /// Checks the request against the policy; asks the agent when it could go on.
     mutating func start() -> [PairingAction] {
         let policy = context.policy
-        let peerSC = request.authentication.contains(.secureConnections)
-        if policy.secureConnectionsOnly && !peerSC {
-            return fail(.authenticationRequirements, "the central cannot do LE Secure Connections and legacy pairing is off")
-        }
-        if request.maxKeySize < policy.minimumKeySize {
-            return fail(.encryptionKeySize, "the central offers at most \(request.maxKeySize)-octet keys; at least \(policy.minimumKeySize) are required")
-        }
         let bonding = policy.bondable && request.authentication.contains(.bonding)
         // LE only: the link key (cross-transport derivation) is never distributed.
         let distribute: (KeyDistribution, KeyDistribution) -> KeyDistribution = { asked, offered in
@@ -101,18 +107,36 @@ struct PairingSession {
                                    maxKeySize: 16,
                                    initiatorKeys: distribute(request.initiatorKeys, policy.initiatorKeys),
                                    responderKeys: distribute(request.responderKeys, policy.responderKeys))
-        secureConnections = peerSC
-        if secureConnections && request.oobDataPresent {
-            return fail(.oobNotAvailable, "the central wants out-of-band pairing, which this device has no data for")
+        if let refusal = negotiate() { return refusal }
+        return [.askApproval(request)]
+    }
+
+    /// What both roles check once request and response are known: key size, SC only, OOB, the
+    /// method (tables 2.7/2.8) and the MITM requirement. Nil when the pairing may go on.
+    mutating func negotiate() -> [PairingAction]? {
+        let policy = context.policy
+        let peer = isInitiator ? response : request
+        secureConnections = request.authentication.contains(.secureConnections) && response.authentication.contains(.secureConnections)
+        if policy.secureConnectionsOnly && !secureConnections {
+            return fail(.authenticationRequirements, "\(peerName) cannot do LE Secure Connections and legacy pairing is off")
+        }
+        keySize = min(request.maxKeySize, response.maxKeySize)
+        if keySize < policy.minimumKeySize {
+            return fail(.encryptionKeySize, "\(peerName) offers at most \(peer.maxKeySize)-octet keys; at least \(policy.minimumKeySize) are required")
+        }
+        if secureConnections && peer.oobDataPresent {
+            return fail(.oobNotAvailable, "\(peerName) wants out-of-band pairing, which this device has no data for")
         }
         method = PairingMethod.select(initiator: request, responder: response, secureConnections: secureConnections)
         if policy.requireMITM && !method.isAuthenticated {
             return fail(.authenticationRequirements, "\(method) is not protected against a man in the middle and the policy requires it")
         }
-        keySize = min(request.maxKeySize, response.maxKeySize)
+        let bonding = request.authentication.contains(.bonding) && response.authentication.contains(.bonding)
         result = PairingResult(method: method, secureConnections: secureConnections, keySize: keySize, bonding: bonding)
-        return [.askApproval(request)]
+        return nil
     }
+
+    var peerName: String { isInitiator ? "the peripheral" : "the central" }
 
     /// The agent's answer to `askApproval`.
     mutating func approve(_ decision: PairingDecision) -> [PairingAction] {
@@ -128,8 +152,8 @@ struct PairingSession {
 
     /// Shows or asks for the passkey as the method says.
     mutating func startAuthentication() -> [PairingAction] {
-        guard case let .passkeyEntry(responderDisplays, _) = method else { return [] }
-        if responderDisplays {
+        guard case let .passkeyEntry(responderDisplays, initiatorDisplays) = method else { return [] }
+        if isInitiator ? initiatorDisplays : responderDisplays {
             let value: UInt32
             switch context.policy.passkey {
             case let .fixed(fixed): value = fixed % 1_000_000
@@ -159,6 +183,7 @@ struct PairingSession {
         awaitingPasskey = false
         guard let value, value < 1_000_000 else { return fail(.passkeyEntryFailed, "passkey entry was cancelled") }
         setPasskey(value)
+        if isInitiator { return commitAfterPasskey() }
         guard let held = heldConfirm else { return [] }
         heldConfirm = nil
         return receive(.pairingConfirm(held))
@@ -169,8 +194,30 @@ struct PairingSession {
     mutating func receive(_ command: SMPCommand) -> [PairingAction] {
         if case let .pairingFailed(reason) = command {
             phase = .done
-            return [.failed(reason, sent: false, detail: "the central ended pairing")]
+            return [.failed(reason, sent: false, detail: "\(peerName) ended pairing")]
         }
+        if isInitiator, let actions = initiatorReceive(command) { return actions }
+        if !isInitiator, let actions = responderReceive(command) { return actions }
+        switch (phase, command) {
+        case (.keyDistribution, _) where expectedKeys.first == command.opcode:
+            return receiveKey(command)
+        case (.encryption, _) where Self.keyOpcodes.contains(command.opcode):
+            // The peer may send its keys the moment the link is encrypted, before the
+            // Encryption Change reaches us here: they wait for it.
+            heldKeys.append(command)
+            return []
+        case (.done, _):
+            // After a pairing ended, nothing is answered (never Pairing Failed for Pairing Failed).
+            return []
+        case (_, .keypressNotification):
+            return []
+        default:
+            return fail(.unspecifiedReason, "unexpected \(command.opcode) while \(phase)")
+        }
+    }
+
+    /// The responder's half of the exchange; nil for what both roles handle alike.
+    mutating func responderReceive(_ command: SMPCommand) -> [PairingAction]? {
         switch (phase, command) {
         case (.legacyConfirm, let .pairingConfirm(value)):
             guard !awaitingPasskey else { heldConfirm = value; return [] }
@@ -189,20 +236,8 @@ struct PairingSession {
         case (.scDHKeyCheck, let .pairingDHKeyCheck(value)):
             heldCheck = value
             return dhKeyCheck()
-        case (.keyDistribution, _) where expectedKeys.first == command.opcode:
-            return receiveKey(command)
-        case (.encryption, _) where Self.keyOpcodes.contains(command.opcode):
-            // The central may send its keys the moment the link is encrypted, before the
-            // Encryption Change reaches us here: they wait for it.
-            heldKeys.append(command)
-            return []
-        case (.done, _):
-            // After a pairing ended, nothing is answered (never Pairing Failed for Pairing Failed).
-            return []
-        case (_, .keypressNotification):
-            return []
         default:
-            return fail(.unspecifiedReason, "unexpected \(command.opcode) while \(phase)")
+            return nil
         }
     }
 
@@ -224,6 +259,6 @@ struct PairingSession {
     }
 }
 
-private extension AuthenticationRequirements {
+extension AuthenticationRequirements {
     static let all: AuthenticationRequirements = [.bonding, .mitm, .secureConnections, .keypress, .ct2]
 }

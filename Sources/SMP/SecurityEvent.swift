@@ -13,4 +13,6 @@ public enum SecurityEvent: Sendable {
     /// Keys could not be stored: the pairing worked for this connection only.
     case bondNotStored(Link, BondStoreError)
     case bondRemoved(DeviceAddress)
+    /// Central role: the peripheral asks for security with these requirements (Vol 3 Part H 3.6.7).
+    case securityRequested(Link, AuthenticationRequirements)
 }

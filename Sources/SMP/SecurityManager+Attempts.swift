@@ -36,6 +36,7 @@ extension SecurityManager {
         recordFailure(of: link)
         logger.warning("\(link.id): pairing timed out (no SMP command for \(configuration.policy.timeout)); no more pairing on this connection")
         eventSink.yield(.pairingFailed(link, .unspecifiedReason, detail: "SMP timeout"))
+        resolvePairing(on: link, .failure(.timeout))
     }
 
     /// Only a failed authentication (a wrong passkey, a mismatch) makes the peer wait before the
@@ -57,7 +58,8 @@ extension SecurityManager {
         let timer = state.withLock { $0.sessions[link.id]?.serial == serial ? $0.sessions[link.id]?.timer : nil }
         timer?.cancel()
         if reason.isFailedAuthentication { recordFailure(of: link) }
-        logger.warning("\(link.id): pairing failed\(sent ? "" : " by the central"): \(reason): \(detail)")
+        logger.warning("\(link.id): pairing failed\(sent ? "" : " by the peer"): \(reason): \(detail)")
         eventSink.yield(.pairingFailed(link, reason, detail: detail))
+        resolvePairing(on: link, .failure(.pairingFailed(reason, detail: detail)))
     }
 }

@@ -14,11 +14,11 @@ extension SecurityManager {
             if let session = state.sessions[link.id]?.session, let key = session.keyForEncryption(random: random, ediv: ediv) {
                 return key
             }
-            guard let bond = state.bonds[link.identity.bondIdentity], bond.ltk.ediv == ediv, bond.ltk.rand == random else { return nil }
+            guard let ltk = state.bonds[link.identity.bondIdentity]?.ltk, ltk.ediv == ediv, ltk.rand == random else { return nil }
             state.bondKeyOffered.insert(link.id)
-            let properties = EncryptionKeyProperties(keySize: bond.ltk.keySize, authenticated: bond.ltk.authenticated,
-                                                     secureConnections: bond.ltk.secureConnections)
-            return (bond.ltk.key.bytes, properties)
+            let properties = EncryptionKeyProperties(keySize: ltk.keySize, authenticated: ltk.authenticated,
+                                                     secureConnections: ltk.secureConnections)
+            return (ltk.key.bytes, properties)
         }
     }
 
@@ -27,9 +27,13 @@ extension SecurityManager {
         state.withLock { state in
             if state.bondKeyOffered.remove(link.id) != nil, status == .success { state.proven.insert(link.id) }
         }
+        if encryptionFinished(on: link, status: status) { return }
         if status == .success {
             step(on: link, serial: state.withLock { $0.sessions[link.id]?.serial } ?? 0) { $0.encrypted() }
         } else {
+            // Said before the session's own failure, so `pair` reports the controller's status.
+            let pairing = state.withLock { state in state.sessions[link.id].map { !$0.session.isFinished && $0.session.isInitiator } } ?? false
+            if pairing { resolvePairing(on: link, .failure(.encryptionFailed(status))) }
             step(on: link, serial: state.withLock { $0.sessions[link.id]?.serial } ?? 0) { $0.encryptionFailed(status) }
         }
     }
@@ -46,8 +50,8 @@ extension SecurityManager {
         // one: its old bond goes in the same transaction that stores the new.
         let knownBefore = isProvenBonded(link) ? link.identity.bondIdentity : nil
         if let identity = result.peerIdentity { link.setIdentity(identity) }
-        guard result.bonding, let ltk = result.ltk else {
-            eventSink.yield(.paired(link, result, bonded: false))
+        guard result.bonding, result.ltk != nil || result.peerLTK != nil else {
+            finishPairing(on: link, result, bonded: false)
             return
         }
         // The identity the central distributed may name a bond this link never proved: the
@@ -56,11 +60,11 @@ extension SecurityManager {
            let existing = state.withLock({ $0.bonds[peer] }), Self.isWeaker(result.properties, than: existing) {
             logger.warning("\(link.id): the new key for \(peer) is weaker than its bond and weaker re-pairing is off; bond kept, this pairing not stored")
             eventSink.yield(.bondNotStored(link, .invalidArgument("weaker re-pairing of \(peer) refused")))
-            eventSink.yield(.paired(link, result, bonded: false))
+            finishPairing(on: link, result, bonded: false)
             return
         }
         let date = now()
-        let bond = Bond(identity: peer, ltk: ltk, peerLTK: result.peerLTK, peerIRK: result.peerIRK,
+        let bond = Bond(identity: peer, ltk: result.ltk, peerLTK: result.peerLTK, peerIRK: result.peerIRK,
                         peerCSRK: result.peerCSRK, peerSignCounter: nil, localCSRK: result.localCSRK, localSignCounter: 0,
                         createdAt: date, lastSeen: date)
         // A full store gives up its least recently used bond in the same transaction (when so configured).
@@ -79,14 +83,14 @@ extension SecurityManager {
             } catch {
                 self?.logger.error("\(link.id): bond with \(peer) not stored: \(error)")
                 self?.eventSink.yield(.bondNotStored(link, error))
-                self?.eventSink.yield(.paired(link, result, bonded: false))
+                self?.finishPairing(on: link, result, bonded: false)
             }
         }
     }
 
     static func isWeaker(_ new: EncryptionKeyProperties, than bond: Bond) -> Bool {
-        let old = EncryptionKeyProperties(keySize: bond.ltk.keySize, authenticated: bond.ltk.authenticated,
-                                          secureConnections: bond.ltk.secureConnections)
+        guard let key = bond.ltk ?? bond.peerLTK else { return false }
+        let old = EncryptionKeyProperties(keySize: key.keySize, authenticated: key.authenticated, secureConnections: key.secureConnections)
         return new.level < old.level || (new.level == old.level && new.keySize < old.keySize)
     }
 
@@ -108,7 +112,12 @@ extension SecurityManager {
         }
         link.setBonded(true)
         logger.info("\(link.id): bond with \(bond.identity) stored")
-        eventSink.yield(.paired(link, result, bonded: true))
+        finishPairing(on: link, result, bonded: true)
+    }
+
+    func finishPairing(on link: Link, _ result: PairingResult, bonded: Bool) {
+        eventSink.yield(.paired(link, result, bonded: bonded))
+        resolvePairing(on: link, .success(result))
     }
 
     /// Forgets a bond (its keys, GATT state and stored measurements); false when there was none.

@@ -6,9 +6,11 @@ import Logging
 import SecurityToolbox
 import Synchronization
 
-/// The Security Manager of the peripheral role (Core Vol 3 Part H): pairs centrals, answers their
-/// encryption requests from the bonds, recognises bonded centrals behind private addresses, and
-/// keeps bonds in a `BondStore`.
+/// The Security Manager (Core Vol 3 Part H) of both roles, chosen per link by `link.role`: on
+/// peripheral links it pairs as responder and answers encryption requests from the bonds; on
+/// central links it pairs as initiator (`pair`), re-encrypts from the bonds (`encrypt`) and meets
+/// Security Requests. It recognises bonded peers behind private addresses and keeps the bonds of
+/// both roles in one `BondStore`.
 ///
 /// State per link is keyed by `LinkID` (never reused) and dropped when the link closes. Bonds are
 /// cached in memory, so an LTK request is answered without touching the disk; writes go through
@@ -16,6 +18,7 @@ import Synchronization
 ///
 /// Calling context: `receive`, `linkOpened`, `linkClosed`, `encryptionChanged` and `longTermKey` are
 /// synchronous, never block, and may be called from any thread (the host's inbound context in practice).
+/// `startEncryption` is called the same way; the caller reports the outcome through `encryptionChanged`.
 public final class SecurityManager: Sendable {
     public typealias Send = @Sendable (_ link: Link, _ pdu: [UInt8]) -> Void
 
@@ -44,6 +47,9 @@ public final class SecurityManager: Sendable {
         var openLinks: [LinkID: Link] = [:]
         var attempts: [DeviceAddress: Attempts] = [:]
         var nextSerial: UInt64 = 1
+        /// Central role: callers of `pair` and `encrypt`, until the outcome.
+        var pairWaiters: [LinkID: [PairWaiter]] = [:]
+        var encryptWaiters: [LinkID: EncryptionWaiter] = [:]
     }
 
     public let configuration: Configuration
@@ -59,6 +65,7 @@ public final class SecurityManager: Sendable {
     let randomBytes: @Sendable (Int) -> [UInt8]
     let makeKeyPair: @Sendable () -> SecureConnectionsKeyPair
     let now: @Sendable () -> Date
+    let startEncryption: StartEncryption?
     /// Small writes (sign counters, last-seen times) go to the store in the order they were made: a
     /// later write of an older sign counter would reopen a replay window after a restart.
     let storeWrites = OrderedStoreWork()
@@ -68,7 +75,7 @@ public final class SecurityManager: Sendable {
                 send: @escaping Send, logger: Logger = Logger(label: "blesensor.smp"),
                 randomBytes: @escaping @Sendable (Int) -> [UInt8] = SecureRandom.bytes,
                 makeKeyPair: @escaping @Sendable () -> SecureConnectionsKeyPair = { SecureConnectionsKeyPair() },
-                now: @escaping @Sendable () -> Date = { Date() }) {
+                now: @escaping @Sendable () -> Date = { Date() }, startEncryption: StartEncryption? = nil) {
         self.configuration = configuration
         self.store = store
         self.agent = agent
@@ -79,6 +86,7 @@ public final class SecurityManager: Sendable {
         self.randomBytes = randomBytes
         self.makeKeyPair = makeKeyPair
         self.now = now
+        self.startEncryption = startEncryption
         (events, eventSink) = AsyncStream.makeStream(of: SecurityEvent.self)
     }
 
@@ -134,7 +142,7 @@ public final class SecurityManager: Sendable {
             state.withLock { $0.bonds[bond.identity]?.lastSeen = seen }
             link.setIdentity(bond.identity)
             link.setBonded(true)
-            logger.info("\(link.id): bonded central \(bond.identity)\(link.peer == bond.identity ? "" : " behind \(link.peer)")")
+            logger.info("\(link.id): bonded \(link.role == .central ? "peripheral" : "central") \(bond.identity)\(link.peer == bond.identity ? "" : " behind \(link.peer)")")
             eventSink.yield(.bondedPeerConnected(link, identity: bond.identity))
             let store = store, logger = logger
             storeWrites.enqueue {
@@ -143,7 +151,7 @@ public final class SecurityManager: Sendable {
                 }
             }
         }
-        if configuration.sendSecurityRequest {
+        if configuration.sendSecurityRequest && link.role == .peripheral {
             transmit(.securityRequest(configuration.policy.authentication), on: link)
         }
     }
@@ -157,6 +165,8 @@ public final class SecurityManager: Sendable {
             return state.sessions.removeValue(forKey: link.id)
         }
         entry?.timer?.cancel()
+        resolvePairing(on: link, .failure(.linkClosed))
+        resolveEncryption(on: link, .linkClosed)
         if let entry, !entry.session.isFinished {
             eventSink.yield(.pairingFailed(link, .unspecifiedReason, detail: "the link closed during pairing"))
         }
@@ -177,12 +187,17 @@ public final class SecurityManager: Sendable {
             failSession(on: link, reason: error.failureReason, detail: error.description)
             return
         }
+        let central = link.role == .central
         switch command {
-        case let .pairingRequest(features):
+        case let .pairingRequest(features) where !central:
             pairingRequest(features, pdu: pdu, on: link)
-        case .pairingResponse, .securityRequest:
-            // Only an initiator receives these; as the peripheral we are the responder.
-            failSession(on: link, reason: .commandNotSupported, detail: "\(command.opcode) is for a central")
+        case let .securityRequest(requirements) where central:
+            securityRequested(requirements, on: link)
+        case .pairingRequest, .securityRequest:
+            // Each goes one way only: a Pairing Request to the responder, the others to the initiator.
+            failSession(on: link, reason: .commandNotSupported, detail: "\(command.opcode) is not for a \(link.role)")
+        case .pairingResponse where !central:
+            failSession(on: link, reason: .commandNotSupported, detail: "\(command.opcode) is not for a \(link.role)")
         case .pairingFailed, .keypressNotification:
             // Never answered: a Pairing Failed for a Pairing Failed would ping-pong.
             step(on: link, isPairingFailed: true) { $0.receive(command) }
@@ -255,6 +270,10 @@ public final class SecurityManager: Sendable {
             switch action {
             case let .send(command):
                 transmit(command, on: link)
+            case let .started(method):
+                eventSink.yield(.pairingStarted(link, method))
+            case let .startEncryption(key, properties):
+                startEncryption?(link, key, 0, 0, properties)
             case let .askApproval(request):
                 approve(request, on: link, serial: serial)
             case let .display(passkey):

@@ -16,6 +16,9 @@ extension SecurityManager {
         public var allowWeakerRepairing = true
         /// Send a Security Request as soon as a central connects (bonded centrals then re-encrypt at once).
         public var sendSecurityRequest = false
+        /// Central role: what the manager itself does when a peripheral sends a Security Request
+        /// (it is reported as `SecurityEvent.securityRequested` in every case).
+        public var respondToSecurityRequests = SecurityRequestResponse.encryptOrPair
 
         public init() {}
     }

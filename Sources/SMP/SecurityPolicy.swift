@@ -15,6 +15,8 @@ public struct SecurityPolicy: Sendable, Equatable {
     public var requireMITM = false
     /// Refuse legacy pairing.
     public var secureConnectionsOnly = false
+    /// Offer LE Secure Connections (off: legacy pairing only, as an old device would).
+    public var secureConnections = true
     /// The smallest encryption key size accepted, 7…16 octets (Vol 3 Part H 2.3.4).
     public var minimumKeySize = 16 {
         didSet { minimumKeySize = min(max(minimumKeySize, 7), 16) }
@@ -31,9 +33,9 @@ public struct SecurityPolicy: Sendable, Equatable {
 
     public init() {}
 
-    /// The AuthReq we put in Pairing Response and Security Request.
+    /// The AuthReq we put in Pairing Request, Pairing Response and Security Request.
     var authentication: AuthenticationRequirements {
-        var requirements: AuthenticationRequirements = [.secureConnections]
+        var requirements: AuthenticationRequirements = secureConnections || secureConnectionsOnly ? [.secureConnections] : []
         if bondable { requirements.insert(.bonding) }
         if requireMITM || ioCapability != .noInputNoOutput { requirements.insert(.mitm) }
         return requirements

@@ -12,11 +12,11 @@ enum BondRows {
         """
 
     static func insert(_ bond: Bond, into db: Database) throws -> Int64 {
-        let peer = bond.peerLTK
+        let ours = bond.ltk, peer = bond.peerLTK
         let values: [(any DatabaseValueConvertible)?] = [
             bond.identity.address.description, Int(bond.identity.type.rawValue),
-            Data(bond.ltk.key.bytes), Int(bond.ltk.ediv), Int64(bitPattern: bond.ltk.rand), bond.ltk.keySize,
-            bond.ltk.authenticated, bond.ltk.secureConnections,
+            ours.map { Data($0.key.bytes) }, ours.map { Int($0.ediv) }, ours.map { Int64(bitPattern: $0.rand) },
+            ours?.keySize, ours?.authenticated, ours?.secureConnections,
             peer.map { Data($0.key.bytes) }, peer.map { Int($0.ediv) }, peer.map { Int64(bitPattern: $0.rand) },
             peer?.keySize, peer?.authenticated, peer?.secureConnections,
             bond.peerIRK.map { Data($0.bytes) }, bond.peerCSRK.map { Data($0.bytes) }, bond.peerSignCounter.map { Int64($0) },
@@ -34,17 +34,8 @@ enum BondRows {
         guard let address = BluetoothAddress(addressText) else { throw reader.corrupt("address") }
         let type: UInt8 = try reader["address_type"]
         guard let addressType = AddressType(rawValue: type) else { throw reader.corrupt("address_type") }
-        let ltk = LongTermKeyRecord(
-            key: try reader.key("ltk"), ediv: try reader["ltk_ediv"], rand: UInt64(bitPattern: try reader["ltk_rand"]),
-            keySize: try reader["ltk_key_size"], authenticated: try reader["ltk_authenticated"],
-            secureConnections: try reader["ltk_secure_connections"])
-        var peerLTK: LongTermKeyRecord?
-        if let key = try reader.optionalKey("peer_ltk") {
-            peerLTK = LongTermKeyRecord(
-                key: key, ediv: try reader["peer_ltk_ediv"], rand: UInt64(bitPattern: try reader["peer_ltk_rand"]),
-                keySize: try reader["peer_ltk_key_size"], authenticated: try reader["peer_ltk_authenticated"],
-                secureConnections: try reader["peer_ltk_secure_connections"])
-        }
+        let ltk = try key(prefix: "ltk", reader)
+        let peerLTK = try key(prefix: "peer_ltk", reader)
         return Bond(
             identity: DeviceAddress(address, type: addressType), ltk: ltk, peerLTK: peerLTK,
             peerIRK: try reader.optionalKey("peer_irk"), peerCSRK: try reader.optionalKey("peer_csrk"),
@@ -52,6 +43,15 @@ enum BondRows {
             localSignCounter: try reader["local_sign_counter"],
             createdAt: Date(timeIntervalSinceReferenceDate: try reader["created_at"]),
             lastSeen: Date(timeIntervalSinceReferenceDate: try reader["last_seen"]))
+    }
+
+    /// One of the two key column groups (`ltk_…`, `peer_ltk_…`); nil when its key is NULL.
+    private static func key(prefix: String, _ reader: RowReader) throws(BondStoreError) -> LongTermKeyRecord? {
+        guard let key = try reader.optionalKey(prefix) else { return nil }
+        return LongTermKeyRecord(
+            key: key, ediv: try reader["\(prefix)_ediv"], rand: UInt64(bitPattern: try reader["\(prefix)_rand"]),
+            keySize: try reader["\(prefix)_key_size"], authenticated: try reader["\(prefix)_authenticated"],
+            secureConnections: try reader["\(prefix)_secure_connections"])
     }
 }
 

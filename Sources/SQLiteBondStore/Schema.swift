@@ -75,6 +75,55 @@ enum Schema {
                 CREATE INDEX measurement_by_peer ON measurement (bond_id, value_handle, sequence);
                 """)
         }
+        migrator.registerMigration("v2") { db in
+            // The central role: a legacy bond made as central may hold only the peripheral's key, so
+            // `ltk` becomes nullable (with its columns as one group, like `peer_ltk`) and a bond needs
+            // at least one of the two. SQLite cannot relax NOT NULL in place: the table is rebuilt
+            // (the documented 12-step procedure; GRDB defers foreign key checks during migrations),
+            // keeping every row and its id, so the tables that reference bond(id) stay valid.
+            try db.execute(sql: """
+                CREATE TABLE bond_v2 (
+                    id INTEGER PRIMARY KEY,
+                    address TEXT NOT NULL,
+                    address_type INTEGER NOT NULL CHECK (address_type IN (0, 1)),
+                    ltk BLOB CHECK (length(ltk) = 16),
+                    ltk_ediv INTEGER,
+                    ltk_rand INTEGER,
+                    ltk_key_size INTEGER CHECK (ltk_key_size BETWEEN 7 AND 16),
+                    ltk_authenticated BOOLEAN,
+                    ltk_secure_connections BOOLEAN,
+                    peer_ltk BLOB CHECK (length(peer_ltk) = 16),
+                    peer_ltk_ediv INTEGER,
+                    peer_ltk_rand INTEGER,
+                    peer_ltk_key_size INTEGER CHECK (peer_ltk_key_size BETWEEN 7 AND 16),
+                    peer_ltk_authenticated BOOLEAN,
+                    peer_ltk_secure_connections BOOLEAN,
+                    peer_irk BLOB CHECK (length(peer_irk) = 16),
+                    peer_csrk BLOB CHECK (length(peer_csrk) = 16),
+                    peer_sign_counter INTEGER,
+                    local_csrk BLOB CHECK (length(local_csrk) = 16),
+                    local_sign_counter INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    last_seen REAL NOT NULL,
+                    dropped_measurements INTEGER NOT NULL DEFAULT 0,
+                    UNIQUE (address, address_type),
+                    CHECK (ltk IS NOT NULL OR peer_ltk IS NOT NULL),
+                    CHECK ((ltk IS NULL) = (ltk_ediv IS NULL)
+                        AND (ltk IS NULL) = (ltk_rand IS NULL)
+                        AND (ltk IS NULL) = (ltk_key_size IS NULL)
+                        AND (ltk IS NULL) = (ltk_authenticated IS NULL)
+                        AND (ltk IS NULL) = (ltk_secure_connections IS NULL)),
+                    CHECK ((peer_ltk IS NULL) = (peer_ltk_ediv IS NULL)
+                        AND (peer_ltk IS NULL) = (peer_ltk_rand IS NULL)
+                        AND (peer_ltk IS NULL) = (peer_ltk_key_size IS NULL)
+                        AND (peer_ltk IS NULL) = (peer_ltk_authenticated IS NULL)
+                        AND (peer_ltk IS NULL) = (peer_ltk_secure_connections IS NULL))
+                );
+                INSERT INTO bond_v2 SELECT * FROM bond;
+                DROP TABLE bond;
+                ALTER TABLE bond_v2 RENAME TO bond;
+                """)
+        }
         return migrator
     }
 }

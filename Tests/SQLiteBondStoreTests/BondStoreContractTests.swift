@@ -32,7 +32,7 @@ import Testing
         let directory = TemporaryDirectory()
         let store = try kind.make(in: directory)
         try await store.saveBond(Sample.bond(1, rand: rand), gattState: .empty, replacing: nil)
-        #expect(try await store.bond(for: Sample.identity(1))?.ltk.rand == rand)
+        #expect(try await store.bond(for: Sample.identity(1))?.ltk?.rand == rand)
     }
 
     @Test(arguments: StoreKind.allCases) func controllerResolvedTypesFindTheBond(kind: StoreKind) async throws {
@@ -67,7 +67,7 @@ import Testing
         try await store.saveBond(Sample.bond(1), gattState: PeerGATTState(cccds: [0x10: 1]), replacing: nil)
         _ = try await store.enqueueMeasurement(valueHandle: 5, value: [1], takenAt: Sample.date(0), for: id, limit: 10)
         var again = Sample.bond(1)
-        again.ltk.key = Sample.key(0x77)
+        again.ltk?.key = Sample.key(0x77)
         try await store.saveBond(again, gattState: PeerGATTState(cccds: [0x20: 2]), replacing: id)
         #expect(try await store.bonds() == [again])
         #expect(try await store.gattState(for: id)?.cccds == [0x20: 2])
@@ -97,7 +97,7 @@ import Testing
         let store = try kind.make(in: directory)
         try await store.saveBond(Sample.bond(1), gattState: .empty, replacing: nil)
         var short = Sample.bond(2)
-        short.ltk.keySize = 6
+        short.ltk?.keySize = 6
         await #expect(throws: BondStoreError.self) { try await store.saveBond(short, gattState: .empty, replacing: Sample.identity(1)) }
         let badHash = PeerGATTState(databaseHash: [1, 2, 3])
         await #expect(throws: BondStoreError.self) {

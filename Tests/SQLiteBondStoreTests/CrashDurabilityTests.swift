@@ -91,7 +91,7 @@ struct WriterRun: Sendable {
                 let n = Int(found.localSignCounter)
                 #expect(n == expected || (n == inFlight && CrashPlan.slot(of: inFlight) == slot), "slot \(slot): \(n), expected \(expected)")
                 // One transaction: the bond row and its GATT state always come from the same write.
-                #expect(found.ltk.rand == UInt64(n) | 1 << 63)
+                #expect(found.ltk?.rand == UInt64(n) | 1 << 63)
                 #expect(gatt?.cccds == [0x10: UInt16(truncatingIfNeeded: n) | 1], "slot \(slot) GATT state torn from bond \(n)")
                 if n == inFlight && latestInSlot[slot] != n { committed.insert(n); latestInSlot[slot] = n; unreportedFound += 1 }
             }
