@@ -206,43 +206,6 @@ public final class SecurityManager: Sendable {
         }
     }
 
-    func pairingRequest(_ features: PairingFeatures, pdu: [UInt8], on link: Link) {
-        guard let identity = state.withLock({ $0.identity }) else {
-            transmit(.pairingFailed(.unspecifiedReason), on: link)
-            logger.error("\(link.id): pairing refused: the security manager has not started")
-            return
-        }
-        let peer = link.identity.bondIdentity
-        let blocked = state.withLock { state -> Bool in
-            guard let attempts = state.attempts[peer] else { return false }
-            return clock.now < attempts.blockedUntil
-        }
-        if blocked {
-            logger.warning("\(link.id): pairing refused: repeated attempts from \(peer); waiting")
-            transmit(.pairingFailed(.repeatedAttempts), on: link)
-            return
-        }
-        let context = PairingContext(initiatorAddress: link.peer, responderAddress: localAddress(link),
-                                     policy: configuration.policy, identity: identity, randomBytes: randomBytes,
-                                     makeKeyPair: makeKeyPair)
-        var session = PairingSession(request: features, pdu: pdu, context: context)
-        let actions = session.start()
-        let (serial, replaced) = state.withLock { state -> (UInt64, SessionEntry?) in
-            let serial = state.nextSerial
-            state.nextSerial += 1
-            let old = state.sessions.removeValue(forKey: link.id)
-            state.sessions[link.id] = SessionEntry(serial: serial, session: session, timer: nil)
-            return (serial, old)
-        }
-        replaced?.timer?.cancel()
-        if let replaced, !replaced.session.isFinished {
-            logger.info("\(link.id): a new Pairing Request restarts pairing")
-        }
-        logger.info("\(link.id): Pairing Request from \(link.peer): \(features.ioCapability), \(features.authentication), key size ≤\(features.maxKeySize)")
-        armTimer(on: link, serial: serial)
-        perform(actions, on: link, serial: serial)
-    }
-
     /// Runs one input on the link's session and carries out what it says.
     func step(on link: Link, serial expected: UInt64? = nil, isPairingFailed: Bool = false,
                       _ input: (inout PairingSession) -> [PairingAction]) {
@@ -298,42 +261,6 @@ public final class SecurityManager: Sendable {
             case let .completed(result):
                 completed(result, on: link, serial: serial)
             }
-        }
-    }
-
-    /// Policy checks that need the bonds, then the agent's say.
-    func approve(_ request: PairingFeatures, on link: Link, serial: UInt64) {
-        let session = state.withLock { $0.sessions[link.id]?.session }
-        guard let session else { return }
-        let peer = link.identity.bondIdentity
-        let (existing, count) = state.withLock { ($0.bonds[peer], $0.bonds.count) }
-        let weaker: Bool = {
-            guard let existing else { return false }
-            let new = EncryptionKeyProperties(keySize: session.keySize, authenticated: session.method.isAuthenticated,
-                                              secureConnections: session.secureConnections)
-            return Self.isWeaker(new, than: existing)
-        }()
-        if weaker {
-            guard configuration.allowWeakerRepairing else {
-                step(on: link, serial: serial) {
-                    $0.approve(.refuse(.authenticationRequirements, because: "\(peer) already has a stronger bond and weaker re-pairing is off"))
-                }
-                return
-            }
-            logger.warning("\(link.id): \(peer) re-pairs with \(session.method), weaker than its bond; allowed by policy")
-        }
-        if existing == nil, let maximum = configuration.maximumBonds, count >= maximum, configuration.bondLimitPolicy == .refuseNew,
-           session.response.authentication.contains(.bonding) {
-            step(on: link, serial: serial) {
-                $0.approve(.refuse(.unspecifiedReason, because: "the bond store is full (\(maximum)); remove a bond first"))
-            }
-            return
-        }
-        eventSink.yield(.pairingStarted(link, session.method))
-        let agent = agent
-        Task { [weak self] in
-            let decision = await agent.mayPair(link, request: request)
-            self?.step(on: link, serial: serial) { $0.approve(decision) }
         }
     }
 
