@@ -123,3 +123,15 @@ async def spawn_example(heart_rate_peripheral, request):
         await example.kill()
         print(f'--- example {" ".join(example.argv)} (exit {example.process.returncode})')
         print(example.log)
+
+
+@pytest.fixture
+async def peripheral(harness):
+    """A Bumble peripheral (harness/peripheral.py) advertising on the link as F0:F1:F2:F3:F4:F5,
+    for the host under test to reach through the harness controller."""
+    from harness.peripheral import Peripheral
+    p = Peripheral(harness.link)
+    await p.start()
+    yield p
+    # Our host must never break flow control towards the peripheral's controller either.
+    assert p.controller.violations == [], f'violations at the peripheral controller: {p.controller.violations}'
