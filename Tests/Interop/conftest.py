@@ -123,3 +123,31 @@ async def spawn_example(heart_rate_peripheral, request):
         await example.kill()
         print(f'--- example {" ".join(example.argv)} (exit {example.process.returncode})')
         print(example.log)
+
+
+@pytest.fixture
+async def peripheral(harness):
+    """A Bumble peripheral (harness/peripheral.py) advertising on the link as F0:F1:F2:F3:F4:F5,
+    for the host under test to reach through the harness controller."""
+    from harness.peripheral import Peripheral
+    p = Peripheral(harness.link)
+    await p.start()
+    yield p
+    # Our host must never break flow control towards the peripheral's controller either.
+    assert p.controller.violations == [], f'violations at the peripheral controller: {p.controller.violations}'
+
+
+@pytest.fixture
+async def central_cli(harness, tmp_path, request):
+    """`blesensor`'s central commands on the harness controller (the one the peripheral
+    fixture's device is reached through), bonds in a state directory of the test's own.
+    Skipped only while `blesensor scan --help` fails (the commands are not there yet)."""
+    from harness.central_cli import CentralCli, blesensor_path, central_commands_missing
+    missing = central_commands_missing()
+    if missing:
+        pytest.skip(f'blesensor central commands not available: {missing}')
+    cli = CentralCli(blesensor_path(), harness, tmp_path / 'cli-state')
+    yield cli
+    await cli.close()
+    for run in cli.runs:
+        print(f'--- {run.describe()}')
