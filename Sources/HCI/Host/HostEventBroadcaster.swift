@@ -9,7 +9,8 @@ import Synchronization
 /// Calling context: any thread.
 final class HostEventBroadcaster: Sendable {
     private struct State {
-        var sinks: [AsyncStream<HCIHostEvent>.Continuation] = []
+        var sinks: [Int: AsyncStream<HCIHostEvent>.Continuation] = [:]
+        var nextID = 0
         var finished = false
     }
 
@@ -20,17 +21,27 @@ final class HostEventBroadcaster: Sendable {
     /// A new stream receiving every event from now on.
     func makeStream() -> AsyncStream<HCIHostEvent> {
         let (stream, sink) = AsyncStream.makeStream(of: HCIHostEvent.self)
-        let finished = state.withLock { state -> Bool in
-            if !state.finished { state.sinks.append(sink) }
-            return state.finished
+        let id = state.withLock { state -> Int? in
+            guard !state.finished else { return nil }
+            state.nextID += 1
+            state.sinks[state.nextID] = sink
+            return state.nextID
         }
-        if finished { sink.finish() }
+        guard let id else {
+            sink.finish()
+            return stream
+        }
+        // A consumer that went away must not keep buffering events.
+        sink.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.sinks.removeValue(forKey: id) }
+        }
         return stream
     }
 
     func yield(_ event: HCIHostEvent) {
         state.withLock { state in
-            for sink in state.sinks { sink.yield(event) }
+            // Under the lock: yields from the reader thread and the host actor never interleave.
+            for sink in state.sinks.values { sink.yield(event) }
         }
     }
 
@@ -38,8 +49,8 @@ final class HostEventBroadcaster: Sendable {
     func finish() {
         let sinks = state.withLock { state -> [AsyncStream<HCIHostEvent>.Continuation] in
             state.finished = true
-            defer { state.sinks = [] }
-            return state.sinks
+            defer { state.sinks = [:] }
+            return Array(state.sinks.values)
         }
         sinks.forEach { $0.finish() }
     }
