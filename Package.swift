@@ -153,7 +153,7 @@ let package = Package(
         ]),
         .testTarget(name: "VirtualControllerTests", dependencies: ["BLECore", "HCI", "VirtualController"]),
         .testTarget(name: "L2CAPTests", dependencies: ["BLECore", "HCI", "L2CAP", "TestSupport"]),
-        .testTarget(name: "GAPTests", dependencies: ["BLECore", "HCI", "GAP", "VirtualController", "TestSupport"]),
+        .testTarget(name: "GAPTests", dependencies: ["BLECore", "HCI", "GAP", "L2CAP", "VirtualController", "TestSupport"]),
         .testTarget(name: "BLESensorDaemonTests", dependencies: [
             "BLECore", "HCI", "GAP", "ATT", "GATT", "SIGProfiles", "Peripheral", "VirtualController", "BLESensorDaemon", "TestSupport",
             "BridgeConfiguration", "Bonding", "SMP", "ControlSocket",

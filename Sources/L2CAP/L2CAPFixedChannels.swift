@@ -13,6 +13,10 @@ import Synchronization
 /// handlers run on that caller's context and must not block. Every method is thread-safe.
 public final class L2CAPFixedChannels: Sendable {
     public typealias ChannelHandler = @Sendable (_ link: Link, _ payload: [UInt8]) -> Void
+    /// Decides a peripheral's Connection Parameter Update Request on a link where we are the
+    /// central (the parameters are already within the spec's ranges); `true` accepts, and the
+    /// handler then applies them (HCI LE Connection Update). Runs on the inbound context: no blocking.
+    public typealias ConnectionParameterRequestHandler = @Sendable (_ link: Link, _ parameters: LEConnectionParameters) -> Bool
 
     struct PendingRequest {
         let continuation: CheckedContinuation<ConnectionParameterUpdateResult, Never>
@@ -27,6 +31,7 @@ public final class L2CAPFixedChannels: Sendable {
     struct State {
         var handlers: [UInt16: ChannelHandler] = [:]
         var signaling: [LinkID: Signaling] = [:]
+        var parameterRequestHandler: ConnectionParameterRequestHandler?
     }
 
     private let state = Mutex(State())
@@ -51,6 +56,24 @@ public final class L2CAPFixedChannels: Sendable {
     /// Installs the upper layer for a fixed channel (ATT on 0x0004, SMP on 0x0006).
     public func setHandler(for channelID: UInt16, _ handler: @escaping ChannelHandler) {
         state.withLock { $0.handlers[channelID] = handler }
+    }
+
+    /// Installs the central's decision on Connection Parameter Update Requests (normally
+    /// `GAPCentral.connectionParameterUpdateRequested`). Without one, every request is rejected.
+    public func setConnectionParameterRequestHandler(_ handler: @escaping ConnectionParameterRequestHandler) {
+        state.withLock { $0.parameterRequestHandler = handler }
+    }
+
+    /// Whether a Connection Parameter Update Request is within Vol 3 Part A 4.20: intervals 7.5 ms
+    /// … 4 s with min ≤ max, latency ≤ 499, timeout 100 ms … 32 s, and the timeout longer than
+    /// (1 + latency) × max interval × 2 (Vol 6 Part B 4.5.2), all in controller units.
+    public static func isValidUpdateRequest(_ parameters: LEConnectionParameters) -> Bool {
+        let intervals: ClosedRange<UInt16> = 6...3200
+        guard intervals.contains(parameters.intervalMin), intervals.contains(parameters.intervalMax),
+              parameters.intervalMin <= parameters.intervalMax, parameters.latency <= 499,
+              (10...3200).contains(parameters.supervisionTimeout) else { return false }
+        // Timeout (10 ms units) > (1 + latency) × interval (1.25 ms units) × 2  ⇔  4 × timeout > (1 + latency) × interval.
+        return 4 * Int(parameters.supervisionTimeout) > (1 + Int(parameters.latency)) * Int(parameters.intervalMax)
     }
 
     /// Sends a payload on a fixed channel of a link.
@@ -171,9 +194,16 @@ public final class L2CAPFixedChannels: Sendable {
             finish(identifier, on: link.id, with: .commandRejected(reason: reason))
         case let .otherResponse(code, identifier):
             logger.debug("\(link.id): signaling response 0x\(String(code, radix: 16)) (identifier \(identifier)) to no request of ours; dropped")
-        case let .connectionParameterUpdateRequest(identifier, _):
-            // Only a peripheral sends this request; as the peripheral we do not accept it.
-            reply(.commandReject(identifier: identifier, reason: L2CAPRejectReason.commandNotUnderstood.rawValue, data: []), on: link)
+        case let .connectionParameterUpdateRequest(identifier, parameters):
+            guard link.role == .central else {
+                // Only a peripheral sends this request (Vol 3 Part A 4.20); as the peripheral we reject it.
+                reply(.commandReject(identifier: identifier, reason: L2CAPRejectReason.commandNotUnderstood.rawValue, data: []), on: link)
+                return
+            }
+            let handler = state.withLock { $0.parameterRequestHandler }
+            let accepted = Self.isValidUpdateRequest(parameters) && (handler?(link, parameters) ?? false)
+            logger.info("\(link.id): connection parameter update request \(accepted ? "accepted" : "rejected"): interval \(parameters.intervalMin)…\(parameters.intervalMax) latency \(parameters.latency) timeout \(parameters.supervisionTimeout)")
+            reply(.connectionParameterUpdateResponse(identifier: identifier, accepted: accepted), on: link)
         case let .disconnectionRequest(identifier, destination, source):
             // No dynamic channel is ever open here, so the CID is invalid: reject naming both endpoints.
             var data = ByteWriter()

@@ -134,6 +134,10 @@ extension VirtualController: RadioScanner {
             commandComplete(.leSetScanEnable, [HCIStatus.success.rawValue])
             return
         }
+        guard configuration.scansWhileInitiating || pendingCreate == nil else {
+            commandComplete(.leSetScanEnable, [HCIStatus.commandDisallowed.rawValue])
+            return
+        }
         guard ownAddress(scanParameters.ownAddressType) != nil else {
             commandComplete(.leSetScanEnable, [HCIStatus.invalidParameters.rawValue])
             return

@@ -55,6 +55,7 @@ extension VirtualController: RadioInitiator {
 
     func createConnection(_ command: HCILECreateConnection) -> (HCIStatus, (() -> Void)?) {
         guard pendingCreate == nil else { return (.commandDisallowed, nil) }
+        guard configuration.scansWhileInitiating || !isScanning else { return (.commandDisallowed, nil) }
         guard Self.isValid(command.parameters), command.scanWindow <= command.scanInterval,
               ownAddress(command.ownAddressType) != nil else { return (.invalidParameters, nil) }
         guard links.count + reservedHandles.count < configuration.maxConnections else { return (.connectionLimitExceeded, nil) }

@@ -169,6 +169,9 @@ public final class VirtualController: HCITransport, @unchecked Sendable {
     /// Whether the controller is advertising right now (what the radio does, not what the host believes).
     public var isAdvertisingOnRadio: Bool { radio.queue.sync { isAdvertising } }
 
+    /// Whether the controller is scanning right now.
+    public var isScanningOnRadio: Bool { radio.queue.sync { isScanning } }
+
     /// Sends a Hardware Error event (subject to the event mask, like a real one).
     public func injectHardwareError(code: UInt8) {
         radio.queue.sync { sendEvent(.hardwareError(code: code)) }

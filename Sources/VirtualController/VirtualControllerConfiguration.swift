@@ -38,6 +38,9 @@ extension VirtualController {
         public var txPower: Int8
         /// RSSI reported for every advertisement this controller receives.
         public var rssi: Int8
+        /// Whether scanning and initiating may run at once. Some controllers refuse one while the
+        /// other runs (Command Disallowed), which hosts must handle.
+        public var scansWhileInitiating = true
 
         public init(address: BluetoothAddress, hciVersion: UInt8 = 0x0B, hciRevision: UInt16 = 0x0001,
                     lmpVersion: UInt8 = 0x0B, lmpSubversion: UInt16 = 0x0001, manufacturer: UInt16 = 0x05F1,

@@ -12,8 +12,11 @@ public enum ADType {
     public static let shortenedLocalName: UInt8 = 0x08
     public static let completeLocalName: UInt8 = 0x09
     public static let txPowerLevel: UInt8 = 0x0A
+    public static let solicitedList16: UInt8 = 0x14
+    public static let solicitedList128: UInt8 = 0x15
     public static let serviceData16: UInt8 = 0x16
     public static let appearance: UInt8 = 0x19
+    public static let solicitedList32: UInt8 = 0x1F
     public static let serviceData32: UInt8 = 0x20
     public static let serviceData128: UInt8 = 0x21
     public static let manufacturerSpecificData: UInt8 = 0xFF
@@ -49,17 +52,25 @@ public struct ADStructure: Sendable, Equatable, CustomStringConvertible {
     /// Splits advertising data into structures. Total: a length running past the end is an error;
     /// a zero length ends the significant part, as the spec says (padding follows).
     public static func parse(_ bytes: [UInt8]) throws(AdvertisingDataError) -> [ADStructure] {
+        let (structures, error) = parsePrefix(bytes)
+        if let error { throw error }
+        return structures
+    }
+
+    /// The well-formed structures before the first malformed one, and the error that stopped the
+    /// split (`nil` when all of `bytes` was well formed). Never traps.
+    public static func parsePrefix(_ bytes: [UInt8]) -> ([ADStructure], AdvertisingDataError?) {
         var structures: [ADStructure] = []
         var index = 0
         while index < bytes.count {
             let length = Int(bytes[index])
             if length == 0 { break }
             guard index + 1 + length <= bytes.count else {
-                throw .malformed(offset: index, reason: "structure length \(length) runs past the end of \(bytes.count) bytes")
+                return (structures, .malformed(offset: index, reason: "structure length \(length) runs past the end of \(bytes.count) bytes"))
             }
             structures.append(ADStructure(type: bytes[index + 1], data: Array(bytes[(index + 2)..<(index + 1 + length)])))
             index += 1 + length
         }
-        return structures
+        return (structures, nil)
     }
 }

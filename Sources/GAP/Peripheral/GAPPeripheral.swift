@@ -12,7 +12,8 @@ import Synchronization
 /// after every await. A connection that completes while an enable is in flight, a stop that races a
 /// resume, or a reset in the middle therefore always end with the controller doing what is wanted.
 ///
-/// Calling context: an actor; it is the single consumer of `HCIHost.events`.
+/// Calling context: an actor; it consumes `HCIHost.events` and acts only on links where we are the
+/// peripheral, so a `GAPCentral` on its own event stream can share the host.
 public actor GAPPeripheral {
     public struct Configuration: Sendable {
         public var addressPolicy: AddressPolicy
@@ -294,6 +295,8 @@ public actor GAPPeripheral {
             eventSink.yield(.disconnected(link, reason: reason))
             reconcileInBackground()
         case let .linkEvent(link, linkEvent):
+            // A central link's events belong to GAPCentral (it answers its own parameter requests).
+            guard link.role == .peripheral else { return }
             handleLinkEvent(link, linkEvent)
         case .controllerEvent:
             break
@@ -363,20 +366,8 @@ public actor GAPPeripheral {
     }
 
     private func startLinkProcedures(_ link: Link) {
-        let configuration = configuration
-        Task {
-            guard let info = await self.host.controllerInfo else { return }
-            let wantVersion = configuration.readRemoteVersion && info.supports(.readRemoteVersionInformation)
-            let wantLength = configuration.requestMaximumDataLength && info.supportsDataLengthExtension && info.supports(.leSetDataLength)
-            let length = self.host.configuration.suggestedDataLength
-            do {
-                if wantVersion { _ = try await self.host.send(HCIReadRemoteVersionInformation(handle: link.handle), for: link) }
-                if wantLength { _ = try await self.host.send(HCILESetDataLength(handle: link.handle, txOctets: length.octets, txTime: length.time), for: link) }
-            } catch {
-                // Optional procedures: a refusal (e.g. the link already dropped) is not an error for the user.
-                self.logger.debug("\(link.id) setup: \(error)")
-            }
-        }
+        LinkSetup.start(on: link, host: host, readRemoteVersion: configuration.readRemoteVersion,
+                        requestMaximumDataLength: configuration.requestMaximumDataLength, logger: logger)
     }
 }
 

@@ -44,10 +44,11 @@ public actor HCIHost {
     public nonisolated let transport: any HCITransport
     public nonisolated let acl: ACLFlowController
     public nonisolated let links: LinkTable
+    /// The stream made with the host (used by `GAPPeripheral`); other consumers call `makeEventStream()`.
     public nonisolated let events: AsyncStream<HCIHostEvent>
     public nonisolated let configuration: Configuration
 
-    private nonisolated let eventSink: AsyncStream<HCIHostEvent>.Continuation
+    private nonisolated let eventSink: HostEventBroadcaster
     private nonisolated let router: HCIInboundRouter
     private let logger: Logger
     private var phase = Phase.idle
@@ -63,7 +64,8 @@ public actor HCIHost {
         self.transport = transport
         self.configuration = configuration
         self.logger = logger
-        (events, eventSink) = AsyncStream.makeStream(of: HCIHostEvent.self)
+        eventSink = HostEventBroadcaster()
+        events = eventSink.makeStream()
         acl = ACLFlowController(maxQueuedPDUsPerLink: configuration.maxQueuedPDUsPerLink,
                                 transmitTimeout: configuration.aclTransmitTimeout, clock: configuration.clock,
                                 send: { [logger] packet in
@@ -82,6 +84,13 @@ public actor HCIHost {
         acl.setTransmitTimeoutHandler { [weak self] link in
             Task { await self?.transmitTimedOut(link) }
         }
+    }
+
+    /// A stream of every host event from the moment it is made, in controller order, for one more
+    /// consumer (the central role beside the peripheral role). It ends when the transport closes.
+    /// Make it before `start()` (or before the state it depends on) so that nothing is missed.
+    public nonisolated func makeEventStream() -> AsyncStream<HCIHostEvent> {
+        eventSink.makeStream()
     }
 
     // MARK: Life cycle

@@ -21,11 +21,11 @@ final class HCIInboundRouter: Sendable {
 
     let links: LinkTable
     let acl: ACLFlowController
-    private let events: AsyncStream<HCIHostEvent>.Continuation
+    private let events: HostEventBroadcaster
     private let hostInput = Mutex<AsyncStream<HostInput>.Continuation?>(nil)
     private let logger: Logger
 
-    init(links: LinkTable, acl: ACLFlowController, events: AsyncStream<HCIHostEvent>.Continuation, logger: Logger) {
+    init(links: LinkTable, acl: ACLFlowController, events: HostEventBroadcaster, logger: Logger) {
         self.links = links
         self.acl = acl
         self.events = events
