@@ -80,6 +80,11 @@ let package = Package(
             "BLECore", "HCI", "ATT", "GATT",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The ATT client role on one link: MTU exchange, discovery, reads, writes, subscriptions, Service Changed.
+        .target(name: "GATTClient", dependencies: [
+            "BLECore", "HCI", "ATT", "GATT",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "ProfileCommands", dependencies: [
             "BLECore", "SIGProfiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -166,6 +171,7 @@ let package = Package(
         .testTarget(name: "SecurityToolboxTests", dependencies: ["BLECore", "SecurityToolbox"]),
         .testTarget(name: "SMPTests", dependencies: ["BLECore", "HCI", "SecurityToolbox", "Bonding", "SMP", "TestSupport"]),
         .testTarget(name: "GATTServerTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer", "TestSupport"]),
+        .testTarget(name: "GATTClientTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer", "GATTClient"]),
         .testTarget(name: "PeripheralTests", dependencies: [
             "BLECore", "HCI", "L2CAP", "GAP", "ATT", "GATT", "GATTNotify", "Peripheral", "VirtualController", "TestSupport",
             "Bonding", "SMP", "SecurityToolbox",
