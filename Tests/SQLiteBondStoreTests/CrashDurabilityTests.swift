@@ -118,20 +118,25 @@ struct WriterRun: Sendable {
             Thread.detachNewThread {
                 var run = WriterRun()
                 var lines = LineReader(fd: output.fileHandleForReading.fileDescriptor)
+                // A bound on each wait, not a pace: a writer that stops printing fails the test instead
+                // of hanging it (and a stray copy of the pipe's write end in another child can't either).
                 if let killAfter {
                     var count = 0
-                    while count < killAfter + 1, let line = lines.next() {
+                    while count < killAfter + 1, let line = lines.next(waitingAtMost: 60_000) {
                         if let n = Self.committedNumber(line) { run.reported.append(n) }
                         count += 1  // "opened" counts as the 0th line
                     }
                 }
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
-                while let line = lines.next() {
+                // The writer is dead: all it printed is in the pipes now, so read what is there and no
+                // further; waiting for end of file would wait on any other process holding the write end.
+                for line in lines.remainingLines() {
                     if let n = Self.committedNumber(line) { run.reported.append(n) }
                 }
                 run.exitedByItself = process.terminationReason != .uncaughtSignal || process.terminationStatus != SIGKILL
-                run.stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                var errorLines = LineReader(fd: errors.fileHandleForReading.fileDescriptor)
+                run.stderr = errorLines.remainingLines().joined(separator: "\n")
                 continuation.resume(returning: run)
             }
         }
@@ -143,25 +148,49 @@ struct WriterRun: Sendable {
     }
 }
 
-/// Lines from a pipe, read with read(2): blocks until a line or end of file.
+/// Lines from a pipe, read with poll(2) and read(2).
 struct LineReader {
     let fd: Int32
     private var buffer: [UInt8] = []
 
     init(fd: Int32) { self.fd = fd }
 
-    mutating func next() -> String? {
+    /// The next line, waiting at most `milliseconds` for more data; nil at end of file or on timeout.
+    mutating func next(waitingAtMost milliseconds: Int32) -> String? {
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
-            }
-            var chunk = [UInt8](repeating: 0, count: 4096)
+            if let line = takeLine() { return line }
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0, readChunk() > 0 else { return nil }
+        }
+    }
+
+    /// Every complete line already in the pipe (and a last unterminated one), without waiting.
+    mutating func remainingLines() -> [String] {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        while readChunk() > 0 {}
+        var lines: [String] = []
+        while let line = takeLine() { lines.append(line) }
+        if !buffer.isEmpty { lines.append(String(decoding: buffer, as: UTF8.self)); buffer.removeAll() }
+        return lines
+    }
+
+    private mutating func takeLine() -> String? {
+        guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        let line = String(decoding: buffer[..<newline], as: UTF8.self)
+        buffer.removeSubrange(...newline)
+        return line
+    }
+
+    /// Bytes read, 0 at end of file or when nothing is there (non-blocking), -1 on error.
+    private mutating func readChunk() -> Int {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
             let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { return nil }
-            buffer.append(contentsOf: chunk[..<count])
+            if count > 0 { buffer.append(contentsOf: chunk[..<count]) }
+            return count < 0 && errno == EAGAIN ? 0 : count
         }
     }
 }
