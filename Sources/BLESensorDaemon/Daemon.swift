@@ -8,6 +8,7 @@ import Logging
 import Peripheral
 import SensorBridge
 import Sensors
+import SMP
 
 /// `blesensord`: brings the controller up, serves the configured sensors as SIG services through
 /// the peripheral API, advertises, answers the control socket, and shuts down cleanly.

@@ -5,16 +5,7 @@ import HCI
 import SMP
 
 /// The peripheral's state, as CoreBluetooth reports it.
-public enum PeripheralState: Sendable, Equatable {
-    case unknown
-    case poweredOn
-    /// The controller is being reset after a fault; connections are gone.
-    case resetting
-    case unsupported(String)
-    case unauthorized(String)
-    /// The controller went away.
-    case poweredOff
-}
+public typealias PeripheralState = RadioState
 
 /// An indication that was queued for a central and will never be confirmed.
 public struct AbandonedUpdate: Sendable, Equatable {
@@ -22,22 +13,6 @@ public struct AbandonedUpdate: Sendable, Equatable {
     public let value: [UInt8]
     /// It had been sent and was waiting for its confirmation.
     public let wasSent: Bool
-}
-
-/// Why the controller is gone for good (the state becomes `.poweredOff` and the events end).
-public enum ControllerLoss: Sendable, CustomStringConvertible {
-    /// The transport closed: the adapter was unplugged, the serial port failed, the TCP peer left.
-    case transportClosed(HCITransportError?)
-    /// It stopped answering and resets did not bring it back.
-    case resetsFailed(HCIHostError)
-
-    public var description: String {
-        switch self {
-        case let .transportClosed(error): return "controller link lost" + (error.map { ": \($0)" } ?? "")
-        case let .resetsFailed(.transport(error)): return "\(error); resets did not help"
-        case let .resetsFailed(error): return "controller unusable after repeated resets: \(error)"
-        }
-    }
 }
 
 /// Everything the application reacts to, in order.

@@ -135,13 +135,7 @@ public actor PeripheralManager {
         do {
             _ = try await host.start()
         } catch {
-            let failed: PeripheralState
-            switch error {
-            case let .transport(.permissionDenied(device, hint)): failed = .unauthorized("\(device): \(hint)")
-            case let .unsupportedController(reason): failed = .unsupported(reason)
-            default: failed = .poweredOff
-            }
-            setState(failed)
+            setState(RadioState(failedStart: error))
             throw .controller(error)
         }
         do { try await gap.start() } catch { throw .advertising(error) }
@@ -553,24 +547,5 @@ final class LocalAddressCell: Sendable {
     var value: DeviceAddress {
         get { address.withLock { $0 } }
         set { address.withLock { $0 = newValue } }
-    }
-}
-
-/// Tasks waiting for a link's ACL queue to drain (GATT responses that found it full).
-final class LinkRoomWaiters: Sendable {
-    private let waiters = Mutex<[LinkID: [CheckedContinuation<Void, Never>]]>([:])
-
-    /// Suspends until `resume(link)` is called, unless `hasRoom` is already true once registered.
-    func wait(for link: Link, hasRoom: @Sendable () -> Bool) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            waiters.withLock { $0[link.id, default: []].append(continuation) }
-            // Room may have come between the caller's failed send and registering here.
-            if hasRoom() { resume(link.id) }
-        }
-    }
-
-    func resume(_ link: LinkID) {
-        let woken = waiters.withLock { $0.removeValue(forKey: link) } ?? []
-        woken.forEach { $0.resume() }
     }
 }

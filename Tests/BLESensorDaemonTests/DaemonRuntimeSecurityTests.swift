@@ -7,6 +7,7 @@ import Logging
 import Peripheral
 import SensorBridge
 import Sensors
+import SMP
 import Testing
 import VirtualController
 @testable import BLESensorDaemon

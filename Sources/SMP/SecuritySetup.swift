@@ -1,7 +1,6 @@
 import Bonding
-import SMP
 
-/// What the peripheral pairs with: the policy, where bonds are kept, and who answers the user side.
+/// What a role (peripheral or central) pairs with: the policy, where bonds are kept, and who answers the user side.
 public struct SecuritySetup: Sendable {
     public var configuration: SecurityManager.Configuration
     public var store: any BondStore

@@ -1,0 +1,38 @@
+import HCI
+
+/// The state of a role's controller, as CoreBluetooth reports it (`CBManagerState`).
+public enum RadioState: Sendable, Equatable {
+    case unknown
+    case poweredOn
+    /// The controller is being reset after a fault; connections are gone.
+    case resetting
+    case unsupported(String)
+    case unauthorized(String)
+    /// The controller went away.
+    case poweredOff
+
+    /// The state a failed controller start-up leaves.
+    public init(failedStart error: HCIHostError) {
+        switch error {
+        case let .transport(.permissionDenied(device, hint)): self = .unauthorized("\(device): \(hint)")
+        case let .unsupportedController(reason): self = .unsupported(reason)
+        default: self = .poweredOff
+        }
+    }
+}
+
+/// Why the controller is gone for good (the state becomes `.poweredOff` and the events end).
+public enum ControllerLoss: Sendable, CustomStringConvertible {
+    /// The transport closed: the adapter was unplugged, the serial port failed, the TCP peer left.
+    case transportClosed(HCITransportError?)
+    /// It stopped answering and resets did not bring it back.
+    case resetsFailed(HCIHostError)
+
+    public var description: String {
+        switch self {
+        case let .transportClosed(error): return "controller link lost" + (error.map { ": \($0)" } ?? "")
+        case let .resetsFailed(.transport(error)): return "\(error); resets did not help"
+        case let .resetsFailed(error): return "controller unusable after repeated resets: \(error)"
+        }
+    }
+}

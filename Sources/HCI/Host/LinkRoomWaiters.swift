@@ -1,0 +1,22 @@
+import Synchronization
+
+/// Tasks waiting for a link's ACL queue to drain (ATT PDUs of a server or client that found it full).
+public final class LinkRoomWaiters: Sendable {
+    public init() {}
+
+    private let waiters = Mutex<[LinkID: [CheckedContinuation<Void, Never>]]>([:])
+
+    /// Suspends until `resume(link)` is called, unless `hasRoom` is already true once registered.
+    public func wait(for link: Link, hasRoom: @Sendable () -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            waiters.withLock { $0[link.id, default: []].append(continuation) }
+            // Room may have come between the caller's failed send and registering here.
+            if hasRoom() { resume(link.id) }
+        }
+    }
+
+    public func resume(_ link: LinkID) {
+        let woken = waiters.withLock { $0.removeValue(forKey: link) } ?? []
+        woken.forEach { $0.resume() }
+    }
+}
