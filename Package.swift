@@ -104,6 +104,12 @@ let package = Package(
             "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTNotify", "SMP", "Bonding",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The CoreBluetooth-shaped central facade: scanning, connecting, a GATT client and pairing per
+        // link, over the same host layers; SIGProfiles names and decodes values for its users.
+        .target(name: "Central", dependencies: [
+            "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTClient", "SMP", "Bonding", "SIGProfiles",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The daemon's configuration file (YAML, with the line of every value) and board profiles.
         .target(name: "BridgeConfiguration", dependencies: [
             "BLECore", "HCITransports", "Sensors",
@@ -123,7 +129,7 @@ let package = Package(
         ]),
         .target(name: "BLESensorDaemon", dependencies: [
             "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTNotify", "SIGProfiles", "HCITransports", "VirtualController",
-            "Peripheral", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "ServiceManager", "SMP", "Bonding", "SQLiteBondStore",
+            "Peripheral", "Central", "GATTClient", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "ServiceManager", "SMP", "Bonding", "SQLiteBondStore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "blesensord", dependencies: [
@@ -137,8 +143,10 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "blesensor", dependencies: [
-            "BLECore", "GAP", "ProfileCommands", "SensorCommands", "BridgeConfiguration", "ControlSocket", "ServiceManager",
+            "BLECore", "GAP", "HCI", "HCITransports", "GATTClient", "Central", "SMP", "Bonding", "SQLiteBondStore",
+            "ProfileCommands", "SensorCommands", "BridgeConfiguration", "ControlSocket", "ServiceManager",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // Release-build benchmark of the notification hot path; MallocCounter counts heap allocations
         // by defining malloc & co. in this executable only.
@@ -161,7 +169,7 @@ let package = Package(
         .testTarget(name: "GAPTests", dependencies: ["BLECore", "HCI", "GAP", "L2CAP", "VirtualController", "TestSupport"]),
         .testTarget(name: "BLESensorDaemonTests", dependencies: [
             "BLECore", "HCI", "GAP", "ATT", "GATT", "SIGProfiles", "Peripheral", "VirtualController", "BLESensorDaemon", "TestSupport",
-            "BridgeConfiguration", "Bonding", "SMP", "ControlSocket",
+            "BridgeConfiguration", "Bonding", "SMP", "ControlSocket", "Central", "GATTClient",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ATTTests", dependencies: ["BLECore", "ATT"]),
@@ -172,6 +180,9 @@ let package = Package(
         .testTarget(name: "SMPTests", dependencies: ["BLECore", "HCI", "SecurityToolbox", "Bonding", "SMP", "TestSupport"]),
         .testTarget(name: "GATTServerTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer", "TestSupport"]),
         .testTarget(name: "GATTClientTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer", "GATTClient"]),
+        .testTarget(name: "CentralTests", dependencies: [
+            "BLECore", "HCI", "GAP", "GATT", "GATTClient", "SMP", "Bonding", "Peripheral", "Central", "VirtualController", "TestSupport",
+        ]),
         .testTarget(name: "PeripheralTests", dependencies: [
             "BLECore", "HCI", "L2CAP", "GAP", "ATT", "GATT", "GATTNotify", "Peripheral", "VirtualController", "TestSupport",
             "Bonding", "SMP", "SecurityToolbox",

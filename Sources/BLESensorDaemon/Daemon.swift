@@ -108,8 +108,9 @@ public struct Daemon: Sendable {
 
             var demo: Task<Void, Never>? = nil
             if let radio = resolved.radio {
-                let central = DemoCentral(radio: radio, peripheralName: configuration.deviceName, logger: logger)
-                demo = Task { await central.run() }
+                var central = DemoCentral(radio: radio, peripheralName: configuration.deviceName, logger: logger)
+                central.pairing = DemoCentral.pairing(for: configuration.security)
+                demo = Task { [central] in await central.run() }
             }
             let loss = await serveEvents(manager: manager, runtime: runtime, forwarder: forwarder)
             demo?.cancel()

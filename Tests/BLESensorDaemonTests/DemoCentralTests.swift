@@ -1,7 +1,9 @@
 import BLECore
+import Bonding
 import GATT
 import Logging
 import Peripheral
+import SMP
 import Testing
 import TestSupport
 import VirtualController
@@ -16,17 +18,19 @@ struct DemoPeripheral {
     static let bodySensorLocation = CharacteristicID("heart-rate.body-sensor-location")
     static let temperature = CharacteristicID("thermometer.measurement")
     static let manufacturer = CharacteristicID("device-information.manufacturer")
-    static let unanswered = CharacteristicID("test.unanswered")
-
+    
     let radio = VirtualRadio(label: "demo-central-tests")
     let manager: PeripheralManager
     let events = Recorder<PeripheralEvent>()
 
-    /// `unansweredRead` adds a dynamic readable characteristic the application never answers.
-    init(unansweredRead: Bool = false) async throws {
+    static let secret = CharacteristicID("test.secret")
+
+    /// `secured` pairs centrals and adds a value readable only over an encrypted link.
+    init(secured: Bool = false) async throws {
         let controller = radio.makeController(configuration: .init(address: BluetoothAddress("00:1B:DC:00:00:0D")!))
         var configuration = PeripheralManager.Configuration(deviceName: Self.name)
         configuration.addressPolicy = .randomStatic(Self.address)
+        if secured { configuration.security = SecuritySetup(store: InMemoryBondStore()) }
         manager = PeripheralManager(transport: controller, configuration: configuration)
         try await manager.start()
         try await manager.add(GATTService(uuid: BluetoothUUID(0x180D), characteristics: [
@@ -41,10 +45,10 @@ struct DemoPeripheral {
             GATTCharacteristic(id: Self.manufacturer, uuid: BluetoothUUID(0x2A29), properties: [.read],
                                permissions: [.readable], value: .static(Array("blesensor".utf8))),
         ]))
-        if unansweredRead {
+        if secured {
             try await manager.add(GATTService(uuid: BluetoothUUID("0000FEE0-1234-5678-9ABC-DEF012345678")!, characteristics: [
-                GATTCharacteristic(id: Self.unanswered, uuid: BluetoothUUID("0000FEE1-1234-5678-9ABC-DEF012345678")!,
-                                   properties: [.read], permissions: [.readable]),
+                GATTCharacteristic(id: Self.secret, uuid: BluetoothUUID("0000FEE1-1234-5678-9ABC-DEF012345678")!,
+                                   properties: [.read], permissions: [.readable, .readEncryptionRequired], value: .static([0x5E, 0xC2])),
             ]))
         }
         try await manager.publish()
@@ -68,65 +72,11 @@ let heartRateValue: [UInt8] = [0x16, 72, 0x55, 0x03]
 let temperatureValue: [UInt8] = [0x00, 0x6E, 0x01, 0x00, 0xFF]
 
 @Suite(.timeLimit(.minutes(1))) struct DemoCentralTests {
-    @Test func gattClientDiscoversReadsAndReceivesNotificationsAndConfirmedIndications() async throws {
-        let peripheral = try await DemoPeripheral()
-        let central = peripheral.radio.makeCentral(address: DeviceAddress(BluetoothAddress("C0:DE:00:00:00:02")!, type: .randomDevice))
-        let link = try await central.connect(to: DeviceAddress(DemoPeripheral.address, type: .randomDevice))
-        let client = DemoGATTClient(link: link, clock: ManualClock())
-        #expect(try await client.exchangeMTU(247) == 247)
-        #expect(client.mtu == 247)
-
-        let services = try await client.discoverAll()
-        for uuid: UInt16 in [0x1800, 0x1801, 0x180D, 0x1809, 0x180A] {
-            #expect(services.contains { $0.uuid == BluetoothUUID(uuid) }, "service \(uuid) not discovered")
-        }
-        let characteristics = services.flatMap(\.characteristics)
-        let database = try #require(await peripheral.manager.database)
-        let measurement = try #require(characteristics.first { $0.uuid == BluetoothUUID(0x2A37) })
-        #expect(measurement.properties == [.notify])
-        #expect(measurement.valueHandle == database.valueHandle(for: DemoPeripheral.measurement))
-        #expect(measurement.clientConfigurationHandle == database.cccdHandle(for: DemoPeripheral.measurement))
-        let temperature = try #require(characteristics.first { $0.uuid == BluetoothUUID(0x2A1C) })
-        #expect(temperature.properties == [.indicate])
-        #expect(temperature.clientConfigurationHandle == database.cccdHandle(for: DemoPeripheral.temperature))
-        let location = try #require(characteristics.first { $0.uuid == BluetoothUUID(0x2A38) })
-        #expect(location.descriptors.isEmpty)
-        let manufacturer = try #require(characteristics.first { $0.uuid == BluetoothUUID(0x2A29) })
-
-        #expect(try await client.read(handle: location.valueHandle) == [0x01])
-        #expect(try await client.read(handle: manufacturer.valueHandle) == Array("blesensor".utf8))
-        await #expect(throws: DemoGATTError.notSubscribable(location.uuid, valueHandle: location.valueHandle)) {
-            try await client.subscribe(to: location)
-        }
-
-        var updates = client.updates.makeAsyncIterator()
-        #expect(try await client.subscribe(to: measurement) == .notifications)
-        await peripheral.waitForSubscription(to: DemoPeripheral.measurement)
-        #expect(peripheral.manager.updateValue(heartRateValue, for: DemoPeripheral.measurement))
-        #expect(await updates.next() == GATTValueUpdate(valueHandle: measurement.valueHandle, value: heartRateValue, kind: .notification))
-
-        #expect(try await client.subscribe(to: temperature) == .indications)
-        await peripheral.waitForSubscription(to: DemoPeripheral.temperature)
-        try await peripheral.manager.updateValueWaitingForRoom(temperatureValue, for: DemoPeripheral.temperature)
-        #expect(await updates.next() == GATTValueUpdate(valueHandle: temperature.valueHandle, value: temperatureValue, kind: .indication))
-        // Only one indication is outstanding at a time: the second arrives only once the first was confirmed.
-        try await peripheral.manager.updateValueWaitingForRoom([0x00, 0x6F, 0x01, 0x00, 0xFF], for: DemoPeripheral.temperature)
-        #expect(await updates.next()?.value == [0x00, 0x6F, 0x01, 0x00, 0xFF])
-        #expect(peripheral.indicationTimeouts == 0)
-
-        link.disconnect()
-        _ = await link.disconnected
-        #expect(await updates.next() == nil)
-        await #expect(throws: DemoGATTError.disconnected) { try await client.read(handle: location.valueHandle) }
-        await peripheral.manager.shutdown()
-    }
-
     @Test func demoCentralPrintsTheTreeReadingsAndLiveDecodedValues() async throws {
         let peripheral = try await DemoPeripheral()
         let lines = Recorder<String>()
         var demo = DemoCentral(radio: peripheral.radio, peripheralName: DemoPeripheral.name, logger: Logger(label: "demo-central-test"))
         demo.clock = ManualClock()
-        demo.scanWindow = .milliseconds(300)
         demo.report = { lines.append($0) }
         let running = Task { [demo] in await demo.run() }
 
@@ -165,7 +115,6 @@ let temperatureValue: [UInt8] = [0x00, 0x6E, 0x01, 0x00, 0xFF]
         let clock = ManualClock()
         var demo = DemoCentral(radio: peripheral.radio, peripheralName: DemoPeripheral.name, logger: Logger(label: "demo-central-test"))
         demo.clock = clock
-        demo.scanWindow = .milliseconds(300)
         demo.report = { lines.append($0) }
         let running = Task { [demo] in await demo.run() }
 
@@ -174,8 +123,10 @@ let temperatureValue: [UInt8] = [0x00, 0x6E, 0x01, 0x00, 0xFF]
         let central = try #require(connected.first)
         try await peripheral.manager.gap.disconnect(central.link)
         await lines.wait { $0.hasPrefix("demo central: link to ") && $0.contains(" down (") }
-        // The pause runs on the injected clock: nothing happens until it passes.
-        await clock.waitForTimers(atLeast: 1)
+        // The pause runs on the injected clock: nothing happens until it passes. Other timers of the
+        // central's stack share the clock, so wait until the pause is what comes next.
+        let resume = clock.now + demo.pause
+        while clock.nextDeadline != resume { await Task.yield() }
         clock.advance(by: demo.pause)
         await peripheral.events.wait(for: 2) { if case let .subscribed(_, id) = $0 { id == DemoPeripheral.temperature } else { false } }
         #expect(lines.count { $0.hasPrefix("demo central: connected to ") } == 2)
@@ -185,22 +136,22 @@ let temperatureValue: [UInt8] = [0x00, 0x6E, 0x01, 0x00, 0xFF]
         await peripheral.manager.shutdown()
     }
 
-    @Test func anUnansweredRequestTimesOutOnTheInjectedClockAndRetiresTheBearer() async throws {
-        let peripheral = try await DemoPeripheral(unansweredRead: true)
-        let central = peripheral.radio.makeCentral(address: DeviceAddress(BluetoothAddress("C0:DE:00:00:00:03")!, type: .randomDevice))
-        let link = try await central.connect(to: DeviceAddress(DemoPeripheral.address, type: .randomDevice))
-        let clock = ManualClock()
-        let client = DemoGATTClient(link: link, clock: clock)
-        let handle = try #require(await peripheral.manager.database?.valueHandle(for: DemoPeripheral.unanswered))
-        let reading = Task { () async throws(DemoGATTError) -> [UInt8] in try await client.read(handle: handle) }
-        await peripheral.events.wait { if case .readRequest = $0 { true } else { false } }
-        await #expect(throws: DemoGATTError.requestInProgress(.readRequest)) { try await client.read(handle: handle) }
-        clock.advance(by: DemoGATTClient.transactionTimeout)
-        await #expect(throws: DemoGATTError.timedOut(.readRequest, after: .seconds(30))) { try await reading.value }
-        // No further request may use a bearer whose transaction timed out (Vol 3 Part F 3.3.3).
-        await #expect(throws: DemoGATTError.timedOut(.readRequest, after: .seconds(30))) { try await client.exchangeMTU() }
-        link.disconnect()
-        _ = await link.disconnected
+    @Test func demoCentralPairsBeforeReadingWhenThePeripheralRequiresEncryption() async throws {
+        let peripheral = try await DemoPeripheral(secured: true)
+        let lines = Recorder<String>()
+        var demo = DemoCentral(radio: peripheral.radio, peripheralName: DemoPeripheral.name, logger: Logger(label: "demo-central-test"))
+        demo.clock = ManualClock()
+        demo.pairing = DemoCentral.Pairing(passkey: nil)
+        demo.report = { lines.append($0) }
+        let running = Task { [demo] in await demo.run() }
+
+        await peripheral.waitForSubscription(to: DemoPeripheral.temperature)
+        #expect(lines.all.contains { $0.hasPrefix("demo central: paired (") })
+        #expect(lines.all.contains("demo central: read 0000FEE1-1234-5678-9ABC-DEF012345678: 0x5ec2"))
+        #expect(peripheral.events.count { if case .paired = $0 { true } else { false } } == 1)
+
+        running.cancel()
+        await running.value
         await peripheral.manager.shutdown()
     }
 }

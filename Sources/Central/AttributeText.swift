@@ -2,8 +2,9 @@ import BLECore
 import GATT
 import SIGProfiles
 
-/// The demo central's wording: attribute names and one-line value texts, kept stable for grep.
-enum DemoCentralText {
+/// How the central's users see attributes: names and one-line value texts (the demo central's log
+/// and the `blesensor` central commands), kept stable for grep.
+public enum AttributeText {
     /// SIGProfiles names characteristics and descriptors only; services and the GAP/GATT core
     /// attributes every server has are named here.
     private static let names: [UInt16: String] = [
@@ -18,18 +19,18 @@ enum DemoCentralText {
     /// UTF-8 values the SIG decoder does not cover.
     private static let textUUIDs: Set<UInt16> = [0x2A00, 0x2901]
 
-    static func name(of uuid: BluetoothUUID) -> String? {
+    public static func name(of uuid: BluetoothUUID) -> String? {
         guard let short = uuid.uint16 else { return nil }
         return SIGAttribute(rawValue: short)?.name ?? names[short]
     }
 
     /// "2A37 Heart Rate Measurement", or the bare UUID when it has no name.
-    static func label(_ uuid: BluetoothUUID) -> String {
+    public static func label(_ uuid: BluetoothUUID) -> String {
         name(of: uuid).map { "\(uuid) \($0)" } ?? uuid.description
     }
 
     /// The value on one line: decoded fields "Label: text" joined by "; ", quoted text, or hex.
-    static func value(_ bytes: [UInt8], of uuid: BluetoothUUID, characteristic: BluetoothUUID? = nil) -> String {
+    public static func value(_ bytes: [UInt8], of uuid: BluetoothUUID, characteristic: BluetoothUUID? = nil) -> String {
         guard let short = uuid.uint16 else { return hex(bytes) }
         if textUUIDs.contains(short) {
             return String(validating: bytes, as: UTF8.self).map { "\"\($0)\"" } ?? "\(hex(bytes)) (not UTF-8)"
@@ -46,17 +47,29 @@ enum DemoCentralText {
         }
     }
 
-    static func properties(_ properties: CharacteristicProperties) -> String {
+    public static func properties(_ properties: CharacteristicProperties) -> String {
+        let text = propertyNames(properties).joined(separator: ", ")
+        return text.isEmpty ? "no properties" : text
+    }
+
+    /// "read", "write without response", … in the order of the property bits.
+    public static func propertyNames(_ properties: CharacteristicProperties) -> [String] {
         let named: [(CharacteristicProperties, String)] = [
             (.broadcast, "broadcast"), (.read, "read"), (.writeWithoutResponse, "write without response"),
             (.write, "write"), (.notify, "notify"), (.indicate, "indicate"),
             (.authenticatedSignedWrites, "signed write"), (.extendedProperties, "extended properties"),
         ]
-        let text = named.filter { properties.contains($0.0) }.map(\.1).joined(separator: ", ")
-        return text.isEmpty ? "no properties" : text
+        return named.filter { properties.contains($0.0) }.map(\.1)
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    /// The decoded value when the UUID is one we decode (SIG characteristics and descriptors, UTF-8
+    /// names); nil otherwise, where only the bytes mean something.
+    public static func decodedValue(_ bytes: [UInt8], of uuid: BluetoothUUID, characteristic: BluetoothUUID? = nil) -> String? {
+        guard let short = uuid.uint16, textUUIDs.contains(short) || SIGAttribute(rawValue: short) != nil else { return nil }
+        return value(bytes, of: uuid, characteristic: characteristic)
+    }
+
+    public static func hex(_ bytes: [UInt8]) -> String {
         bytes.isEmpty ? "(empty)" : "0x" + bytes.hexString
     }
 }

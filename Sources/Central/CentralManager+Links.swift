@@ -1,0 +1,176 @@
+import ATT
+import BLECore
+import GAP
+import GATT
+import GATTClient
+import GATTServer
+import HCI
+import L2CAP
+import Logging
+import SMP
+
+// Per-link set-up and the events of the layers below.
+extension CentralManager {
+    /// ATT PDUs go to the link's client (responses, notifications, indications) or to our small
+    /// server (requests and commands the peripheral sends us); SMP to the Security Manager.
+    nonisolated func wireChannels() {
+        let peripherals = peripherals, server = localServer
+        channels.setHandler(for: L2CAPChannelID.attribute) { link, payload in
+            if GATTClient.isClientBound(payload) {
+                peripherals.withLock { $0[link.id] }?.gatt.receive(payload)
+            } else {
+                server?.receive(payload, on: link)
+            }
+        }
+        if let security {
+            channels.setHandler(for: L2CAPChannelID.securityManager) { link, payload in security.receive(payload, on: link) }
+        }
+    }
+
+    /// Run synchronously in the host's inbound order, so the first PDU of a new link finds its client.
+    nonisolated func linkChanged(_ change: LinkChange) {
+        switch change {
+        case let .opened(link):
+            guard link.role == .central else { return }
+            security?.linkOpened(link)
+            let gatt = GATTClient(link: link, configuration: .init(transactionTimeout: configuration.transactionTimeout,
+                                                                   clock: configuration.clock, rxMTU: configuration.mtu),
+                                  output: clientOutput(), logger: logger)
+            let peripheral = RemotePeripheral(link: link, gatt: gatt, gap: gap, security: security)
+            peripherals.withLock { $0[link.id] = peripheral }
+            localServer?.linkOpened(link)
+            let sink = eventSink
+            Task { [weak self] in
+                for await event in gatt.events { await self?.clientEvent(event, of: peripheral) }
+                _ = sink
+            }
+            eventSink.yield(.connected(peripheral))
+        case let .closed(link, reason):
+            security?.linkClosed(link)
+            guard let peripheral = peripherals.withLock({ $0.removeValue(forKey: link.id) }) else { return }
+            localServer?.linkClosed(link)
+            peripheral.gatt.linkClosed()
+            peripheral.closed(reason: reason)
+            roomWaiters.resume(link.id)
+            eventSink.yield(.disconnected(peripheral, reason: reason))
+        }
+    }
+
+    /// ATT PDUs to L2CAP, waiting for the link's ACL queue to drain when it is full. A write
+    /// without response goes only when nothing of the link waits for a controller credit, so such
+    /// writes are paced by the credits instead of filling the host queue.
+    nonisolated func clientOutput() -> GATTClientOutput {
+        let channels = channels, acl = host.acl, waiters = roomWaiters, logger = logger
+        return GATTClientOutput(send: { link, pdu in
+            do throws(ACLSendError) {
+                try channels.send(pdu, channel: L2CAPChannelID.attribute, on: link)
+                return .sent
+            } catch {
+                switch error {
+                case .queueFull: return .full
+                case .linkClosed, .notConfigured: return .closed
+                case .pduTooLong:
+                    logger.error("\(link.id): ATT PDU not sent: \(error)")
+                    return .closed
+                }
+            }
+        }, waitForRoom: { link in
+            await waiters.wait(for: link) { acl.queuedPDUs(on: link) < acl.maxQueuedPDUsPerLink || !link.isOpen }
+        }, hasRoomForCommand: { link in
+            acl.queuedPDUs(on: link) == 0
+        })
+    }
+
+    /// The GAP and GATT services every device serves; a central has nothing else to offer.
+    static func makeLocalServer(deviceName: String, mtu: Int, channels: L2CAPFixedChannels, logger: Logger) -> GATTServer? {
+        let database: AttributeDatabase
+        do {
+            database = try AttributeDatabaseBuilder(builtInServices: BuiltInServices(deviceName: deviceName)).build()
+        } catch {
+            logger.error("our GAP/GATT services could not be built (\(error)); peripherals' requests go unanswered")
+            return nil
+        }
+        var serverConfiguration = GATTServer.Configuration()
+        serverConfiguration.mtu = mtu
+        return GATTServer(database: database, configuration: serverConfiguration, delegate: BuiltInOnlyDelegate(), logger: logger,
+                          output: ATTOutput(send: { link, pdu in
+                              do throws(ACLSendError) {
+                                  try channels.send(pdu, channel: L2CAPChannelID.attribute, on: link)
+                                  return .sent
+                              } catch {
+                                  if case .queueFull = error { return .full }
+                                  return .closed
+                              }
+                          }, waitForRoom: { _ in }))
+    }
+
+    // MARK: Events from below
+
+    func handle(_ event: GAPCentralEvent) {
+        switch event {
+        case let .scanReport(report):
+            reportToFinders(report)
+            if isScanning, scanFilter.isEmpty || report.advertisesAny(of: scanFilter) { eventSink.yield(.discovered(report)) }
+        case let .scanningFailed(error):
+            logger.warning("scanning stopped: \(error)")
+        case let .encryptionChanged(link, status):
+            security?.encryptionChanged(on: link, status: status)
+            if let peripheral = peripherals.withLock({ $0[link.id] }) {
+                eventSink.yield(.securityChanged(peripheral, link.security))
+            }
+        case .controllerResetting:
+            setState(.resetting)
+        case .controllerRecovered:
+            setState(.poweredOn)
+        case let .controllerFailed(error):
+            eventSink.yield(.controllerLost(.resetsFailed(error)))
+            setState(.poweredOff)
+            eventSink.finish()
+        case let .transportClosed(error):
+            eventSink.yield(.controllerLost(.transportClosed(error)))
+            setState(.poweredOff)
+            eventSink.finish()
+        case .connected, .disconnected, .connectionUpdated, .dataLengthChanged, .remoteVersion:
+            // Links are followed synchronously through the link table (`linkChanged`).
+            break
+        }
+    }
+
+    func handle(_ event: SecurityEvent) {
+        switch event {
+        case let .paired(link, _, bonded):
+            if let peripheral = peripherals.withLock({ $0[link.id] }) { eventSink.yield(.paired(peripheral, bonded: bonded)) }
+        case let .pairingFailed(link, reason, _):
+            if let peripheral = peripherals.withLock({ $0[link.id] }) { eventSink.yield(.pairingFailed(peripheral, reason)) }
+        case let .securityRequested(link, _):
+            // The Security Manager answers by itself (re-encrypt or pair) unless told to ignore them.
+            if let peripheral = peripherals.withLock({ $0[link.id] }) { eventSink.yield(.securityRequested(peripheral)) }
+        default:
+            break
+        }
+    }
+
+    func clientEvent(_ event: GATTClientEvent, of peripheral: RemotePeripheral) {
+        switch event {
+        case let .servicesChanged(range):
+            eventSink.yield(.servicesChanged(peripheral, range))
+        case let .transactionTimedOut(opcode):
+            logger.error("\(peripheral.link.id): \(opcode) got no answer within the ATT transaction timeout; disconnecting")
+            Task { await peripheral.disconnect() }
+        case let .malformedPDU(reason):
+            logger.warning("\(peripheral.link.id): malformed ATT PDU from the peripheral: \(reason)")
+        case let .indicationDropped(handle):
+            logger.warning("\(peripheral.link.id): an indication of handle 0x\(String(handle, radix: 16)) was confirmed but dropped: the application is not reading updates")
+        }
+    }
+}
+
+/// The delegate of a server with only the built-in services: they are served by the server itself,
+/// so nothing reaches here but bookkeeping.
+final class BuiltInOnlyDelegate: GATTServerDelegate {
+    func read(_ request: GATTReadRequest) async -> Result<[UInt8], ATTErrorCode> { .failure(.readNotPermitted) }
+    func write(_ items: [GATTWriteItem], link: Link, kind: GATTWriteKind) async -> Result<Void, ATTErrorCode> { .failure(.writeNotPermitted) }
+    func subscriptionChanged(link: Link, characteristic: CharacteristicID, configuration: ClientConfiguration) {}
+    func indicationConfirmed(link: Link) -> UInt16? { nil }
+    func mtuChanged(link: Link, mtu: Int) {}
+}

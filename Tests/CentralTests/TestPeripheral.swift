@@ -1,0 +1,77 @@
+import BLECore
+import Bonding
+import GATT
+import Peripheral
+import SMP
+import TestSupport
+import VirtualController
+
+/// Our own peripheral on a virtual radio, as the central's peer: Heart Rate (notify), a Health
+/// Thermometer measurement (indicate), a 300-byte readable value, a writable value (with and
+/// without response) and, with security, a value readable only over an encrypted link.
+struct TestPeripheral {
+    static let name = "central-test-peer"
+    static let address = BluetoothAddress("C5:00:00:00:00:1E")!
+    static let measurement = CharacteristicID("heart-rate.measurement")
+    static let temperature = CharacteristicID("thermometer.measurement")
+    static let long = CharacteristicID("test.long")
+    static let writable = CharacteristicID("test.writable")
+    static let secret = CharacteristicID("test.secret")
+    static let customService = BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DCCA9E")!
+    static let longUUID = BluetoothUUID("6E400002-B5A3-F393-E0A9-E50E24DCCA9E")!
+    static let writableUUID = BluetoothUUID("6E400003-B5A3-F393-E0A9-E50E24DCCA9E")!
+    static let secretUUID = BluetoothUUID("6E400004-B5A3-F393-E0A9-E50E24DCCA9E")!
+    static let longValue = (0..<300).map { UInt8(truncatingIfNeeded: $0 * 7) }
+
+    let radio: VirtualRadio
+    let manager: PeripheralManager
+    let events = Recorder<PeripheralEvent>()
+    let bonds = InMemoryBondStore()
+
+    init(radio: VirtualRadio = VirtualRadio(label: "central-tests"), secured: Bool = false) async throws {
+        self.radio = radio
+        let controller = radio.makeController(configuration: .init(address: BluetoothAddress("00:1B:DC:00:00:1E")!))
+        var configuration = PeripheralManager.Configuration(deviceName: Self.name)
+        configuration.addressPolicy = .randomStatic(Self.address)
+        if secured { configuration.security = SecuritySetup(store: bonds) }
+        manager = PeripheralManager(transport: controller, configuration: configuration)
+        try await manager.start()
+        try await manager.add(GATTService(uuid: BluetoothUUID(0x180D), characteristics: [
+            GATTCharacteristic(id: Self.measurement, uuid: BluetoothUUID(0x2A37), properties: [.notify], permissions: []),
+        ]))
+        try await manager.add(GATTService(uuid: BluetoothUUID(0x1809), characteristics: [
+            GATTCharacteristic(id: Self.temperature, uuid: BluetoothUUID(0x2A1C), properties: [.indicate], permissions: []),
+        ]))
+        try await manager.add(GATTService(uuid: Self.customService, characteristics: [
+            GATTCharacteristic(id: Self.long, uuid: Self.longUUID, properties: [.read], permissions: [.readable], value: .static(Self.longValue)),
+            GATTCharacteristic(id: Self.writable, uuid: Self.writableUUID, properties: [.write, .writeWithoutResponse],
+                               permissions: [.writeable]),
+            GATTCharacteristic(id: Self.secret, uuid: Self.secretUUID, properties: [.read],
+                               permissions: [.readable, .readEncryptionRequired], value: .static([0x5E, 0xC2])),
+        ]))
+        try await manager.publish()
+        try await manager.startAdvertising(localName: Self.name, serviceUUIDs: [BluetoothUUID(0x180D), Self.customService])
+        let manager = manager, events = events
+        Task {
+            for await event in manager.events {
+                // Writes are accepted at once; the test reads what arrived from the events.
+                if case let .writeRequests(batch) = event { try? manager.respond(to: batch, with: .success(())) }
+                events.append(event)
+            }
+        }
+    }
+
+    func waitForSubscription(to id: CharacteristicID) async {
+        await events.wait { if case let .subscribed(_, subscribed) = $0 { subscribed == id } else { false } }
+    }
+
+    /// Values written to `writable`, in arrival order.
+    var writes: [[UInt8]] {
+        events.all.flatMap { event -> [[UInt8]] in
+            guard case let .writeRequests(batch) = event else { return [] }
+            return batch.requests.filter { $0.characteristic == Self.writable }.map(\.value)
+        }
+    }
+
+    var pairings: Int { events.count { if case .paired = $0 { true } else { false } } }
+}
