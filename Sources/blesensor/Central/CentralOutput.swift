@@ -1,0 +1,65 @@
+import BLECore
+import Central
+import Foundation
+import GAP
+
+/// Output of the central commands: JSON lines for programs, text for people; each line flushed at
+/// once so a reader sees it as it happens.
+enum CentralOutput {
+    /// 16-bit SIG UUIDs as 4 hex digits, 32-bit ones as 8, others in the canonical 36-character form.
+    static func uuid(_ uuid: BluetoothUUID) -> String {
+        if uuid.uint16 == nil, let value = uuid.uint32 {
+            let digits = String(value, radix: 16, uppercase: true)
+            return String(repeating: "0", count: 8 - digits.count) + digits
+        }
+        return uuid.description
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.hexString }
+
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// One JSON object on one line, keys sorted so lines compare as text.
+    static func json(_ object: [String: Any]) {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    static func addressType(_ address: DeviceAddress) -> String {
+        switch address.type {
+        case .publicDevice, .publicIdentity: return "public"
+        case .randomDevice, .randomIdentity: return "random"
+        }
+    }
+
+    /// A discovery as the `scan --json` contract spells it; absent values are left out.
+    static func discoveryObject(_ report: Discovery) -> [String: Any] {
+        let data = report.advertisement
+        var object: [String: Any] = [
+            "address": report.peer.address.description,
+            "addressType": addressType(report.peer),
+            "connectable": report.kind.isConnectable,
+            "scanResponse": report.isScanResponse || report.scanResponseData != nil,
+            "services": data.serviceUUIDs.map(uuid),
+            "serviceData": Dictionary(data.serviceData.map { (uuid($0.key), hex($0.value)) }, uniquingKeysWith: { first, _ in first }),
+            "manufacturerData": data.manufacturerData.map { ["company": Int($0.companyIdentifier), "data": hex($0.data)] as [String: Any] },
+        ]
+        if let rssi = report.rssi { object["rssi"] = Int(rssi) }
+        if let name = data.localName { object["name"] = name }
+        if let power = data.txPowerLevel { object["txPower"] = Int(power) }
+        if let appearance = data.appearance { object["appearance"] = Int(appearance) }
+        if let flags = data.flags { object["flags"] = Int(flags) }
+        return object
+    }
+
+    /// One row of the scan table: address, RSSI, name, services.
+    static func discoveryRow(_ report: Discovery) -> String {
+        let rssi = report.rssi.map { "\($0) dBm" } ?? "—"
+        let name = report.advertisement.localName ?? "(no name)"
+        let services = report.advertisement.serviceUUIDs.map { AttributeText.label($0) }.joined(separator: ", ")
+        return "\(report.peer.address) \(addressType(report.peer).padding(toLength: 6, withPad: " ", startingAt: 0)) "
+            + "\(rssi.padding(toLength: 8, withPad: " ", startingAt: 0)) \(name)" + (services.isEmpty ? "" : "  [\(services)]")
+    }
+}

@@ -1,0 +1,182 @@
+import ArgumentParser
+import Foundation
+import BLECore
+import Bonding
+import BridgeConfiguration
+import Central
+import ControlSocket
+import HCI
+import HCITransports
+import Logging
+import SMP
+import SQLiteBondStore
+import ServiceManager
+
+/// What the central commands share: the controller, the bond store, finding and connecting to the
+/// peripheral, securing the link, and turning every failure into one `error: …` line and exit 1.
+struct CentralSession {
+    let command: String
+    let transport: TransportOptions
+
+    /// Runs `body` with a started manager; shuts it down afterwards, whatever happens.
+    func withManager(security: SecuritySetup? = nil, deviceName: String = "blesensor",
+                     _ body: (CentralManager) async throws(CLIFailure) -> Void) async throws {
+        Self.bootstrapLogging(verbose: transport.verbose)
+        var logger = Logger(label: "blesensor.\(command)")
+        logger.logLevel = transport.verbose ? .debug : .error
+        do throws(CLIFailure) {
+            let specification = try Self.specification(transport.transport)
+            try Self.refuseIfTheDaemonOwns(specification)
+            let hciTransport: any HCITransport
+            do { hciTransport = try specification.makeTransport(logger: logger) } catch { throw CLIFailure("\(error)") }
+            var configuration = CentralManager.Configuration()
+            configuration.deviceName = deviceName
+            configuration.security = security
+            let manager = CentralManager(transport: hciTransport, configuration: configuration, logger: logger)
+            do {
+                try await manager.start()
+            } catch {
+                await manager.shutdown()
+                if case let .controller(.transport(.adapterBusy(device, _))) = error, Self.daemonAnswers() {
+                    throw CLIFailure(Self.daemonOwns(device))
+                }
+                throw CLIFailure("\(error)")
+            }
+            do throws(CLIFailure) {
+                try await body(manager)
+            } catch {
+                await manager.shutdown()
+                throw error
+            }
+            await manager.shutdown()
+        } catch {
+            CLIEnvironment.printError("error: \(error.message)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Finds the peripheral, connects, secures the link as asked and runs `body`; disconnects afterwards.
+    func withPeripheral(_ addressText: String, options: ConnectionOptions,
+                        _ body: (RemotePeripheral, CentralManager) async throws(CLIFailure) -> Void) async throws {
+        guard let address = BluetoothAddress(addressText) else {
+            CLIEnvironment.printError("error: '\(addressText)' is not a Bluetooth address (XX:XX:XX:XX:XX:XX)")
+            throw ExitCode(64)
+        }
+        let security = try options.needsSecurity ? securitySetup(options) : nil
+        try await withManager(security: security) { manager throws(CLIFailure) in
+            let timeout = Duration.milliseconds(Int64(options.connectTimeout * 1000))
+            let target: DeviceAddress
+            switch options.addressType {
+            case .public?: target = DeviceAddress(address, type: .publicDevice)
+            case .random?: target = DeviceAddress(address, type: .randomDevice)
+            case nil:
+                do { target = try await manager.find(address, timeout: timeout).peer } catch { throw CLIFailure("\(error)") }
+            }
+            status("connecting to \(target)")
+            let peripheral: RemotePeripheral
+            do { peripheral = try await manager.connect(to: target, timeout: timeout) } catch { throw CLIFailure("\(error)") }
+            do throws(CLIFailure) {
+                try await secure(peripheral, options)
+                do { _ = try await peripheral.exchangeMTU() } catch {
+                    // A peripheral that refuses the exchange still works at the default MTU of 23.
+                    status("MTU exchange failed (\(error)); going on with ATT_MTU \(peripheral.mtu)")
+                }
+                try await body(peripheral, manager)
+            } catch {
+                await peripheral.disconnect()
+                throw error
+            }
+            await peripheral.disconnect()
+        }
+    }
+
+    private func secure(_ peripheral: RemotePeripheral, _ options: ConnectionOptions) async throws(CLIFailure) {
+        if options.encrypt {
+            do {
+                let security = try await peripheral.encrypt()
+                status("re-encrypted with the stored bond (\(security))")
+            } catch { throw CLIFailure("\(error)") }
+        } else if options.pair {
+            do {
+                if peripheral.isBonded {
+                    let security = try await peripheral.encrypt()
+                    status("re-encrypted with the stored bond (\(security))")
+                } else {
+                    status("pairing")
+                    let result = try await peripheral.pair()
+                    status("paired (\(result.method), \(result.secureConnections ? "LE Secure Connections" : "legacy"), \(result.keySize)-octet key\(result.bonding ? ", bonded" : ""))")
+                }
+            } catch { throw CLIFailure("\(error)") }
+        }
+    }
+
+    private func securitySetup(_ options: ConnectionOptions) throws -> SecuritySetup {
+        let directory = options.stateDir
+            ?? PathSettings.defaults(environment: ProcessEnvironment.current, userID: ProcessEnvironment.userID).stateDirectory
+        let store: SQLiteBondStore
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            store = try SQLiteBondStore(path: directory + "/bonds.sqlite")
+        } catch {
+            CLIEnvironment.printError("error: cannot open the bond store in \(directory): \(error) (choose another with --state-dir)")
+            throw ExitCode(1)
+        }
+        var configuration = SecurityManager.Configuration()
+        configuration.policy.ioCapability = options.ioCapability.capability
+        configuration.policy.secureConnections = !options.legacy
+        configuration.policy.minimumKeySize = 7
+        return SecuritySetup(configuration: configuration, store: store,
+                             agent: TerminalPairingAgent(passkey: options.passkey, acceptComparison: options.yes))
+    }
+
+    func status(_ line: String) {
+        CLIEnvironment.printError("blesensor \(command): \(line)")
+    }
+
+    // MARK: The controller
+
+    private static func specification(_ text: String) throws(CLIFailure) -> TransportSpecification {
+        if text == "auto" {
+            guard ProcessEnvironment.fileExists("/sys/class/bluetooth/hci0") else {
+                throw CLIFailure("no Bluetooth adapter here (no /sys/class/bluetooth/hci0): give --transport hci:N, uart:/dev/ttyX or tcp:HOST:PORT")
+            }
+            return .hciUserChannel(index: 0)
+        }
+        let specification: TransportSpecification
+        do { specification = try TransportSpecification(parsing: text) } catch { throw CLIFailure("\(error)") }
+        if specification == .virtual {
+            throw CLIFailure("--transport virtual exists only inside blesensord's demo mode, which runs its own virtual central; give hci:N, uart:… or tcp:HOST:PORT")
+        }
+        return specification
+    }
+
+    /// A controller serves one host: when the daemon says it uses this one, say so before trying.
+    private static func refuseIfTheDaemonOwns(_ specification: TransportSpecification) throws(CLIFailure) {
+        guard let client = try? ControlClient.connect(path: CLIEnvironment.controlSocketPath(nil), replyTimeout: .seconds(2)) else { return }
+        defer { client.close() }
+        guard let status = try? client.status(), status.transport == specification.description else { return }
+        throw CLIFailure(daemonOwns(specification.description))
+    }
+
+    private static func daemonAnswers() -> Bool {
+        guard let client = try? ControlClient.connect(path: CLIEnvironment.controlSocketPath(nil), replyTimeout: .seconds(2)) else { return false }
+        client.close()
+        return true
+    }
+
+    private static func daemonOwns(_ device: String) -> String {
+        "\(device) is in use by blesensord (the daemon owns the adapter): pick another controller with --transport, or stop the daemon first (sudo systemctl stop blesensord)"
+    }
+
+    private static let loggingBootstrap: Void = {
+        LoggingSystem.bootstrap { label in JournalFriendlyLogHandler.standardError(label: label, environment: ProcessEnvironment.current) }
+    }()
+
+    static func bootstrapLogging(verbose: Bool) { _ = loggingBootstrap }
+}
+
+/// A failure of a central command, said on one line.
+struct CLIFailure: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,99 @@
+import ArgumentParser
+import BLECore
+import Central
+import Foundation
+import GAP
+
+/// `blesensor scan`: the devices around, as a live table on a terminal or JSON lines.
+struct ScanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "List the BLE devices heard advertising: address, RSSI, name, services.",
+        discussion: """
+            On a terminal the table is updated in place; otherwise (or with --json) a line is printed each \
+            time a device is first heard or its data changes.
+            """)
+
+    @OptionGroup var transport: TransportOptions
+
+    @Option(name: .customLong("service"), help: "Only devices advertising this service UUID (repeatable).")
+    var services: [String] = []
+
+    @Option(help: "Seconds to scan.")
+    var duration: Double = 10
+
+    @Flag(help: "Listen only: no scan requests, so no scan responses.")
+    var passive = false
+
+    @Flag(help: "Report every advertisement, not only new devices and changed data.")
+    var allowDuplicates = false
+
+    @Flag(help: "One JSON object per line.")
+    var json = false
+
+    func validate() throws {
+        guard duration > 0, duration <= 86_400 else { throw ValidationError("--duration must be 0 < S <= 86400") }
+        for text in services where BluetoothUUID(text) == nil {
+            throw ValidationError("--service \(text) is not a UUID (180D, or 6E400001-B5A3-F393-E0A9-E50E24DCCA9E)")
+        }
+    }
+
+    func run() async throws {
+        let filter = services.compactMap(BluetoothUUID.init)
+        let session = CentralSession(command: "scan", transport: transport)
+        let table = json || isatty(STDOUT_FILENO) != 1 ? nil : LiveTable()
+        try await session.withManager { manager throws(CLIFailure) in
+            let parameters = ScanParameters(active: !passive, filterDuplicates: !allowDuplicates)
+            do { try await manager.scanForPeripherals(withServices: filter, parameters: parameters) } catch {
+                throw CLIFailure("\(error)")
+            }
+            let duration = Duration.milliseconds(Int64(self.duration * 1000))
+            let lost: String? = await withTaskGroup(of: String?.self) { group in
+                group.addTask {
+                    for await event in manager.events {
+                        switch event {
+                        case let .discovered(report):
+                            if let table { table.update(report) } else if json {
+                                CentralOutput.json(CentralOutput.discoveryObject(report))
+                            } else {
+                                CentralOutput.line(CentralOutput.discoveryRow(report))
+                            }
+                        case let .controllerLost(loss):
+                            return "\(loss)"
+                        default:
+                            break
+                        }
+                    }
+                    return nil
+                }
+                group.addTask {
+                    try? await Task.sleep(for: duration)
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+            await manager.stopScan()
+            if let lost { throw CLIFailure(lost) }
+        }
+    }
+}
+
+/// The scan table on a terminal: one row per device, redrawn in place.
+final class LiveTable: @unchecked Sendable {
+    // Touched only by the one task that reads the events.
+    private var order: [BluetoothAddress] = []
+    private var rows: [BluetoothAddress: String] = [:]
+    private var drawnLines = 0
+
+    func update(_ report: Discovery) {
+        let address = report.peer.address
+        if rows[address] == nil { order.append(address) }
+        rows[address] = CentralOutput.discoveryRow(report)
+        var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)A" : ""
+        for address in order { text += "\u{1B}[2K" + (rows[address] ?? "") + "\n" }
+        drawnLines = order.count
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}
