@@ -54,3 +54,23 @@ async def test_cli_reads_and_subscribes_to_our_daemon(harness, cli_server, centr
         await cli.close()
         for run in cli.runs:
             print(f'--- {run.describe()}')
+
+
+async def test_a_central_command_on_the_daemons_controller_says_the_daemon_owns_it(harness, spawn_daemon, tmp_path):
+    missing = central_commands_missing()
+    if missing:
+        pytest.skip(f'blesensor central commands not available: {missing}')
+    daemon = await spawn_daemon(harness.port, 'blesensor-owner-test')
+    await daemon.wait_for_log('advertising enabled', timeout=10)
+    process = await asyncio.create_subprocess_exec(
+        blesensor_path(), 'read', 'F0:F1:F2:F3:F4:F5', '2A19', '--transport', f'tcp:127.0.0.1:{harness.port}',
+        '--socket', daemon.control_socket, '--state-dir', str(tmp_path / 'cli-state'),
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(process.communicate(), BOUND)
+    text = err.decode()
+    assert process.returncode == 1, text
+    assert 'in use by blesensord' in text and '--transport' in text and 'stop the daemon' in text, text
+    # The daemon kept its controller: nothing of the CLI reached it, and it still advertises.
+    assert daemon.process.returncode is None
+    assert harness.controller.advertising_enabled
+    assert daemon.count('controller ready:') == 1, daemon.log

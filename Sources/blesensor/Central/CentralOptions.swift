@@ -8,6 +8,9 @@ struct TransportOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Log the stack's work on stderr.")
     var verbose = false
+
+    @Option(help: "The daemon's control socket, asked which controller the daemon owns (default: /run/blesensor/control.sock, or this user's runtime directory).")
+    var socket: String?
 }
 
 /// How a command that connects finds the peripheral and secures the link.

@@ -26,7 +26,7 @@ struct CentralSession {
         logger.logLevel = transport.verbose ? .debug : .error
         do throws(CLIFailure) {
             let specification = try Self.specification(transport.transport)
-            try Self.refuseIfTheDaemonOwns(specification)
+            try Self.refuseIfTheDaemonOwns(specification, socket: transport.socket)
             let hciTransport: any HCITransport
             do { hciTransport = try specification.makeTransport(logger: logger) } catch { throw CLIFailure("\(error)") }
             var configuration = CentralManager.Configuration()
@@ -37,7 +37,7 @@ struct CentralSession {
                 try await manager.start()
             } catch {
                 await manager.shutdown()
-                if case let .controller(.transport(.adapterBusy(device, _))) = error, Self.daemonAnswers() {
+                if case let .controller(.transport(.adapterBusy(device, _))) = error, Self.daemonAnswers(socket: transport.socket) {
                     throw CLIFailure(Self.daemonOwns(device))
                 }
                 throw CLIFailure("\(error)")
@@ -151,15 +151,15 @@ struct CentralSession {
     }
 
     /// A controller serves one host: when the daemon says it uses this one, say so before trying.
-    private static func refuseIfTheDaemonOwns(_ specification: TransportSpecification) throws(CLIFailure) {
-        guard let client = try? ControlClient.connect(path: CLIEnvironment.controlSocketPath(nil), replyTimeout: .seconds(2)) else { return }
+    private static func refuseIfTheDaemonOwns(_ specification: TransportSpecification, socket: String?) throws(CLIFailure) {
+        guard let client = try? ControlClient.connect(path: CLIEnvironment.controlSocketPath(socket), replyTimeout: .seconds(2)) else { return }
         defer { client.close() }
         guard let status = try? client.status(), status.transport == specification.description else { return }
         throw CLIFailure(daemonOwns(specification.description))
     }
 
-    private static func daemonAnswers() -> Bool {
-        guard let client = try? ControlClient.connect(path: CLIEnvironment.controlSocketPath(nil), replyTimeout: .seconds(2)) else { return false }
+    private static func daemonAnswers(socket: String?) -> Bool {
+        guard let client = try? ControlClient.connect(path: CLIEnvironment.controlSocketPath(socket), replyTimeout: .seconds(2)) else { return false }
         client.close()
         return true
     }
