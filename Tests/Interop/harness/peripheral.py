@@ -191,9 +191,18 @@ class Peripheral:
         # As a real peripheral does (Core Vol 3, Part C, 10.3.1): without an LTK the answer
         # is Insufficient Authentication, not Insufficient Encryption (Bumble's permission
         # check would say 0x0F); an unauthenticated key is not enough where MITM is required.
-        if not connection.is_encrypted or (mitm and not connection.authenticated):
+        if not connection.is_encrypted or (mitm and not Peripheral._key_is_authenticated(connection)):
             raise att.ATT_Error(att.ErrorCode.INSUFFICIENT_AUTHENTICATION)
         return value
+
+    @staticmethod
+    def _key_is_authenticated(connection: Connection) -> bool:
+        # Bumble sets `connection.authenticated` after any pairing, Just Works included; what
+        # matters is whether the key in use came from an MITM-protected method (only keys paired on
+        # this connection are known here, so a re-encrypted link never reads the MITM value).
+        keys = getattr(connection, 'blesensor_keys', None)
+        ltk = getattr(keys, 'ltk', None) or getattr(keys, 'ltk_peripheral', None)
+        return bool(ltk is not None and ltk.authenticated)
 
     def _on_long_write(self, _connection: Connection, value: bytes) -> None:
         self.long_write_value = bytes(value)
@@ -273,6 +282,7 @@ class Peripheral:
 
         def on_pairing(keys) -> None:
             self.pairings.append((connection, keys))
+            connection.blesensor_keys = keys
             self._changed.set()
 
         def on_pairing_failure(reason: int) -> None:
