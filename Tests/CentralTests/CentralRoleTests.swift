@@ -201,6 +201,27 @@ let peerAddress = DeviceAddress(TestPeripheral.address, type: .randomDevice)
         await central.shutdown()
     }
 
+    @Test func anUnansweredRequestTimesOutAfter30VirtualSecondsRetiresTheBearerAndDropsTheLink() async throws {
+        let peripheral = try await TestPeripheral()
+        let clock = ManualClock()
+        let central = try await makeCentral(on: peripheral.radio, clock: clock)
+        let events = record(central)
+        let remote = try await central.connect(to: try await central.find(TestPeripheral.address, timeout: .seconds(5)).peer)
+        let unanswered = try #require(try await characteristic(TestPeripheral.unansweredUUID, on: remote))
+        let reading = Task { () async throws(GATTClientError) -> [UInt8] in try await remote.readValue(of: unanswered) }
+        await peripheral.events.wait { if case .readRequest = $0 { true } else { false } }
+        // The transaction timer is armed before the request is sent, so it exists once the peripheral
+        // has the request; the ACL watchdog that fires on the way finds nothing in flight.
+        clock.advance(by: .seconds(30))
+        await #expect(throws: GATTClientError.timeout) { try await reading.value }
+        // No further request may use a bearer whose transaction timed out (Vol 3 Part F 3.3.3).
+        await #expect(throws: GATTClientError.bearerClosed) { try await remote.discoverServices() }
+        await events.wait { if case .disconnected = $0 { true } else { false } }
+        #expect(!remote.isConnected)
+        await central.shutdown()
+        await peripheral.manager.shutdown()
+    }
+
     private func characteristic(_ uuid: BluetoothUUID, on remote: RemotePeripheral) async throws -> RemoteCharacteristic? {
         for service in try await remote.discoverServices() {
             if let found = try await remote.discoverCharacteristics([uuid], of: service).first { return found }

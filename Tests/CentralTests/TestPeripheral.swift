@@ -17,6 +17,9 @@ struct TestPeripheral {
     static let long = CharacteristicID("test.long")
     static let writable = CharacteristicID("test.writable")
     static let secret = CharacteristicID("test.secret")
+    /// Readable, but the application never answers (tests of the ATT transaction timeout).
+    static let unanswered = CharacteristicID("test.unanswered")
+    static let unansweredUUID = BluetoothUUID("6E400005-B5A3-F393-E0A9-E50E24DCCA9E")!
     static let customService = BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DCCA9E")!
     static let longUUID = BluetoothUUID("6E400002-B5A3-F393-E0A9-E50E24DCCA9E")!
     static let writableUUID = BluetoothUUID("6E400003-B5A3-F393-E0A9-E50E24DCCA9E")!
@@ -48,6 +51,7 @@ struct TestPeripheral {
                                permissions: [.writeable]),
             GATTCharacteristic(id: Self.secret, uuid: Self.secretUUID, properties: [.read],
                                permissions: [.readable, .readEncryptionRequired], value: .static([0x5E, 0xC2])),
+            GATTCharacteristic(id: Self.unanswered, uuid: Self.unansweredUUID, properties: [.read], permissions: [.readable]),
         ]))
         try await manager.publish()
         try await manager.startAdvertising(localName: Self.name, serviceUUIDs: [BluetoothUUID(0x180D), Self.customService])
