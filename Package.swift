@@ -179,7 +179,7 @@ let package = Package(
         .testTarget(name: "SecurityToolboxTests", dependencies: ["BLECore", "SecurityToolbox"]),
         .testTarget(name: "SMPTests", dependencies: ["BLECore", "HCI", "SecurityToolbox", "Bonding", "SMP", "TestSupport"]),
         .testTarget(name: "GATTServerTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer", "TestSupport"]),
-        .testTarget(name: "GATTClientTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer", "GATTClient"]),
+        .testTarget(name: "GATTClientTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer", "GATTClient", "TestSupport"]),
         .testTarget(name: "CentralTests", dependencies: [
             "BLECore", "HCI", "GAP", "GATT", "GATTClient", "SMP", "Bonding", "Peripheral", "Central", "VirtualController", "TestSupport",
         ]),

@@ -11,6 +11,9 @@ extension GATTClient {
         return try await body()
     }
 
+    /// Procedures waiting for the bearer (for tests and diagnostics).
+    var queuedProcedureCount: Int { state.withLock { $0.turnWaiters.count } }
+
     private func acquireTurn() async throws(GATTClientError) {
         let result = await withCheckedContinuation { (continuation: TurnWaiter) in
             let immediate = state.withLock { state -> Result<Void, GATTClientError>? in
