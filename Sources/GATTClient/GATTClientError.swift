@@ -29,7 +29,7 @@ public enum GATTClientError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case let .attError(code, handle, request):
-            return "\(request.name ?? request.description) on handle \(hex4(handle)) failed: \(code.name) — \(code.explanation)"
+            return "\(request.name ?? request.description) on handle \(hex4(handle)) failed: \(code.name) (0x\(code.rawValue < 0x10 ? "0" : "")\(String(code.rawValue, radix: 16, uppercase: true))) — \(code.explanation)"
         case .timeout:
             return "the server did not answer within the ATT transaction timeout; disconnect and reconnect to continue"
         case .disconnected:
