@@ -106,7 +106,7 @@ import Testing
 
     @Test func errorsReadAsInstructions() {
         let error = GATTClientError.attError(.insufficientAuthentication, handle: 0x002A, request: .readRequest)
-        #expect(error.description == "ATT_READ_REQ on handle 0x002A failed: Insufficient Authentication — the central must pair first (with MITM protection where the attribute asks for it)")
+        #expect(error.description == "ATT_READ_REQ on handle 0x002A failed: Insufficient Authentication (0x05) — the central must pair first (with MITM protection where the attribute asks for it)")
     }
 
     /// A barrier on the client's own queue: yields until `count` procedures wait for the bearer.
