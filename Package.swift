@@ -105,9 +105,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The CoreBluetooth-shaped central facade: scanning, connecting, a GATT client and pairing per
-        // link, over the same host layers; SIGProfiles names and decodes values for its users.
+        // link, over the same host layers; SIGProfiles names and decodes values for its users. It may
+        // run on a PeripheralManager's controller (scanning while advertising), hence Peripheral.
         .target(name: "Central", dependencies: [
-            "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTClient", "SMP", "Bonding", "SIGProfiles",
+            "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTClient", "SMP", "Bonding", "SIGProfiles", "Peripheral",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The daemon's configuration file (YAML, with the line of every value) and board profiles.

@@ -23,6 +23,8 @@ public enum CentralError: Error, Sendable, CustomStringConvertible {
     /// The characteristic or service is not in the peripheral's database.
     case attributeNotFound(BluetoothUUID)
     case disconnected(HCIStatus)
+    /// Another central role already runs on the peripheral manager's controller.
+    case controllerAlreadyShared
 
     public var description: String {
         switch self {
@@ -38,6 +40,7 @@ public enum CentralError: Error, Sendable, CustomStringConvertible {
         case let .gatt(error): return "\(error)"
         case let .attributeNotFound(uuid): return "the peripheral has no attribute \(uuid)"
         case let .disconnected(reason): return "the peripheral disconnected (\(reason))"
+        case .controllerAlreadyShared: return "a central role already runs on this peripheral's controller; use that one"
         }
     }
 }

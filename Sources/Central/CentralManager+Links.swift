@@ -15,23 +15,26 @@ extension CentralManager {
     /// server (requests and commands the peripheral sends us); SMP to the Security Manager.
     nonisolated func wireChannels() {
         let peripherals = peripherals, server = localServer
-        channels.setHandler(for: L2CAPChannelID.attribute) { link, payload in
+        // Our links only: on a shared controller the peripheral role serves its own.
+        channels.setHandler(for: L2CAPChannelID.attribute, role: .central) { link, payload in
             if GATTClient.isClientBound(payload) {
                 peripherals.withLock { $0[link.id] }?.gatt.receive(payload)
             } else {
                 server?.receive(payload, on: link)
             }
         }
-        if let security {
-            channels.setHandler(for: L2CAPChannelID.securityManager) { link, payload in security.receive(payload, on: link) }
+        // A shared Security Manager is the peripheral manager's, which routes SMP to it already.
+        if let security, ownsSecurity {
+            channels.setHandler(for: L2CAPChannelID.securityManager, role: .central) { link, payload in security.receive(payload, on: link) }
         }
     }
 
     /// Run synchronously in the host's inbound order, so the first PDU of a new link finds its client.
     nonisolated func linkChanged(_ change: LinkChange) {
+        guard link(of: change).role == .central else { return }
         switch change {
         case let .opened(link):
-            guard link.role == .central else { return }
+            guard !detached.value else { return }
             security?.linkOpened(link)
             let gatt = GATTClient(link: link, configuration: .init(transactionTimeout: configuration.transactionTimeout,
                                                                    clock: configuration.clock, rxMTU: configuration.mtu),
@@ -53,6 +56,12 @@ extension CentralManager {
             peripheral.closed(reason: reason)
             roomWaiters.resume(link.id)
             eventSink.yield(.disconnected(peripheral, reason: reason))
+        }
+    }
+
+    private nonisolated func link(of change: LinkChange) -> Link {
+        switch change {
+        case let .opened(link), let .closed(link, _): return link
         }
     }
 

@@ -7,13 +7,16 @@ import GATTServer
 import HCI
 import L2CAP
 import Logging
+import Peripheral
 import SMP
 import Synchronization
 
 /// The central role, shaped like CoreBluetooth's `CBCentralManager`: scan, connect, and per link a
 /// `RemotePeripheral` (CoreBluetooth's `CBPeripheral`) with a GATT client and pairing.
 ///
-/// The links are the same `Link` objects the peripheral role uses. Each central link also gets a
+/// It runs on a controller of its own (`init(transport:)`) or beside a `PeripheralManager` on
+/// its controller (`init(sharingControllerOf:)`): scanning while it advertises, central and
+/// peripheral links side by side. The links are the same `Link` objects the peripheral role uses. Each central link also gets a
 /// small GATT server with the GAP and GATT services (peripherals read our name, and may ask for
 /// MTU exchange), as phones have.
 ///
@@ -41,6 +44,8 @@ public actor CentralManager {
     public nonisolated let configuration: Configuration
     public nonisolated let host: HCIHost
     public nonisolated let gap: GAPCentral
+    /// The Security Manager of our links: our own, or the peripheral manager's when sharing its
+    /// controller (see `init(sharingControllerOf:configuration:logger:)`).
     public nonisolated let security: SecurityManager?
     nonisolated let channels: L2CAPFixedChannels
     nonisolated let peripherals = Locked<[LinkID: RemotePeripheral]>([:])
@@ -50,6 +55,16 @@ public actor CentralManager {
     nonisolated let logger: Logger
     /// Our address on links (c1, f5 and f6 take it): the controller's public address once started.
     nonisolated let localAddress: Locked<DeviceAddress>
+    /// The peripheral manager whose controller we run on, which owns it; nil with a controller of our own.
+    nonisolated let sharedWith: PeripheralManager?
+    /// Security events about our links: the Security Manager's own stream, or what the peripheral
+    /// manager passes on from the shared one.
+    nonisolated let securityEvents: AsyncStream<SecurityEvent>?
+    /// We built `security` (and start it); false when it is the peripheral manager's.
+    nonisolated let ownsSecurity: Bool
+    /// Set by `shutdown()` on a shared controller: the link observer, which cannot be removed,
+    /// leaves later links to a central role that joins after us.
+    nonisolated let detached = Locked(false)
     private var state = RadioState.unknown
     var scanFilter: [BluetoothUUID] = []
     private var tasks: [Task<Void, Never>] = []
@@ -65,25 +80,73 @@ public actor CentralManager {
                   configuration: configuration, logger: logger)
     }
 
+    /// The central role on the controller of `peripheral`, which keeps owning it: scanning while it
+    /// advertises, central links beside its peripheral links (one `Link` object each, like its own).
+    ///
+    /// - Life cycle: `peripheral.start()` brings the controller up, and must come first; our
+    ///   `start()` does not reset it again. Our `shutdown()` stops scanning, disconnects our links
+    ///   and leaves, without closing the transport; `peripheral.shutdown()` does that.
+    /// - Security: with a `SecuritySetup` on the peripheral, its Security Manager serves our links
+    ///   too (one identity, one bond cache), and `configuration.security` and
+    ///   `answersSecurityRequests` are not used: the peripheral's setup decides, including how
+    ///   Security Requests are answered. With a setup only here, our links get a Security Manager
+    ///   of their own and the peripheral's links keep refusing pairing. Give one store to one side only.
+    /// - Throws `.controllerAlreadyShared` when another central role runs on that controller.
+    public init(sharingControllerOf peripheral: PeripheralManager, configuration: Configuration = .init(),
+                logger: Logger = Logger(label: "blesensor.central")) throws(CentralError) {
+        let host = peripheral.host
+        let gap = GAPCentral(host: host, logger: logger)
+        let localAddress = Locked(DeviceAddress(.zero, type: .publicDevice))
+        let hooks = CentralRoleHooks(
+            startEncryption: Self.encryptionStarter(gap: gap, security: { peripheral.security }, logger: logger),
+            localAddress: { localAddress.value })
+        guard let shared = peripheral.shareController(with: hooks) else { throw .controllerAlreadyShared }
+        if let security = shared.security {
+            if configuration.security != nil {
+                logger.notice("the peripheral role's Security Manager serves the central links too; this central's security setup is not used")
+            }
+            self.init(host: host, gap: gap, channels: shared.channels, localAddress: localAddress, security: security,
+                      securityEvents: shared.securityEvents, ownsSecurity: false, sharedWith: peripheral,
+                      configuration: configuration, logger: logger)
+        } else {
+            let security = configuration.security.map {
+                Self.makeSecurityManager($0, configuration: configuration, channels: shared.channels, gap: gap,
+                                         localAddress: localAddress, logger: logger)
+            }
+            self.init(host: host, gap: gap, channels: shared.channels, localAddress: localAddress, security: security,
+                      securityEvents: security?.events, ownsSecurity: true, sharedWith: peripheral,
+                      configuration: configuration, logger: logger)
+        }
+    }
+
     init(host: HCIHost, configuration: Configuration, logger: Logger) {
+        let gap = GAPCentral(host: host, logger: logger)
+        let channels = L2CAPFixedChannels(acl: host.acl, clock: configuration.clock, logger: logger)
+        channels.attach(to: host.links)
+        let localAddress = Locked(DeviceAddress(.zero, type: .publicDevice))
+        let security = configuration.security.map {
+            Self.makeSecurityManager($0, configuration: configuration, channels: channels, gap: gap,
+                                     localAddress: localAddress, logger: logger)
+        }
+        self.init(host: host, gap: gap, channels: channels, localAddress: localAddress, security: security,
+                  securityEvents: security?.events, ownsSecurity: true, sharedWith: nil, configuration: configuration, logger: logger)
+    }
+
+    private init(host: HCIHost, gap: GAPCentral, channels: L2CAPFixedChannels, localAddress: Locked<DeviceAddress>,
+                 security: SecurityManager?, securityEvents: AsyncStream<SecurityEvent>?, ownsSecurity: Bool,
+                 sharedWith: PeripheralManager?, configuration: Configuration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
         self.host = host
-        (events, eventSink) = AsyncStream.makeStream(of: CentralEvent.self)
-        let gap = GAPCentral(host: host, logger: logger)
         self.gap = gap
-        let channels = L2CAPFixedChannels(acl: host.acl, clock: configuration.clock, logger: logger)
         self.channels = channels
-        channels.attach(to: host.links)
-        localServer = Self.makeLocalServer(deviceName: configuration.deviceName, mtu: configuration.mtu, channels: channels, logger: logger)
-        let localAddress = Locked(DeviceAddress(.zero, type: .publicDevice))
         self.localAddress = localAddress
-        if let setup = configuration.security {
-            security = Self.makeSecurityManager(setup, configuration: configuration, channels: channels, gap: gap,
-                                                localAddress: localAddress, logger: logger)
-        } else {
-            security = nil
-        }
+        self.security = security
+        self.securityEvents = securityEvents
+        self.ownsSecurity = ownsSecurity
+        self.sharedWith = sharedWith
+        (events, eventSink) = AsyncStream.makeStream(of: CentralEvent.self)
+        localServer = Self.makeLocalServer(deviceName: configuration.deviceName, mtu: configuration.mtu, channels: channels, logger: logger)
         wireChannels()
         // The central decides connection parameters; a peripheral's request is checked and applied.
         channels.setConnectionParameterRequestHandler { [gap] link, parameters in
@@ -103,6 +166,22 @@ public actor CentralManager {
         return .unspecifiedError
     }
 
+    /// Starts encryption on a central link through GAP; a failure to start is reported to the
+    /// Security Manager at once, as what waits on it must end: the controller never will start it.
+    static func encryptionStarter(gap: GAPCentral, security: @escaping @Sendable () -> SecurityManager?,
+                                  logger: Logger) -> SecurityManager.StartEncryption {
+        { link, key, random, ediv, properties in
+            Task {
+                do throws(GAPError) {
+                    try await gap.startEncryption(on: link, key: key, random: random, ediv: ediv, properties: properties)
+                } catch {
+                    logger.warning("\(link.id): starting encryption failed: \(error)")
+                    security()?.encryptionChanged(on: link, status: status(of: error))
+                }
+            }
+        }
+    }
+
     /// The Security Manager of central links: SMP on L2CAP, encryption started through GAP.
     private static func makeSecurityManager(_ setup: SecuritySetup, configuration: Configuration, channels: L2CAPFixedChannels,
                                             gap: GAPCentral, localAddress: Locked<DeviceAddress>, logger: Logger) -> SecurityManager {
@@ -120,40 +199,38 @@ public actor CentralManager {
                     logger.warning("\(link.id): SMP PDU not sent: \(error)")
                 }
             }, logger: logger,
-            startEncryption: { link, key, random, ediv, properties in
-                Task {
-                    do throws(GAPError) {
-                        try await gap.startEncryption(on: link, key: key, random: random, ediv: ediv, properties: properties)
-                    } catch {
-                        // What waits on the Security Manager must end: the controller never will start it.
-                        logger.warning("\(link.id): starting encryption failed: \(error)")
-                        built.value?.encryptionChanged(on: link, status: status(of: error))
-                    }
-                }
-            })
+            startEncryption: encryptionStarter(gap: gap, security: { built.value }, logger: logger))
         built.withLock { $0 = manager }
         return manager
     }
 
     // MARK: Life cycle
 
-    /// Brings the controller up; the state becomes `.poweredOn` (or says why not).
+    /// Brings the controller up; the state becomes `.poweredOn` (or says why not). On a shared
+    /// controller it only joins: the peripheral manager must have started it.
     public func start() async throws(CentralError) {
-        do {
-            let info = try await host.start()
+        if let sharedWith {
+            guard let info = await host.controllerInfo else { throw .notPoweredOn(await sharedWith.currentState) }
             localAddress.withLock { $0 = DeviceAddress(info.publicAddress, type: .publicDevice) }
-        } catch {
-            setState(RadioState(failedStart: error))
-            throw .controller(error)
+        } else {
+            do {
+                let info = try await host.start()
+                localAddress.withLock { $0 = DeviceAddress(info.publicAddress, type: .publicDevice) }
+            } catch {
+                setState(RadioState(failedStart: error))
+                throw .controller(error)
+            }
         }
         await gap.start()
-        if let security {
+        if let security, ownsSecurity {
             do { try await security.start() } catch {
                 setState(.poweredOff)
                 throw .bondStore(error)
             }
+        }
+        if let securityEvents {
             tasks.append(Task { [weak self] in
-                for await event in security.events { await self?.handle(event) }
+                for await event in securityEvents { await self?.handle(event) }
             })
         }
         tasks.append(Task { [weak self, gap] in
@@ -162,8 +239,20 @@ public actor CentralManager {
         setState(.poweredOn)
     }
 
+    /// With a controller of our own, closes it. On a shared one: stops scanning, disconnects our
+    /// links and leaves the controller (and its transport) to the peripheral manager.
     public func shutdown() async {
-        await host.shutdown()
+        if let sharedWith {
+            if isScanning { await stopScan() }
+            for peripheral in connectedPeripherals { await peripheral.disconnect() }
+            detached.withLock { $0 = true }
+            channels.removeHandler(for: L2CAPChannelID.attribute, role: .central)
+            if ownsSecurity { channels.removeHandler(for: L2CAPChannelID.securityManager, role: .central) }
+            sharedWith.releaseController()
+            setState(.poweredOff)
+        } else {
+            await host.shutdown()
+        }
         tasks.forEach { $0.cancel() }
     }
 

@@ -9,6 +9,10 @@ import Synchronization
 /// Signaling state (identifiers, requests awaiting a response, their timeouts) is per link: a
 /// response completes only a request of its own link, and everything of a link goes when it closes.
 ///
+/// A host has one instance (`attach` refuses a second): the link table has a single data handler.
+/// The peripheral and central roles of one controller share it and install their handlers per
+/// link role, so each sees only the PDUs of its own links.
+///
 /// Calling context: `receive` is called in order for each link (from the host's inbound context);
 /// handlers run on that caller's context and must not block. Every method is thread-safe.
 public final class L2CAPFixedChannels: Sendable {
@@ -28,8 +32,14 @@ public final class L2CAPFixedChannels: Sendable {
         var pending: [UInt8: PendingRequest] = [:]
     }
 
+    /// A handler for one role's links, or (role nil) for links of a role without one of its own.
+    struct HandlerKey: Hashable {
+        let channel: UInt16
+        let role: HCIRole?
+    }
+
     struct State {
-        var handlers: [UInt16: ChannelHandler] = [:]
+        var handlers: [HandlerKey: ChannelHandler] = [:]
         var signaling: [LinkID: Signaling] = [:]
         var parameterRequestHandler: ConnectionParameterRequestHandler?
     }
@@ -46,16 +56,49 @@ public final class L2CAPFixedChannels: Sendable {
     }
 
     /// Receives the links' PDUs from `links` and forgets a link's signaling state when it closes.
-    public func attach(to links: LinkTable) {
+    /// Returns `false` (and changes nothing) when another instance is attached to `links` already:
+    /// a second one would take the data handler away from the first; share that one instead.
+    /// Attaching the same instance again is harmless.
+    @discardableResult
+    public func attach(to links: LinkTable) -> Bool {
+        switch AttachedChannels.claim(links, by: self) {
+        case .alreadyOurs:
+            return true
+        case .takenByAnother:
+            logger.error("another L2CAP instance already serves this host's links; this one stays detached")
+            return false
+        case .claimed:
+            break
+        }
         links.setDataHandler { [weak self] link, pdu in self?.receive(pdu, on: link) }
         links.addObserver { [weak self] change in
             if case let .closed(link, _) = change { self?.linkClosed(link) }
         }
+        return true
     }
 
-    /// Installs the upper layer for a fixed channel (ATT on 0x0004, SMP on 0x0006).
+    /// Installs the upper layer for a fixed channel (ATT on 0x0004, SMP on 0x0006) on links of
+    /// either role, unless that role has a handler of its own (`setHandler(for:role:_:)`).
     public func setHandler(for channelID: UInt16, _ handler: @escaping ChannelHandler) {
-        state.withLock { $0.handlers[channelID] = handler }
+        state.withLock { $0.handlers[HandlerKey(channel: channelID, role: nil)] = handler }
+    }
+
+    /// Installs the upper layer for a fixed channel on the links where we have `role`: the
+    /// peripheral and central roles of one controller each serve their own links.
+    public func setHandler(for channelID: UInt16, role: HCIRole, _ handler: @escaping ChannelHandler) {
+        state.withLock { $0.handlers[HandlerKey(channel: channelID, role: role)] = handler }
+    }
+
+    /// Removes a role's handler (a central role leaving a shared controller); its links fall back
+    /// to the role-less handler, or to none.
+    public func removeHandler(for channelID: UInt16, role: HCIRole) {
+        _ = state.withLock { $0.handlers.removeValue(forKey: HandlerKey(channel: channelID, role: role)) }
+    }
+
+    private func handler(for channelID: UInt16, on link: Link) -> ChannelHandler? {
+        state.withLock { state in
+            state.handlers[HandlerKey(channel: channelID, role: link.role)] ?? state.handlers[HandlerKey(channel: channelID, role: nil)]
+        }
     }
 
     /// Installs the central's decision on Connection Parameter Update Requests (normally
@@ -94,7 +137,7 @@ public final class L2CAPFixedChannels: Sendable {
         case L2CAPChannelID.leSignaling:
             receiveSignaling(frame.payload, on: link)
         case L2CAPChannelID.attribute, L2CAPChannelID.securityManager:
-            if let handler = state.withLock({ $0.handlers[frame.channelID] }) {
+            if let handler = handler(for: frame.channelID, on: link) {
                 handler(link, frame.payload)
             } else if frame.channelID == L2CAPChannelID.securityManager {
                 refusePairing(frame.payload, on: link)

@@ -67,6 +67,8 @@ public actor PeripheralManager {
     /// The Security Manager when `configuration.security` is set.
     public nonisolated let security: SecurityManager?
     private nonisolated let localAddress = LocalAddressCell()
+    /// A central role on this controller (`CentralManager(sharingControllerOf:)`), if one joined.
+    nonisolated let centralRole = CentralRoleSlot()
     private var securityTask: Task<Void, Never>? = nil
     nonisolated let broker: RequestBroker
     nonisolated let published = Mutex<Published?>(nil)
@@ -100,17 +102,33 @@ public actor PeripheralManager {
                                                                                  appearance: configuration.appearance))
         channels.attach(to: host.links)
         if let setup = configuration.security {
-            let channels = channels, address = localAddress, logger = logger
+            let channels = channels, address = localAddress, logger = logger, centralRole = centralRole
+            let built = Mutex<SecurityManager?>(nil)
+            // Central links exist only when a central role shares this controller; it starts
+            // their encryption and names our address on them.
             let manager = SecurityManager(
                 configuration: setup.configuration, store: setup.store, agent: setup.agent, clock: configuration.clock,
-                localAddress: { _ in address.value },
+                localAddress: { link in
+                    guard link.role == .central, let hooks = centralRole.hooks else { return address.value }
+                    return hooks.localAddress()
+                },
                 send: { link, pdu in
                     do throws(ACLSendError) {
                         try channels.send(pdu, channel: L2CAPChannelID.securityManager, on: link)
                     } catch {
                         logger.warning("\(link.id): SMP PDU not sent: \(error)")
                     }
-                }, logger: logger)
+                }, logger: logger,
+                startEncryption: { link, key, random, ediv, properties in
+                    guard let hooks = centralRole.hooks else {
+                        // The central role left: what waits on the outcome must still end.
+                        built.withLock { $0 }?.encryptionChanged(on: link, status: .commandDisallowed)
+                        return
+                    }
+                    hooks.startEncryption(link, key, random, ediv, properties)
+                })
+            built.withLock { $0 = manager }
+            // Role-less: a central role sharing the controller uses this manager for its links too.
             channels.setHandler(for: L2CAPChannelID.securityManager) { link, payload in manager.receive(payload, on: link) }
             security = manager
             bondedClients = BondedClients(writer: BondStoreWriter(store: setup.store, logger: logger))
@@ -170,9 +188,13 @@ public actor PeripheralManager {
         await gap.setLongTermKeyProvider { link, random, ediv in
             security.longTermKey(for: link, random: random, ediv: ediv).map { LongTermKey(value: $0.key, properties: $0.properties) }
         }
-        let broker = broker, sink = eventSink
+        let broker = broker, sink = eventSink, centralRole = centralRole
         securityTask = Task { [weak self] in
             for await event in security.events {
+                if let link = event.link, link.role == .central {
+                    centralRole.forward(event)
+                    continue
+                }
                 switch event {
                 case let .paired(link, _, bonded):
                     if bonded { self?.bondEstablished(on: link) }
@@ -303,7 +325,9 @@ public actor PeripheralManager {
         }
         host.acl.addDrainObserver { [weak engine] _ in engine?.pump() }
         broker.attach(engine) { server.supportsMultipleHandleValueNotifications($0) }
-        channels.setHandler(for: L2CAPChannelID.attribute) { link, payload in server.receive(payload, on: link) }
+        // Our server serves the links where we are the peripheral; a central role sharing the
+        // controller has its own client and server for its links.
+        channels.setHandler(for: L2CAPChannelID.attribute, role: .peripheral) { link, payload in server.receive(payload, on: link) }
         if let security {
             server.setSignedWriteVerifier(SignedWriteVerifier { link, pdu in security.verifySignedWrite(pdu, on: link) })
         }
@@ -528,6 +552,8 @@ public actor PeripheralManager {
             }
             eventSink.yield(.centralConnected(central))
         case let .closed(link, reason):
+            // A central role sharing the controller tells the Security Manager about its own links.
+            guard link.role == .peripheral else { return }
             security?.linkClosed(link)
             guard let central = broker.central(link.id) else { return }
             current?.server.linkClosed(link)

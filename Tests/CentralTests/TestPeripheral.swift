@@ -31,11 +31,13 @@ struct TestPeripheral {
     let events = Recorder<PeripheralEvent>()
     let bonds = InMemoryBondStore()
 
-    init(radio: VirtualRadio = VirtualRadio(label: "central-tests"), secured: Bool = false) async throws {
+    /// `address` and `controllerAddress` tell several test peripherals on one radio apart.
+    init(radio: VirtualRadio = VirtualRadio(label: "central-tests"), secured: Bool = false, address: BluetoothAddress = Self.address,
+         controllerAddress: BluetoothAddress = BluetoothAddress("00:1B:DC:00:00:1E")!) async throws {
         self.radio = radio
-        let controller = radio.makeController(configuration: .init(address: BluetoothAddress("00:1B:DC:00:00:1E")!))
+        let controller = radio.makeController(configuration: .init(address: controllerAddress))
         var configuration = PeripheralManager.Configuration(deviceName: Self.name)
-        configuration.addressPolicy = .randomStatic(Self.address)
+        configuration.addressPolicy = .randomStatic(address)
         if secured { configuration.security = SecuritySetup(store: bonds) }
         manager = PeripheralManager(transport: controller, configuration: configuration)
         try await manager.start()
