@@ -100,9 +100,11 @@ struct SubscribeCommand: AsyncParsableCommand {
             let decoded = AttributeText.decodedValue(update.value, of: uuid)
             let kind = update.kind == .indication ? "indication" : "notification"
             if json {
-                var object: [String: Any] = ["uuid": CentralOutput.uuid(uuid), "kind": kind, "value": CentralOutput.hex(update.value)]
-                if let decoded { object["decoded"] = decoded }
-                CentralOutput.json(object)
+                var fields: [(key: String, value: CentralOutput.FlatJSONValue)] = [
+                    ("uuid", .string(CentralOutput.uuid(uuid))), ("kind", .string(kind)), ("value", .string(CentralOutput.hex(update.value))),
+                ]
+                if let decoded { fields.append(("decoded", .string(decoded))) }
+                CentralOutput.flatJSON(fields)
             } else {
                 CentralOutput.line("\(AttributeText.label(uuid)): \(decoded ?? AttributeText.hex(update.value))")
             }
