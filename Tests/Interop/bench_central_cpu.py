@@ -46,6 +46,7 @@ class Result:
     rate: float  # notifications per second
     rss_kib: int
     peak_kib: int
+    sample: str = ''
 
 
 class LineCounter:
@@ -54,6 +55,7 @@ class LineCounter:
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
         self.count = 0
+        self.sample = b''  # the first notification line, to show what is printed
         self.subscribed = False
         self.ended = False
         self.errors = b''  # the end of stderr
@@ -64,6 +66,7 @@ class LineCounter:
         while line := await self.process.stdout.readline():
             if b'"notification"' in line:
                 self.count += 1
+                self.sample = self.sample or line.rstrip()
             elif b'"subscribed"' in line:
                 self.subscribed = True
             self._changed.set()
@@ -95,9 +98,9 @@ async def measure(label: str, peripheral_argv, central_argv, first: int, last: i
     central_server = HarnessServer(link=link, public_address='00:1B:DC:F0:00:C3', name='central-controller')
     await peripheral_server.start()
     await central_server.start()
-    peripheral = await spawn(peripheral_argv(peripheral_server.port))
-    central = counter = meter = None
+    peripheral = central = counter = meter = None
     try:
+        peripheral = await spawn(peripheral_argv(peripheral_server.port))
         await asyncio.wait_for(peripheral_server.controller.wait_for_advertising_enable(True), 15)
         address = peripheral_server.controller.random_address.to_string(with_type_qualifier=False)
         central = await asyncio.create_subprocess_exec(
@@ -113,13 +116,14 @@ async def measure(label: str, peripheral_argv, central_argv, first: int, last: i
         rss, peak = resident_kib(central.pid)
     except (RuntimeError, asyncio.TimeoutError) as error:
         errors = counter.errors.decode(errors='replace') if counter else ''
-        print(f'{label}: failed: {error!r}\ncentral stderr:\n{errors}\nperipheral log:\n{peripheral.log[-3000:]}',
+        print(f'{label}: failed: {error!r}\ncentral stderr:\n{errors}\nperipheral log:\n{peripheral.log[-3000:] if peripheral else ""}',
               file=sys.stderr)
         raise
     finally:
         if meter:
             meter.stop()
-        await peripheral.kill()  # first: a stream to a central that is gone is logged per packet
+        if peripheral:
+            await peripheral.kill()  # first: a stream to a central that is gone is logged per packet
         if central and central.returncode is None:
             central.kill()
             await central.wait()
@@ -127,7 +131,8 @@ async def measure(label: str, peripheral_argv, central_argv, first: int, last: i
             counter.stop()
         await central_server.close()
         await peripheral_server.close()
-    result = Result((cpu_last - cpu_first) / (last - first) * 1e6, (last - first) / (time_last - time_first), rss, peak)
+    result = Result((cpu_last - cpu_first) / (last - first) * 1e6, (last - first) / (time_last - time_first), rss, peak,
+                    counter.sample.decode(errors='replace'))
     print(f'{label}: {result.cpu_us:6.1f} µs CPU per notification, {result.rate:6.0f} notifications/s, '
           f'RSS {rss / 1024:5.1f} MiB, peak {peak / 1024:5.1f} MiB', flush=True)
     return result
@@ -184,6 +189,7 @@ async def main() -> int:
                                                     args.first, args.last, args.timeout))
     ours_median = summary('ours  ', results['ours  '])
     theirs_median = summary('bumble', results['bumble'])
+    print(f'lines printed: ours {results["ours  "][0].sample}\n            bumble {results["bumble"][0].sample}')
     print(f'Bumble uses {theirs_median.cpu_us / ours_median.cpu_us:.1f}x the CPU per received notification that we do')
     return 0
 

@@ -2,10 +2,11 @@
 """The reference for the central benchmark (bench_central_cpu.py): a Bumble central (Bumble's
 own host, H4 over TCP to a harness controller) doing what `blesensor subscribe ADDRESS 2A37
 --json` does: connect, discover, subscribe to 2A37 notifications and print one JSON line per
-notification as it comes (one write per line, as the CLI does), in the CLI's format:
+notification as it comes (one write per line, as the CLI does), the CLI's line to the byte
+(2A37 decoded to the same text, keys sorted):
 
     {"event":"subscribed","kind":"notifications","uuid":"2A37"}
-    {"decoded":"72 bpm","kind":"notification","uuid":"2A37","value":"1048…"}
+    {"decoded":"Heart rate: 60 bpm; Value format: uint8; …","kind":"notification","uuid":"2A37","value":"103c…"}
 
     bumble_subscribe_central.py --port PORT ADDRESS [--count N]
 """
@@ -31,12 +32,27 @@ def line(obj: dict) -> None:
     os.write(1, (json.dumps(obj, sort_keys=True, separators=(',', ':')) + '\n').encode())
 
 
+CONTACT = {2: 'supported, not detected', 3: 'supported, detected'}
+
+
 def decoded(value: bytes) -> str:
-    """Heart rate from the flags' format bit: 8 or 16 bits (the CLI decodes more)."""
-    if len(value) < 2:
-        return ''
-    bpm = int.from_bytes(value[1:3], 'little') if value[0] & 1 and len(value) >= 3 else value[1]
-    return f'{bpm} bpm'
+    """2A37 as the CLI's "decoded" text (absent fields left out), so both centrals print the same
+    line: flags, heart rate (8 or 16 bits), sensor contact, energy expended, RR-intervals."""
+    flags, at = value[0], 1
+    if flags & 1:
+        bpm, at = int.from_bytes(value[1:3], 'little'), 3
+    else:
+        bpm, at = value[1], 2
+    fields = [f'Heart rate: {bpm} bpm', f'Value format: {"uint16" if flags & 1 else "uint8"}',
+              f'Sensor contact: {CONTACT.get(flags >> 1 & 3, "not supported")}']
+    if flags & 0x08:
+        fields.append(f'Energy expended: {int.from_bytes(value[at:at + 2], "little")} kJ')
+        at += 2
+    rr = [int.from_bytes(value[i:i + 2], 'little') for i in range(at, len(value) - 1, 2)] if flags & 0x10 else []
+    if rr:
+        fields.append('RR-intervals (1/1024 s): ' + ', '.join(map(str, rr)))
+        fields.append('RR-intervals: ' + ', '.join(f'{round(r * 10000 / 1024) / 10:.1f} ms' for r in rr))
+    return '; '.join(fields)
 
 
 async def main() -> None:
