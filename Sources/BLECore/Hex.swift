@@ -1,13 +1,17 @@
 extension Sequence where Element == UInt8 {
     /// Lower-case hex without separators, the form logs and test vectors use.
     public var hexString: String {
-        var result = ""
-        for byte in self {
-            let digits = String(byte, radix: 16)
-            if digits.count == 1 { result += "0" }
-            result += digits
+        // Through bytes rather than String appends: log lines and the CLI format every notification.
+        let digits: StaticString = "0123456789abcdef"
+        var ascii: [UInt8] = []
+        ascii.reserveCapacity(underestimatedCount * 2)
+        digits.withUTF8Buffer { table in
+            for byte in self {
+                ascii.append(table[Int(byte >> 4)])
+                ascii.append(table[Int(byte & 0x0F)])
+            }
         }
-        return result
+        return String(decoding: ascii, as: UTF8.self)
     }
 }
 

@@ -31,18 +31,20 @@ enum CentralOutput {
     /// Foundation's JSONSerialization: `subscribe` prints one per notification, and going through
     /// NSDictionary cost four times what receiving the notification did.
     static func flatJSON(_ fields: [(key: String, value: FlatJSONValue)]) {
-        var line = "{"
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        line.append(UInt8(ascii: "{"))
         for (index, field) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
-            if index > 0 { line += "," }
+            if index > 0 { line.append(UInt8(ascii: ",")) }
             appendQuoted(field.key, to: &line)
-            line += ":"
+            line.append(UInt8(ascii: ":"))
             switch field.value {
             case let .string(text): appendQuoted(text, to: &line)
-            case let .int(value): line += String(value)
+            case let .int(value): line.append(contentsOf: String(value).utf8)
             }
         }
-        line += "}\n"
-        FileHandle.standardOutput.write(Data(line.utf8))
+        line.append(contentsOf: "}\n".utf8)
+        FileHandle.standardOutput.write(Data(line))
     }
 
     enum FlatJSONValue {
@@ -50,23 +52,25 @@ enum CentralOutput {
         case int(Int)
     }
 
-    /// A JSON string literal (RFC 8259 section 7): quotes, backslashes and control characters escaped.
-    static func appendQuoted(_ text: String, to line: inout String) {
-        line += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": line += "\\\""
-            case "\\": line += "\\\\"
-            case "\n": line += "\\n"
-            case "\r": line += "\\r"
-            case "\t": line += "\\t"
-            case _ where scalar.value < 0x20:
-                let digits = String(scalar.value, radix: 16)
-                line += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
-            default: line.unicodeScalars.append(scalar)
+    /// A JSON string literal (RFC 8259 section 7) in UTF-8: quotes, backslashes and control
+    /// characters escaped, every other byte as it is (multi-byte UTF-8 never contains these bytes).
+    static func appendQuoted(_ text: String, to line: inout [UInt8]) {
+        line.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                line.append(UInt8(ascii: "\\"))
+                line.append(byte)
+            case 0x00..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                line.append(contentsOf: "\\u00".utf8)
+                line.append(hex[Int(byte >> 4)])
+                line.append(hex[Int(byte & 0x0F)])
+            default:
+                line.append(byte)
             }
         }
-        line += "\""
+        line.append(UInt8(ascii: "\""))
     }
 
     static func addressType(_ address: DeviceAddress) -> String {
