@@ -72,7 +72,9 @@ extension SecurityManager {
         let evicted = renamed == nil ? evictionCandidate(for: peer) : nil
         let replacing = renamed ?? evicted
         let gattState = gattStateProvider.withLock { $0 }?.provide(link) ?? .empty
-        Task { [weak self, store] in
+        // On the ordered queue: a removal or sign-counter update asked for after the pairing finished
+        // (a quick `blesensor bonds remove`) always finds the bond stored.
+        storeWrites.enqueue { [weak self, store] in
             do throws(BondStoreError) {
                 try await store.saveBond(bond, gattState: gattState, replacing: replacing)
                 if let evicted {
@@ -123,6 +125,8 @@ extension SecurityManager {
     /// Forgets a bond (its keys, GATT state and stored measurements); false when there was none.
     public func removeBond(_ identity: DeviceAddress) async throws(BondStoreError) -> Bool {
         let key = identity.bondIdentity
+        // A pairing that completed before this call has its bond saved first.
+        await storeWrites.settle()
         let removed = try await store.removeBond(key)
         state.withLock { _ = $0.bonds.removeValue(forKey: key) }
         for link in state.withLock({ Array($0.openLinks.values) }) where link.identity.bondIdentity == key { link.setBonded(false) }
