@@ -69,19 +69,12 @@ extension CentralManager {
     /// without response goes only when nothing of the link waits for a controller credit, so such
     /// writes are paced by the credits instead of filling the host queue.
     nonisolated func clientOutput() -> GATTClientOutput {
-        let channels = channels, acl = host.acl, waiters = roomWaiters, logger = logger
+        let channels = channels, acl = host.acl, waiters = roomWaiters
         return GATTClientOutput(send: { link, pdu in
-            do throws(ACLSendError) {
-                try channels.send(pdu, channel: L2CAPChannelID.attribute, on: link)
-                return .sent
-            } catch {
-                switch error {
-                case .queueFull: return .full
-                case .linkClosed, .notConfigured: return .closed
-                case .pduTooLong:
-                    logger.error("\(link.id): ATT PDU not sent: \(error)")
-                    return .closed
-                }
+            switch channels.trySend(pdu, channel: L2CAPChannelID.attribute, on: link) {
+            case .sent: .sent
+            case .full: .full
+            case .closed: .closed
             }
         }, waitForRoom: { link in
             await waiters.wait(for: link) { acl.queuedPDUs(on: link) < acl.maxQueuedPDUsPerLink || !link.isOpen }
@@ -91,7 +84,8 @@ extension CentralManager {
     }
 
     /// The GAP and GATT services every device serves; a central has nothing else to offer.
-    static func makeLocalServer(deviceName: String, mtu: Int, channels: L2CAPFixedChannels, logger: Logger) -> GATTServer? {
+    static func makeLocalServer(deviceName: String, mtu: Int, channels: L2CAPFixedChannels, acl: ACLFlowController,
+                                waiters: LinkRoomWaiters, logger: Logger) -> GATTServer? {
         let database: AttributeDatabase
         do {
             database = try AttributeDatabaseBuilder(builtInServices: BuiltInServices(deviceName: deviceName)).build()
@@ -103,14 +97,14 @@ extension CentralManager {
         serverConfiguration.mtu = mtu
         return GATTServer(database: database, configuration: serverConfiguration, delegate: BuiltInOnlyDelegate(), logger: logger,
                           output: ATTOutput(send: { link, pdu in
-                              do throws(ACLSendError) {
-                                  try channels.send(pdu, channel: L2CAPChannelID.attribute, on: link)
-                                  return .sent
-                              } catch {
-                                  if case .queueFull = error { return .full }
-                                  return .closed
+                              switch channels.trySend(pdu, channel: L2CAPChannelID.attribute, on: link) {
+                              case .sent: .sent
+                              case .full: .full
+                              case .closed: .closed
                               }
-                          }, waitForRoom: { _ in }))
+                          }, waitForRoom: { link in
+                              await waiters.wait(for: link) { acl.queuedPDUs(on: link) < acl.maxQueuedPDUsPerLink || !link.isOpen }
+                          }))
     }
 
     // MARK: Events from below

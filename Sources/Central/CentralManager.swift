@@ -146,7 +146,8 @@ public actor CentralManager {
         self.ownsSecurity = ownsSecurity
         self.sharedWith = sharedWith
         (events, eventSink) = AsyncStream.makeStream(of: CentralEvent.self)
-        localServer = Self.makeLocalServer(deviceName: configuration.deviceName, mtu: configuration.mtu, channels: channels, logger: logger)
+        localServer = Self.makeLocalServer(deviceName: configuration.deviceName, mtu: configuration.mtu, channels: channels,
+                                           acl: host.acl, waiters: roomWaiters, logger: logger)
         wireChannels()
         // The central decides connection parameters; a peripheral's request is checked and applied.
         channels.setConnectionParameterRequestHandler { [gap] link, parameters in
@@ -192,13 +193,7 @@ public actor CentralManager {
         let manager = SecurityManager(
             configuration: managerConfiguration, store: setup.store, agent: setup.agent, clock: configuration.clock,
             localAddress: { _ in localAddress.value },
-            send: { link, pdu in
-                do throws(ACLSendError) {
-                    try channels.send(pdu, channel: L2CAPChannelID.securityManager, on: link)
-                } catch {
-                    logger.warning("\(link.id): SMP PDU not sent: \(error)")
-                }
-            }, logger: logger,
+            send: { link, pdu in channels.sendSecurityManagerPDU(pdu, on: link) }, logger: logger,
             startEncryption: encryptionStarter(gap: gap, security: { built.value }, logger: logger))
         built.withLock { $0 = manager }
         return manager

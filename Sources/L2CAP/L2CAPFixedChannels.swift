@@ -124,6 +124,34 @@ public final class L2CAPFixedChannels: Sendable {
         try acl.enqueue(L2CAPBasicFrame.pdu(channelID: channelID, payload: payload), on: link)
     }
 
+    /// How a send fared, for upper layers that only decide between going on, waiting for room and
+    /// giving up.
+    public enum SendOutcome: Sendable, Equatable { case sent, full, closed }
+
+    /// `send`, with the failure folded into an outcome; a PDU too long for the link can never go and
+    /// is logged (it is a bug of the layer above).
+    public func trySend(_ payload: [UInt8], channel channelID: UInt16, on link: Link) -> SendOutcome {
+        do throws(ACLSendError) {
+            try send(payload, channel: channelID, on: link)
+            return .sent
+        } catch {
+            switch error {
+            case .queueFull: return .full
+            case .linkClosed, .notConfigured: return .closed
+            case .pduTooLong:
+                logger.error("\(link.id): PDU for channel 0x\(String(channelID, radix: 16)) not sent: \(error)")
+                return .closed
+            }
+        }
+    }
+
+    /// An SMP PDU; a lost one ends in the pairing's own timeout, so it is only logged.
+    public func sendSecurityManagerPDU(_ pdu: [UInt8], on link: Link) {
+        if trySend(pdu, channel: L2CAPChannelID.securityManager, on: link) != .sent {
+            logger.warning("\(link.id): SMP PDU not sent: the link is closed or its queue is full")
+        }
+    }
+
     /// Handles one reassembled PDU from a link.
     public func receive(_ pdu: [UInt8], on link: Link) {
         let frame: L2CAPBasicFrame

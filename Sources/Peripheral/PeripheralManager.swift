@@ -112,13 +112,7 @@ public actor PeripheralManager {
                     guard link.role == .central, let hooks = centralRole.hooks else { return address.value }
                     return hooks.localAddress()
                 },
-                send: { link, pdu in
-                    do throws(ACLSendError) {
-                        try channels.send(pdu, channel: L2CAPChannelID.securityManager, on: link)
-                    } catch {
-                        logger.warning("\(link.id): SMP PDU not sent: \(error)")
-                    }
-                }, logger: logger,
+                send: { link, pdu in channels.sendSecurityManagerPDU(pdu, on: link) }, logger: logger,
                 startEncryption: { link, key, random, ediv, properties in
                     guard let hooks = centralRole.hooks else {
                         // The central role left: what waits on the outcome must still end.
@@ -343,19 +337,12 @@ public actor PeripheralManager {
 
     /// ATT PDUs to L2CAP, waiting for the link's ACL queue to drain when it is full.
     private nonisolated func attOutput() -> ATTOutput {
-        let channels = channels, acl = host.acl, waiters = roomWaiters, logger = logger
+        let channels = channels, acl = host.acl, waiters = roomWaiters
         return ATTOutput(send: { link, pdu in
-            do throws(ACLSendError) {
-                try channels.send(pdu, channel: L2CAPChannelID.attribute, on: link)
-                return .sent
-            } catch {
-                switch error {
-                case .queueFull: return .full
-                case .linkClosed, .notConfigured: return .closed
-                case .pduTooLong:
-                    logger.error("\(link.id): ATT PDU not sent: \(error)")
-                    return .closed
-                }
+            switch channels.trySend(pdu, channel: L2CAPChannelID.attribute, on: link) {
+            case .sent: .sent
+            case .full: .full
+            case .closed: .closed
             }
         }, waitForRoom: { link in
             await waiters.wait(for: link) { acl.queuedPDUs(on: link) < acl.maxQueuedPDUsPerLink || !link.isOpen }
