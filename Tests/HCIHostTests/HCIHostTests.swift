@@ -39,6 +39,8 @@ func startedHost(_ controller: ScriptedController, clock: ManualClock = ManualCl
     configuration.clock = clock
     configure(&configuration)
     let host = HCIHost(transport: controller, configuration: configuration)
+    // The tests read `host.events` for what happened since the host was made.
+    _ = host.events
     _ = try await host.start()
     return host
 }

@@ -7,6 +7,8 @@ import Testing
     @Test func everyStreamGetsEveryEventInOrder() async throws {
         let controller = ScriptedController()
         let host = try await startedHost(controller)
+        // The shared stream exists from its first use on; events before that are not kept for it.
+        let first = host.events
         let second = host.makeEventStream()
         let peer = DeviceAddress(BluetoothAddress("C0:00:00:00:00:07")!, type: .randomDevice)
         for handle: UInt16 in [0x40, 0x41] {
@@ -23,9 +25,25 @@ import Testing
             return handles
         }
         // Both streams end with the transport, so collecting them terminates.
-        #expect(await opened(host.events) == [0x40, 0x41])
+        #expect(await opened(first) == [0x40, 0x41])
         #expect(await opened(second) == [0x40, 0x41])
         // A stream made after the end ends at once.
         #expect(await opened(host.makeEventStream()) == [])
+    }
+
+    /// A host used only through `makeEventStream()` (the central role on its own controller) keeps no
+    /// other stream: events nobody reads are not piling up, advertising reports included.
+    @Test func noStreamIsFedUntilSomebodyAsksForOne() async throws {
+        let controller = ScriptedController()
+        let host = HCIHost(transport: controller, configuration: virtualTime())
+        _ = try await host.start()
+        #expect(host.eventSink.consumerCount == 0)
+        let stream = host.makeEventStream()
+        #expect(host.eventSink.consumerCount == 1)
+        _ = host.events
+        _ = host.events
+        #expect(host.eventSink.consumerCount == 2, "the shared stream is made once")
+        _ = stream
+        await host.shutdown()
     }
 }

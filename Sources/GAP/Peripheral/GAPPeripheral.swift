@@ -43,6 +43,7 @@ public actor GAPPeripheral {
     public nonisolated let configuration: Configuration
 
     private let eventSink: AsyncStream<GAPEvent>.Continuation
+    private nonisolated let hostEvents: AsyncStream<HCIHostEvent>
     private let logger: Logger
     private var started = false
     private var eventTask: Task<Void, Never>? = nil
@@ -70,6 +71,8 @@ public actor GAPPeripheral {
         self.configuration = configuration
         self.logger = logger
         (events, eventSink) = AsyncStream.makeStream(of: GAPEvent.self)
+        // Made now, so no event between the host's start and ours is missed.
+        hostEvents = host.makeEventStream()
         host.acl.reserveCredits(forLinks: configuration.maxConnections)
         let epoch = controllerEpoch
         host.links.addObserver { change in
@@ -82,8 +85,8 @@ public actor GAPPeripheral {
     public func start() async throws(GAPError) {
         guard !started else { return }
         started = true
-        eventTask = Task { [weak self, host] in
-            for await event in host.events {
+        eventTask = Task { [weak self, hostEvents] in
+            for await event in hostEvents {
                 guard let self else { return }
                 await self.handle(event)
             }

@@ -1,5 +1,6 @@
 import BLECore
 import Logging
+import Synchronization
 
 /// The host side of HCI: owns the transport, brings the controller up, runs command flow control
 /// (Num_HCI_Command_Packets, a timeout on every command), recovers from controller faults by reset
@@ -44,11 +45,21 @@ public actor HCIHost {
     public nonisolated let transport: any HCITransport
     public nonisolated let acl: ACLFlowController
     public nonisolated let links: LinkTable
-    /// The stream made with the host (used by `GAPPeripheral`); other consumers call `makeEventStream()`.
-    public nonisolated let events: AsyncStream<HCIHostEvent>
+    /// One shared stream, made on first use (events before that are not kept); consumers that must
+    /// not miss anything make their own with `makeEventStream()` before `start()`. Never made unless
+    /// asked for: a stream nobody reads would keep every event, advertising reports included.
+    public nonisolated var events: AsyncStream<HCIHostEvent> {
+        sharedEvents.withLock { stream in
+            if let stream { return stream }
+            let made = eventSink.makeStream()
+            stream = made
+            return made
+        }
+    }
+    private nonisolated let sharedEvents = Mutex<AsyncStream<HCIHostEvent>?>(nil)
     public nonisolated let configuration: Configuration
 
-    private nonisolated let eventSink: HostEventBroadcaster
+    nonisolated let eventSink: HostEventBroadcaster
     private nonisolated let router: HCIInboundRouter
     private let logger: Logger
     private var phase = Phase.idle
@@ -65,7 +76,6 @@ public actor HCIHost {
         self.configuration = configuration
         self.logger = logger
         eventSink = HostEventBroadcaster()
-        events = eventSink.makeStream()
         acl = ACLFlowController(maxQueuedPDUsPerLink: configuration.maxQueuedPDUsPerLink,
                                 transmitTimeout: configuration.aclTransmitTimeout, clock: configuration.clock,
                                 send: { [logger] packet in

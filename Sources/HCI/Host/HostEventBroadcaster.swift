@@ -18,6 +18,9 @@ final class HostEventBroadcaster: Sendable {
 
     init() {}
 
+    /// Streams being fed (for tests: a stream nobody asked for must not exist).
+    var consumerCount: Int { state.withLock { $0.sinks.count } }
+
     /// A new stream receiving every event from now on.
     func makeStream() -> AsyncStream<HCIHostEvent> {
         let (stream, sink) = AsyncStream.makeStream(of: HCIHostEvent.self)
