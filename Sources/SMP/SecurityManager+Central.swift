@@ -10,11 +10,15 @@ extension SecurityManager {
 
     typealias PairWaiter = CheckedContinuation<Result<PairingResult, SecurityError>, Never>
 
+    /// One encryption from the bond in flight on a link, and every call waiting for it.
     struct EncryptionWaiter {
         var identity: DeviceAddress
         var properties: EncryptionKeyProperties
-        var continuation: CheckedContinuation<Result<LinkSecurity, SecurityError>, Never>
+        var continuations: [CheckedContinuation<Result<LinkSecurity, SecurityError>, Never>]
     }
+
+    /// How a call found the link: first to ask, joining what is under way, or unable to.
+    enum Registration { case started(UInt64), joined, busy, closed }
 
     // MARK: Pairing as initiator
 
@@ -31,20 +35,27 @@ extension SecurityManager {
                                      policy: configuration.policy, identity: identity, randomBytes: randomBytes,
                                      makeKeyPair: makeKeyPair)
         let outcome = await withCheckedContinuation { (continuation: PairWaiter) in
-            let started = state.withLock { state -> UInt64? in
+            let registration = state.withLock { state -> Registration in
+                // Checked with the registration: a link that closed in between was swept already.
+                guard state.openLinks[link.id] != nil else { return .closed }
                 if let entry = state.sessions[link.id], !entry.session.isFinished {
-                    guard entry.session.isInitiator else { return 0 }
+                    guard entry.session.isInitiator else { return .busy }
                     state.pairWaiters[link.id, default: []].append(continuation)
-                    return nil
+                    return .joined
                 }
                 let serial = state.nextSerial
                 state.nextSerial += 1
                 state.sessions[link.id] = SessionEntry(serial: serial, session: PairingSession(initiating: context), timer: nil)
                 state.pairWaiters[link.id, default: []].append(continuation)
-                return serial
+                return .started(serial)
             }
-            guard let serial = started else { return }
-            guard serial != 0 else { return continuation.resume(returning: .failure(.busy(link.id))) }
+            let serial: UInt64
+            switch registration {
+            case .joined: return
+            case .busy: return continuation.resume(returning: .failure(.busy(link.id)))
+            case .closed: return continuation.resume(returning: .failure(.linkClosed))
+            case let .started(started): serial = started
+            }
             logger.info("\(link.id): pairing with \(link.peer) as central")
             armTimer(on: link, serial: serial)
             step(on: link, serial: serial) { $0.begin() }
@@ -72,13 +83,24 @@ extension SecurityManager {
         let properties = EncryptionKeyProperties(keySize: key.keySize, authenticated: key.authenticated,
                                                  secureConnections: key.secureConnections)
         let outcome = await withCheckedContinuation { continuation in
-            let registered = state.withLock { state -> Bool in
-                let pairing = state.sessions[link.id].map { !$0.session.isFinished } ?? false
-                guard state.encryptWaiters[link.id] == nil, !pairing else { return false }
-                state.encryptWaiters[link.id] = EncryptionWaiter(identity: identity, properties: properties, continuation: continuation)
-                return true
+            let registration = state.withLock { state -> Registration in
+                guard state.openLinks[link.id] != nil else { return .closed }
+                // A second call (the application's beside one a Security Request started) waits for
+                // the encryption under way instead of failing.
+                if state.encryptWaiters[link.id] != nil {
+                    state.encryptWaiters[link.id]?.continuations.append(continuation)
+                    return .joined
+                }
+                if state.sessions[link.id].map({ !$0.session.isFinished }) == true { return .busy }
+                state.encryptWaiters[link.id] = EncryptionWaiter(identity: identity, properties: properties, continuations: [continuation])
+                return .started(0)
             }
-            guard registered else { return continuation.resume(returning: .failure(.busy(link.id))) }
+            switch registration {
+            case .joined: return
+            case .busy: return continuation.resume(returning: .failure(.busy(link.id)))
+            case .closed: return continuation.resume(returning: .failure(.linkClosed))
+            case .started: break
+            }
             logger.info("\(link.id): encrypting with the bond's key for \(identity)")
             start(link, key.key.bytes, key.rand, key.ediv, properties)
         }
@@ -88,21 +110,24 @@ extension SecurityManager {
     /// The Encryption Change of an `encrypt` (true when there was one waiting).
     func encryptionFinished(on link: Link, status: HCIStatus) -> Bool {
         guard let waiter = state.withLock({ $0.encryptWaiters.removeValue(forKey: link.id) }) else { return false }
+        let outcome: Result<LinkSecurity, SecurityError>
         if status == .success {
             state.withLock { _ = $0.proven.insert(link.id) }
             link.setBonded(true)
-            waiter.continuation.resume(returning: .success(LinkSecurity(level: waiter.properties.level, keySize: waiter.properties.keySize)))
+            outcome = .success(LinkSecurity(level: waiter.properties.level, keySize: waiter.properties.keySize))
         } else if status == .pinOrKeyMissing {
             logger.warning("\(link.id): \(waiter.identity) has no key for our bond (PIN or Key Missing); bond kept")
-            waiter.continuation.resume(returning: .failure(.keyMissing(waiter.identity)))
+            outcome = .failure(.keyMissing(waiter.identity))
         } else {
-            waiter.continuation.resume(returning: .failure(.encryptionFailed(status)))
+            outcome = .failure(.encryptionFailed(status))
         }
+        waiter.continuations.forEach { $0.resume(returning: outcome) }
         return true
     }
 
     func resolveEncryption(on link: Link, _ error: SecurityError) {
-        state.withLock { $0.encryptWaiters.removeValue(forKey: link.id) }?.continuation.resume(returning: .failure(error))
+        let waiter = state.withLock { $0.encryptWaiters.removeValue(forKey: link.id) }
+        waiter?.continuations.forEach { $0.resume(returning: .failure(error)) }
     }
 
     // MARK: Security Request
