@@ -39,7 +39,7 @@ extension CentralManager {
             let gatt = GATTClient(link: link, configuration: .init(transactionTimeout: configuration.transactionTimeout,
                                                                    clock: configuration.clock, rxMTU: configuration.mtu),
                                   output: clientOutput(), logger: logger)
-            let peripheral = RemotePeripheral(link: link, gatt: gatt, gap: gap, security: security)
+            let peripheral = RemotePeripheral(link: link, gatt: gatt, gap: gap, security: security, roomWaiters: roomWaiters)
             peripherals.withLock { $0[link.id] = peripheral }
             localServer?.linkOpened(link)
             let sink = eventSink

@@ -333,6 +333,18 @@ public actor CentralManager {
         await peripheral.disconnect()
     }
 
+    /// Leaves at once (Ctrl-C): stops scanning, asks the controller to disconnect every link without
+    /// waiting for the peers, then shuts down. Calls under way end with `.disconnected` errors.
+    public func leave() async {
+        if isScanning { await stopScan() }
+        for peripheral in connectedPeripherals {
+            do { try await gap.disconnect(peripheral.link, reason: .remoteUserTerminated) } catch {
+                // Already closing, or the controller is gone: shutdown closes the link either way.
+            }
+        }
+        await shutdown()
+    }
+
     /// Connected peripherals.
     public nonisolated var connectedPeripherals: [RemotePeripheral] {
         peripherals.withLock { Array($0.values) }.sorted { $0.link.id < $1.link.id }

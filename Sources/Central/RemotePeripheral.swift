@@ -16,13 +16,16 @@ public final class RemotePeripheral: Sendable, CustomStringConvertible {
     public let gatt: GATTClient
     private let gap: GAPCentral
     private let securityManager: SecurityManager?
+    /// Woken whenever the link's ACL queue drains; every waiting writer re-checks for room.
+    private let roomWaiters: LinkRoomWaiters
     private let closeWaiters = Mutex<(reason: HCIStatus?, waiters: [CheckedContinuation<HCIStatus, Never>])>((nil, []))
 
-    init(link: Link, gatt: GATTClient, gap: GAPCentral, security: SecurityManager?) {
+    init(link: Link, gatt: GATTClient, gap: GAPCentral, security: SecurityManager?, roomWaiters: LinkRoomWaiters) {
         self.link = link
         self.gatt = gatt
         self.gap = gap
         self.securityManager = security
+        self.roomWaiters = roomWaiters
     }
 
     /// The address it connected with.
@@ -83,16 +86,19 @@ public final class RemotePeripheral: Sendable, CustomStringConvertible {
     }
 
     /// A Write Command, waiting for room first: writes paced by the link's credits.
+    /// Several tasks may write at once: each waits for room on its own and none is left waiting.
     public func writeWithoutResponseWhenReady(_ value: [UInt8], to characteristic: RemoteCharacteristic) async throws(GATTClientError) {
-        var ready = gatt.readyToSendWriteWithoutResponse.makeAsyncIterator()
+        let link = link, gatt = gatt
         while !(try gatt.writeWithoutResponse(value, to: characteristic)) {
             guard link.isOpen else { throw .disconnected }
-            // Room may have come back between the refusal and here; the signal is level-checked above.
-            guard await ready.next() != nil else { throw .disconnected }
+            // Returns at once when room came back between the refusal and the registration.
+            await roomWaiters.wait(for: link) { gatt.canSendWriteWithoutResponse || !link.isOpen }
         }
     }
 
     public var canSendWriteWithoutResponse: Bool { gatt.canSendWriteWithoutResponse }
+    /// CoreBluetooth's `peripheralIsReady(toSendWriteWithoutResponse:)`, for one reader; several
+    /// writers use `writeWithoutResponseWhenReady` instead.
     public var readyToSendWriteWithoutResponse: AsyncStream<Void> { gatt.readyToSendWriteWithoutResponse }
     public func maximumWriteValueLength(withResponse: Bool) -> Int { gatt.maximumWriteValueLength(withResponse: withResponse) }
 
@@ -101,7 +107,9 @@ public final class RemotePeripheral: Sendable, CustomStringConvertible {
         try await gatt.setNotify(enabled, for: characteristic, preferIndications: preferIndications)
     }
 
-    /// Notified and indicated values (indications already confirmed), in arrival order.
+    /// Notified and indicated values (indications already confirmed), in arrival order. One stream
+    /// per link with one reader: two tasks iterating it would each get only some of the values, so
+    /// read it in one place and dispatch by `valueHandle`.
     public var updates: AsyncStream<ValueUpdate> { gatt.updates }
 
     // MARK: Security
