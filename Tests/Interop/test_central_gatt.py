@@ -7,6 +7,7 @@ indications (confirmed) and Service Changed during a subscription."""
 from __future__ import annotations
 
 import asyncio
+import signal
 
 from bumble import att
 
@@ -110,6 +111,13 @@ async def test_write_short_and_long(central_cli: CentralCli, peripheral: Periphe
     result = single_json(run)
     assert (result['uuid'], result['bytes'], result['writes']) == (uuid_text(LONG_WRITE), 4, 1)
 
+    # The forms an engineer types: one 0x per byte, separators; and what is not hex is refused.
+    run = await central_cli.run('write', ADDRESS, uuid_text(LONG_WRITE), '0x01 0x02:0A', timeout=BOUND)
+    ok(run)
+    assert peripheral.long_write_value == bytes([1, 2, 10])
+    run = await central_cli.run('write', ADDRESS, uuid_text(LONG_WRITE), '0x+1', timeout=BOUND)
+    assert run.process.returncode == 64, run.describe()
+
     # An MTU of 64 at most: 200 bytes need Prepare Write / Execute Write.
     peripheral.limit_mtu(64)
     value = bytes((i * 13 + 1) & 0xFF for i in range(200))
@@ -168,6 +176,16 @@ async def test_subscribe_notifications(central_cli: CentralCli, peripheral: Peri
     assert [(v['uuid'], v['kind'], bytes.fromhex(v['value'])) for v in got] == \
         [('2A37', 'notification', value) for value in sent]
     assert '72' in got[0]['decoded'] and 'bpm' in got[0]['decoded'], got[0]
+
+
+async def test_ctrl_c_ends_a_subscription_cleanly(central_cli: CentralCli, peripheral: Peripheral):
+    run = await central_cli.start('subscribe', ADDRESS, '2A37', '--json')
+    await subscribed(run, '2A37', 'notifications')
+    run.process.send_signal(signal.SIGINT)
+    # Ctrl-C is how a subscription is meant to end: exit 0, and the link is left, not dropped.
+    assert await run.wait_exit(BOUND) == 0, run.describe()
+    await peripheral.wait_for(lambda: peripheral.disconnections, 'the disconnection', timeout=BOUND)
+    assert peripheral.disconnections[-1][1] == 0x13, peripheral.disconnections  # Remote User Terminated
 
 
 async def test_subscribe_indications(central_cli: CentralCli, peripheral: Peripheral):

@@ -18,7 +18,20 @@ enum CentralOutput {
     static func hex(_ bytes: [UInt8]) -> String { bytes.hexString }
 
     static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        FileHandle.standardOutput.write(Data((printable(text) + "\n").utf8))
+    }
+
+    /// Text from the air (names, UTF-8 values) without control characters: an advertiser must not
+    /// be able to send escape sequences to the engineer's terminal.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var cleaned = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { cleaned.append(isControl(scalar) ? "\u{FFFD}" : scalar) }
+        return String(cleaned)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
     }
 
     /// One JSON object on one line, keys sorted so lines compare as text.
@@ -103,7 +116,7 @@ enum CentralOutput {
     /// One row of the scan table: address, RSSI, name, services.
     static func discoveryRow(_ report: Discovery) -> String {
         let rssi = report.rssi.map { "\($0) dBm" } ?? "—"
-        let name = report.advertisement.localName ?? "(no name)"
+        let name = printable(report.advertisement.localName ?? "(no name)")
         let services = report.advertisement.serviceUUIDs.map { AttributeText.label($0) }.joined(separator: ", ")
         return "\(report.peer.address) \(addressType(report.peer).padding(toLength: 6, withPad: " ", startingAt: 0)) "
             + "\(rssi.padding(toLength: 8, withPad: " ", startingAt: 0)) \(name)" + (services.isEmpty ? "" : "  [\(services)]")

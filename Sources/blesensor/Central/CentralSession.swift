@@ -10,6 +10,7 @@ import HCITransports
 import Logging
 import SMP
 import SQLiteBondStore
+import Synchronization
 import ServiceManager
 
 /// What the central commands share: the controller, the bond store, finding and connecting to the
@@ -19,7 +20,9 @@ struct CentralSession {
     let transport: TransportOptions
 
     /// Runs `body` with a started manager; shuts it down afterwards, whatever happens.
-    func withManager(security: SecuritySetup? = nil, deviceName: String = "blesensor",
+    /// `interruptIsNormalEnd`: Ctrl-C is how the command is meant to stop (scan, subscribe): exit 0,
+    /// otherwise 130 as shells expect from an interrupted command.
+    func withManager(security: SecuritySetup? = nil, deviceName: String = "blesensor", interruptIsNormalEnd: Bool = false,
                      _ body: (CentralManager) async throws(CLIFailure) -> Void) async throws {
         Self.bootstrapLogging(verbose: transport.verbose)
         var logger = Logger(label: "blesensor.\(command)")
@@ -42,28 +45,41 @@ struct CentralSession {
                 }
                 throw CLIFailure("\(error)")
             }
+            // Ctrl-C leaves cleanly: links are disconnected and the controller let go, which ends
+            // whatever the command was waiting for.
+            let interrupted = InterruptFlag()
+            let watcher = Task { [command] in
+                guard await InterruptSignal.wait() else { return }
+                interrupted.set()
+                CLIEnvironment.printError("blesensor \(command): interrupted; disconnecting")
+                await manager.leave()
+            }
+            defer { watcher.cancel() }
             do throws(CLIFailure) {
                 try await body(manager)
             } catch {
                 await manager.shutdown()
+                if interrupted.isSet { throw CLIFailure.interrupted(normalEnd: interruptIsNormalEnd) }
                 throw error
             }
             await manager.shutdown()
+            if interrupted.isSet { throw CLIFailure.interrupted(normalEnd: interruptIsNormalEnd) }
         } catch {
+            if let exitCode = error.exitCode { throw ExitCode(exitCode) }
             CLIEnvironment.printError("error: \(error.message)")
             throw ExitCode(1)
         }
     }
 
     /// Finds the peripheral, connects, secures the link as asked and runs `body`; disconnects afterwards.
-    func withPeripheral(_ addressText: String, options: ConnectionOptions,
+    func withPeripheral(_ addressText: String, options: ConnectionOptions, interruptIsNormalEnd: Bool = false,
                         _ body: (RemotePeripheral, CentralManager) async throws(CLIFailure) -> Void) async throws {
         guard let address = BluetoothAddress(addressText) else {
             CLIEnvironment.printError("error: '\(addressText)' is not a Bluetooth address (XX:XX:XX:XX:XX:XX)")
             throw ExitCode(64)
         }
         let security = try options.needsSecurity ? securitySetup(options) : nil
-        try await withManager(security: security) { manager throws(CLIFailure) in
+        try await withManager(security: security, interruptIsNormalEnd: interruptIsNormalEnd) { manager throws(CLIFailure) in
             let timeout = Duration.milliseconds(Int64(options.connectTimeout * 1000))
             let target: DeviceAddress
             switch options.addressType {
@@ -175,8 +191,22 @@ struct CentralSession {
     static func bootstrapLogging(verbose: Bool) { _ = loggingBootstrap }
 }
 
-/// A failure of a central command, said on one line.
+/// A failure of a central command, said on one line (or, for an interrupt, only an exit status).
 struct CLIFailure: Error {
     let message: String
+    var exitCode: Int32? = nil
     init(_ message: String) { self.message = message }
+
+    static func interrupted(normalEnd: Bool) -> CLIFailure {
+        var failure = CLIFailure("interrupted")
+        failure.exitCode = normalEnd ? 0 : 130
+        return failure
+    }
+}
+
+/// Set once, from the signal watcher; read after the command's body.
+final class InterruptFlag: Sendable {
+    private let flag = Mutex(false)
+    func set() { flag.withLock { $0 = true } }
+    var isSet: Bool { flag.withLock { $0 } }
 }

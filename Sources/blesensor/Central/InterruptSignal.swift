@@ -1,12 +1,14 @@
 import Dispatch
 import Foundation
 
-/// Ctrl-C as an awaitable event, so a command can leave the link cleanly instead of dying.
+/// Ctrl-C (and SIGTERM) as an awaitable event, so a command can leave the link cleanly instead of dying.
 enum InterruptSignal {
-    /// Returns at the first SIGINT or SIGTERM after the call (or when the task is cancelled).
-    static func wait() async {
+    /// True when a signal came; false when the waiting task was cancelled first. Either way the
+    /// signals' default action is back afterwards, so a second Ctrl-C during a stalled exit still ends it.
+    static func wait() async -> Bool {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
-        let sources = [SIGINT, SIGTERM].map { number in
+        let numbers = [SIGINT, SIGTERM]
+        let sources = numbers.map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { continuation.yield() }
@@ -14,7 +16,9 @@ enum InterruptSignal {
             return source
         }
         var iterator = stream.makeAsyncIterator()
-        _ = await iterator.next()
+        let signalled = await iterator.next() != nil
         sources.forEach { $0.cancel() }
+        numbers.forEach { signal($0, SIG_DFL) }
+        return signalled
     }
 }

@@ -42,7 +42,7 @@ struct ScanCommand: AsyncParsableCommand {
         let filter = services.compactMap(BluetoothUUID.init)
         let session = CentralSession(command: "scan", transport: transport)
         let table = json || isatty(STDOUT_FILENO) != 1 ? nil : LiveTable()
-        try await session.withManager { manager throws(CLIFailure) in
+        try await session.withManager(interruptIsNormalEnd: true) { manager throws(CLIFailure) in
             let parameters = ScanParameters(active: !passive, filterDuplicates: !allowDuplicates)
             do { try await manager.scanForPeripherals(withServices: filter, parameters: parameters) } catch {
                 throw CLIFailure("\(error)")

@@ -10,7 +10,7 @@ struct SubscribeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "subscribe",
         abstract: "Print a characteristic's notifications or indications as they come; SIG values are decoded.",
-        discussion: "Ends after --count values, after --duration seconds, on Ctrl-C, or when the link drops (exit status 1).")
+        discussion: "Ends after --count values, after --duration seconds, on Ctrl-C (exit status 0), or when the link drops (exit status 1).")
 
     @Argument(help: "The peripheral's address, XX:XX:XX:XX:XX:XX.")
     var address: String
@@ -43,7 +43,7 @@ struct SubscribeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let session = CentralSession(command: "subscribe", transport: transport)
-        try await session.withPeripheral(address, options: connection) { peripheral, manager throws(CLIFailure) in
+        try await session.withPeripheral(address, options: connection, interruptIsNormalEnd: true) { peripheral, manager throws(CLIFailure) in
             let uuid = try AttributeLookup.uuid(self.uuid)
             await followServiceChanged(on: peripheral)
             let characteristic = try await subscribe(uuid, on: peripheral)
@@ -51,7 +51,6 @@ struct SubscribeCommand: AsyncParsableCommand {
             let end = await withTaskGroup(of: End.self) { group in
                 group.addTask { await printUpdates(of: peripheral, watching: watched, uuid: uuid) }
                 group.addTask { await followServiceChanges(of: peripheral, events: manager.events, watching: watched, uuid: uuid) }
-                group.addTask { await InterruptSignal.wait(); return .done }
                 if let duration {
                     group.addTask {
                         try? await Task.sleep(for: .milliseconds(Int64(duration * 1000)))

@@ -14,7 +14,7 @@ struct WriteCommand: AsyncParsableCommand {
     @Argument(help: "The characteristic's UUID; the first one with it is written.")
     var uuid: String
 
-    @Argument(help: "The value in hex (0x prefix, spaces and colons allowed).")
+    @Argument(help: "The value in hex: 0102ff, 0x0102ff, 01:02:ff or \"0x01 0x02 0xff\".")
     var value: String
 
     @Flag(help: "Use Write Command (no response), paced by the link's controller credits.")
@@ -34,10 +34,13 @@ struct WriteCommand: AsyncParsableCommand {
         guard (1...1_000_000).contains(`repeat`) else { throw ValidationError("--repeat must be 1...1000000") }
     }
 
+    /// "0102ff", "0x0102ff", "01:02:ff", "0x01 0x02 0xff": every group may have its own 0x.
     static func bytes(_ text: String) -> [UInt8]? {
-        var digits = text.filter { !" :_-".contains($0) }
-        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits.removeFirst(2) }
-        guard digits.count % 2 == 0 else { return nil }
+        let groups = text.split(whereSeparator: { " :_-,".contains($0) }).map { group in
+            group.hasPrefix("0x") || group.hasPrefix("0X") ? group.dropFirst(2) : group[...]
+        }
+        let digits = groups.joined()
+        guard !digits.isEmpty || text.isEmpty, digits.count % 2 == 0, digits.allSatisfy(\.isHexDigit) else { return nil }
         var bytes: [UInt8] = []
         var index = digits.startIndex
         while index < digits.endIndex {
