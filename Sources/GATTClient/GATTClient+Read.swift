@@ -19,8 +19,9 @@ extension GATTClient {
     public func read(handle: UInt16) async throws(GATTClientError) -> [UInt8] {
         guard handle != 0 else { throw .invalidHandle }
         return try await procedure { () async throws(GATTClientError) -> [UInt8] in
-            let fullPart = link.mtu - 1
+            // The MTU is read after each answer: the peer may exchange MTUs in the middle of a long read.
             let response = try await transact(.readRequest(handle: handle))
+            var fullPart = link.mtu - 1
             guard case var .readResponse(value) = response else { throw unexpected(response, .readResponse) }
             guard value.count <= fullPart else {
                 throw .malformedResponse("Read Response of \(value.count) octets exceeds ATT_MTU − 1 = \(fullPart)")
@@ -36,6 +37,7 @@ extension GATTClient {
                     throw error
                 }
                 guard case let .readBlobResponse(bytes) = part else { throw unexpected(part, .readBlobResponse) }
+                fullPart = link.mtu - 1
                 guard bytes.count <= fullPart else {
                     throw .malformedResponse("Read Blob Response of \(bytes.count) octets exceeds ATT_MTU − 1 = \(fullPart)")
                 }
