@@ -28,4 +28,38 @@ extension CentralManager {
         guard let found else { throw .notFound(address, seconds: Double(timeout.components.seconds)) }
         return found
     }
+
+    // MARK: Finders (see `find`)
+
+    func registerFinder(for address: BluetoothAddress) -> Int {
+        nextFinder += 1
+        finders[nextFinder] = (address, nil, nil)
+        return nextFinder
+    }
+
+    /// A finder's result may come before its continuation is attached (the report was quick).
+    func attach(_ continuation: CheckedContinuation<Discovery?, Never>, toFinder id: Int) {
+        guard let finder = finders[id] else { return continuation.resume(returning: nil) }
+        if let result = finder.result {
+            finders[id] = nil
+            return continuation.resume(returning: result)
+        }
+        finders[id]?.continuation = continuation
+    }
+
+    func finishFinder(_ id: Int, with report: Discovery?) {
+        guard let finder = finders[id], finder.result == nil else { return }
+        if let continuation = finder.continuation {
+            finders[id] = nil
+            continuation.resume(returning: report)
+        } else {
+            finders[id]?.result = .some(report)
+        }
+    }
+
+    func reportToFinders(_ report: Discovery) {
+        for (id, finder) in finders where finder.address == report.peer.address && report.kind.isConnectable {
+            finishFinder(id, with: report)
+        }
+    }
 }

@@ -70,8 +70,8 @@ public actor CentralManager {
     private var tasks: [Task<Void, Never>] = []
     private(set) var isScanning = false
     /// `find` calls waiting for an address to be heard.
-    private var finders: [Int: (address: BluetoothAddress, continuation: CheckedContinuation<Discovery?, Never>?, result: Discovery??)] = [:]
-    private var nextFinder = 0
+    var finders: [Int: (address: BluetoothAddress, continuation: CheckedContinuation<Discovery?, Never>?, result: Discovery??)] = [:]
+    var nextFinder = 0
 
     public init(transport: any HCITransport, configuration: Configuration = .init(), logger: Logger = Logger(label: "blesensor.central")) {
         var hostConfiguration = HCIHost.Configuration()
@@ -161,44 +161,6 @@ public actor CentralManager {
         host.links.addObserver { [weak self] change in self?.linkChanged(change) }
     }
 
-    /// The HCI status a failed command carries, for those waiting on the outcome of encryption.
-    static func status(of error: GAPError) -> HCIStatus {
-        if case let .controller(.commandFailed(_, status)) = error { return status }
-        return .unspecifiedError
-    }
-
-    /// Starts encryption on a central link through GAP; a failure to start is reported to the
-    /// Security Manager at once, as what waits on it must end: the controller never will start it.
-    static func encryptionStarter(gap: GAPCentral, security: @escaping @Sendable () -> SecurityManager?,
-                                  logger: Logger) -> SecurityManager.StartEncryption {
-        { link, key, random, ediv, properties in
-            Task {
-                do throws(GAPError) {
-                    try await gap.startEncryption(on: link, key: key, random: random, ediv: ediv, properties: properties)
-                } catch {
-                    logger.warning("\(link.id): starting encryption failed: \(error)")
-                    security()?.encryptionChanged(on: link, status: status(of: error))
-                }
-            }
-        }
-    }
-
-    /// The Security Manager of central links: SMP on L2CAP, encryption started through GAP.
-    private static func makeSecurityManager(_ setup: SecuritySetup, configuration: Configuration, channels: L2CAPFixedChannels,
-                                            gap: GAPCentral, localAddress: Locked<DeviceAddress>, logger: Logger) -> SecurityManager {
-        var managerConfiguration = setup.configuration
-        if !configuration.answersSecurityRequests { managerConfiguration.respondToSecurityRequests = .ignore }
-        // The encryption-start closure needs the manager it is given to.
-        let built = Locked<SecurityManager?>(nil)
-        let manager = SecurityManager(
-            configuration: managerConfiguration, store: setup.store, agent: setup.agent, clock: configuration.clock,
-            localAddress: { _ in localAddress.value },
-            send: { link, pdu in channels.sendSecurityManagerPDU(pdu, on: link) }, logger: logger,
-            startEncryption: encryptionStarter(gap: gap, security: { built.value }, logger: logger))
-        built.withLock { $0 = manager }
-        return manager
-    }
-
     // MARK: Life cycle
 
     /// Brings the controller up; the state becomes `.poweredOn` (or says why not). On a shared
@@ -274,40 +236,6 @@ public actor CentralManager {
     public func stopScan() async {
         isScanning = false
         do { try await gap.stopScanning() } catch { logger.warning("stopping the scan failed: \(error)") }
-    }
-
-    // MARK: Finders (see `find`)
-
-    func registerFinder(for address: BluetoothAddress) -> Int {
-        nextFinder += 1
-        finders[nextFinder] = (address, nil, nil)
-        return nextFinder
-    }
-
-    /// A finder's result may come before its continuation is attached (the report was quick).
-    func attach(_ continuation: CheckedContinuation<Discovery?, Never>, toFinder id: Int) {
-        guard let finder = finders[id] else { return continuation.resume(returning: nil) }
-        if let result = finder.result {
-            finders[id] = nil
-            return continuation.resume(returning: result)
-        }
-        finders[id]?.continuation = continuation
-    }
-
-    func finishFinder(_ id: Int, with report: Discovery?) {
-        guard let finder = finders[id], finder.result == nil else { return }
-        if let continuation = finder.continuation {
-            finders[id] = nil
-            continuation.resume(returning: report)
-        } else {
-            finders[id]?.result = .some(report)
-        }
-    }
-
-    func reportToFinders(_ report: Discovery) {
-        for (id, finder) in finders where finder.address == report.peer.address && report.kind.isConnectable {
-            finishFinder(id, with: report)
-        }
     }
 
     // MARK: Connecting
