@@ -213,7 +213,9 @@ let peerAddress = DeviceAddress(TestPeripheral.address, type: .randomDevice)
         let reading = Task { () async throws(GATTClientError) -> [UInt8] in try await remote.readValue(of: unanswered) }
         await peripheral.events.wait { if case .readRequest = $0 { true } else { false } }
         // The transaction timer is armed before the request is sent, so it exists once the peripheral
-        // has the request; the ACL watchdog that fires on the way finds nothing in flight.
+        // has the request. The ACL watchdog that fires on the way must find the request's packet
+        // completed, or it would drop the link first: wait for the controller's completion.
+        while central.host.acl.packetsInFlight > 0 { await Task.yield() }
         clock.advance(by: .seconds(30))
         await #expect(throws: GATTClientError.timeout) { try await reading.value }
         // No further request may use a bearer whose transaction timed out (Vol 3 Part F 3.3.3).
