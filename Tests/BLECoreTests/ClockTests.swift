@@ -90,6 +90,23 @@ final class Fired: Sendable {
     }
 }
 
+extension ManualClockTests {
+    /// The barrier before advancing past a timer whose earlier neighbours come and go.
+    @Test func waitUntilNextDeadlineReturnsOnceTheEarliestPendingTimerIsTheOneAskedFor() async {
+        let clock = ManualClock()
+        let target = clock.now + .seconds(5)
+        let earlier = clock.schedule(after: .seconds(2)) {}
+        let waiting = Task { await clock.waitUntilNextDeadline(is: target) }
+        clock.schedule(at: target) {}
+        // An earlier timer is still pending: the wait goes on until it is cancelled.
+        earlier.cancel()
+        await waiting.value
+        #expect(clock.nextDeadline == target)
+        // Already true: returns at once.
+        await clock.waitUntilNextDeadline(is: target)
+    }
+}
+
 @Suite struct SystemClockTests {
     @Test func timersFireOnTheMonotonicClockInOrder() async {
         let clock = SystemClock.shared

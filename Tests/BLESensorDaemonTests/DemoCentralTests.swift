@@ -125,8 +125,7 @@ let temperatureValue: [UInt8] = [0x00, 0x6E, 0x01, 0x00, 0xFF]
         await lines.wait { $0.hasPrefix("demo central: link to ") && $0.contains(" down (") }
         // The pause runs on the injected clock: nothing happens until it passes. Other timers of the
         // central's stack share the clock, so wait until the pause is what comes next.
-        let resume = clock.now + demo.pause
-        while clock.nextDeadline != resume { await Task.yield() }
+        await clock.waitUntilNextDeadline(is: clock.now + demo.pause)
         clock.advance(by: demo.pause)
         await peripheral.events.wait(for: 2) { if case let .subscribed(_, id) = $0 { id == DemoPeripheral.temperature } else { false } }
         #expect(lines.count { $0.hasPrefix("demo central: connected to ") } == 2)

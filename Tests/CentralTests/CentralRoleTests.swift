@@ -196,7 +196,7 @@ let peerAddress = DeviceAddress(TestPeripheral.address, type: .randomDevice)
         }
         // Advancing while an HCI command's own timeout is the earliest would fire that one instead:
         // wait until the connection timeout is what comes next.
-        while clock.nextDeadline != start + .seconds(5) { await Task.yield() }
+        await clock.waitUntilNextDeadline(is: start + .seconds(5))
         clock.advance(by: .seconds(5))
         await #expect(throws: CentralError.self) { try await attempt.value }
         #expect(central.connectedPeripherals.isEmpty)

@@ -12,6 +12,7 @@ public final class ManualClock: HostClock, Sendable {
         var heap = TimerHeap()
         var pending: [TimerHandle] = []
         var waiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var deadlineWaiters: [(deadline: MonotonicInstant, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state: Mutex<State>
@@ -25,15 +26,17 @@ public final class ManualClock: HostClock, Sendable {
     @discardableResult
     public func schedule(at deadline: MonotonicInstant, _ action: @escaping @Sendable () -> Void) -> TimerHandle {
         let timer = TimerHandle(deadline: deadline, action: action) { [weak self] in
-            self?.state.withLock { state in
+            let woken = self?.state.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.heap.noteCancelled()
                 state.pending.removeAll { !$0.isPending }
+                return Self.takeSatisfiedDeadlineWaiters(&state)
             }
+            woken?.forEach { $0.resume() }
         }
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.heap.insert(timer)
             state.pending.append(timer)
-            return Self.takeSatisfiedWaiters(&state)
+            return Self.takeSatisfiedWaiters(&state) + Self.takeSatisfiedDeadlineWaiters(&state)
         }
         woken.forEach { $0.resume() }
         return timer
@@ -80,6 +83,31 @@ public final class ManualClock: HostClock, Sendable {
             }
             if ready { continuation.resume() }
         }
+    }
+
+    /// Suspends until the earliest pending timer is due at `deadline`: the code under test armed the
+    /// timer the test means to fire, and nothing earlier (a command's own timeout) is still pending,
+    /// so `advance(to: deadline)` fires that timer and no other.
+    public func waitUntilNextDeadline(is deadline: MonotonicInstant) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.heap.earliestDeadline() == deadline { return true }
+                state.deadlineWaiters.append((deadline, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    private static func takeSatisfiedDeadlineWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        guard !state.deadlineWaiters.isEmpty, let earliest = state.heap.earliestDeadline() else { return [] }
+        var woken: [CheckedContinuation<Void, Never>] = []
+        state.deadlineWaiters.removeAll { waiter in
+            guard waiter.deadline == earliest else { return false }
+            woken.append(waiter.continuation)
+            return true
+        }
+        return woken
     }
 
     private static func takeSatisfiedWaiters(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
