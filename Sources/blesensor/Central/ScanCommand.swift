@@ -80,20 +80,40 @@ struct ScanCommand: AsyncParsableCommand {
     }
 }
 
-/// The scan table on a terminal: one row per device, redrawn in place.
+/// The scan table on a terminal: one row per device, redrawn in place. It never grows past the
+/// terminal's height (rows scrolled off could not be redrawn): the strongest devices are shown and
+/// a last line counts the others.
 final class LiveTable: @unchecked Sendable {
     // Touched only by the one task that reads the events.
     private var order: [BluetoothAddress] = []
-    private var rows: [BluetoothAddress: String] = [:]
+    private var rows: [BluetoothAddress: (text: String, rssi: Int)] = [:]
     private var drawnLines = 0
 
     func update(_ report: Discovery) {
         let address = report.peer.address
         if rows[address] == nil { order.append(address) }
-        rows[address] = CentralOutput.discoveryRow(report)
+        rows[address] = (CentralOutput.discoveryRow(report), Int(report.rssi ?? -128))
+        let room = max(2, Self.terminalRows() - 1)
+        var shown = order
+        var footer: String? = nil
+        if order.count > room {
+            let strongest = Set(order.sorted { (rows[$0]?.rssi ?? -128) > (rows[$1]?.rssi ?? -128) }.prefix(room - 1))
+            shown = order.filter(strongest.contains)
+            footer = "… and \(order.count - shown.count) more (use --json, or --service to narrow)"
+        }
         var text = drawnLines > 0 ? "\u{1B}[\(drawnLines)A" : ""
-        for address in order { text += "\u{1B}[2K" + (rows[address] ?? "") + "\n" }
-        drawnLines = order.count
+        for address in shown { text += "\u{1B}[2K" + (rows[address]?.text ?? "") + "\n" }
+        if let footer { text += "\u{1B}[2K" + footer + "\n" }
+        // A shorter table than last time leaves old lines below: clear them.
+        let lines = shown.count + (footer == nil ? 0 : 1)
+        if drawnLines > lines { text += String(repeating: "\u{1B}[2K\n", count: drawnLines - lines) + "\u{1B}[\(drawnLines - lines)A" }
+        drawnLines = lines
         FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    private static func terminalRows() -> Int {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_row > 0 else { return 24 }
+        return Int(size.ws_row)
     }
 }
