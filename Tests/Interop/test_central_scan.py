@@ -4,6 +4,9 @@ UUID found only in the scan response), and a passive scan that gets no scan resp
 
 from __future__ import annotations
 
+import asyncio
+import socket
+
 from harness.central_cli import CentralCli
 from harness.peripheral import (
     ADDRESS, APPEARANCE, COMPANY, CUSTOM_SERVICE, FLAGS, MANUFACTURER_DATA, NAME, TX_POWER,
@@ -95,3 +98,16 @@ async def test_scan_text_output(central_cli: CentralCli, peripheral: Peripheral)
     run = await central_cli.run('scan', '--duration', DURATION, timeout=BOUND)
     assert run.process.returncode == 0, run.describe()
     assert ADDRESS in run.out.upper() and NAME in run.out, run.describe()
+
+
+async def test_a_controller_that_is_not_there_is_an_error_not_a_hang(central_cli: CentralCli):
+    # A port nobody listens on: the TCP transport would retry for ever, the command gives up.
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        port = probe.getsockname()[1]
+    process = await asyncio.create_subprocess_exec(
+        central_cli.path, 'scan', '--duration', '1', '--transport', f'tcp:127.0.0.1:{port}', '--controller-timeout', '1',
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    _, err = await asyncio.wait_for(process.communicate(), 15)
+    assert process.returncode == 1, err
+    assert b'no controller answered' in err and f'tcp:127.0.0.1:{port}'.encode() in err, err

@@ -6,8 +6,15 @@ struct TransportOptions: ParsableArguments {
     @Option(help: "The controller: auto (hci:0 when the kernel has it), hci:N, uart:/dev/ttyX?baud=115200&flow=on, or tcp:HOST:PORT (H4 over TCP).")
     var transport = "auto"
 
+    @Option(help: "Seconds to wait for the controller to answer (a tcp: or uart: controller that is not there is retried until then).")
+    var controllerTimeout: Double = 5
+
     @Flag(name: .long, help: "Log the stack's work on stderr.")
     var verbose = false
+
+    func validate() throws {
+        guard controllerTimeout > 0, controllerTimeout <= 3600 else { throw ValidationError("--controller-timeout must be 0 < S <= 3600") }
+    }
 
     @Option(help: "The daemon's control socket, asked which controller the daemon owns (default: /run/blesensor/control.sock, or this user's runtime directory).")
     var socket: String?

@@ -36,14 +36,16 @@ struct CentralSession {
             configuration.deviceName = deviceName
             configuration.security = security
             let manager = CentralManager(transport: hciTransport, configuration: configuration, logger: logger)
-            do {
-                try await manager.start()
-            } catch {
+            let timeout = Duration.milliseconds(Int64(transport.controllerTimeout * 1000))
+            if let error = await Self.start(manager, within: timeout) {
                 await manager.shutdown()
                 if case let .controller(.transport(.adapterBusy(device, _))) = error, Self.daemonAnswers(socket: transport.socket) {
                     throw CLIFailure(Self.daemonOwns(device))
                 }
                 throw CLIFailure("\(error)")
+            } else if await manager.currentState != .poweredOn {
+                await manager.shutdown()
+                throw CLIFailure("no controller answered at \(specification) within \(transport.controllerTimeout) s: is it running, and is this the right address? (--controller-timeout to wait longer)")
             }
             // Ctrl-C leaves cleanly: links are disconnected and the controller let go, which ends
             // whatever the command was waiting for.
@@ -103,6 +105,35 @@ struct CentralSession {
                 throw error
             }
             await peripheral.disconnect()
+        }
+    }
+
+    /// Starts the manager, giving up after `timeout`: a TCP or UART transport keeps retrying a
+    /// controller that is not there, which suits the daemon but would leave a command hanging.
+    /// Returns the start's error, or nil (started, or given up: then the state is not powered on).
+    private static func start(_ manager: CentralManager, within timeout: Duration) async -> CentralError? {
+        await withTaskGroup(of: CentralError??.self) { group in
+            group.addTask {
+                do throws(CentralError) {
+                    try await manager.start()
+                    return .some(nil)
+                } catch {
+                    return .some(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            guard let outcome = first else {
+                // Closing the transport abandons the open under way; the start then ends.
+                await manager.shutdown()
+                _ = await group.next()
+                return nil
+            }
+            return outcome
         }
     }
 
