@@ -110,6 +110,13 @@ extension CentralManager {
     // MARK: Events from below
 
     func handle(_ event: GAPCentralEvent) {
+        if let lifecycle = event.lifecycle {
+            // Resets and the end of the controller: the state follows, and a loss ends the events.
+            if let loss = lifecycle.loss { eventSink.yield(.controllerLost(loss)) }
+            setState(lifecycle.state)
+            if lifecycle.loss != nil { eventSink.finish() }
+            return
+        }
         switch event {
         case let .scanReport(report):
             reportToFinders(report)
@@ -121,19 +128,8 @@ extension CentralManager {
             if let peripheral = peripherals.withLock({ $0[link.id] }) {
                 eventSink.yield(.securityChanged(peripheral, link.security))
             }
-        case .controllerResetting:
-            setState(.resetting)
-        case .controllerRecovered:
-            setState(.poweredOn)
-        case let .controllerFailed(error):
-            eventSink.yield(.controllerLost(.resetsFailed(error)))
-            setState(.poweredOff)
-            eventSink.finish()
-        case let .transportClosed(error):
-            eventSink.yield(.controllerLost(.transportClosed(error)))
-            setState(.poweredOff)
-            eventSink.finish()
-        case .connected, .disconnected, .connectionUpdated, .dataLengthChanged, .remoteVersion:
+        case .connected, .disconnected, .connectionUpdated, .dataLengthChanged, .remoteVersion,
+             .controllerResetting, .controllerRecovered, .controllerFailed, .transportClosed:
             // Links are followed synchronously through the link table (`linkChanged`).
             break
         }

@@ -499,27 +499,23 @@ public actor PeripheralManager {
     }
 
     private func handle(_ event: GAPEvent) {
+        if let lifecycle = event.lifecycle { return follow(lifecycle) }
         switch event {
         case let .encryptionChanged(link, status):
             security?.encryptionChanged(on: link, status: status)
             if status == .success { restoreBondedState(of: link) }
             if let central = broker.central(link.id) { eventSink.yield(.securityChanged(central, link.security)) }
-        case .controllerResetting:
-            setState(.resetting)
-        case .controllerRecovered:
-            setState(.poweredOn)
-        case let .controllerFailed(error):
-            eventSink.yield(.controllerLost(.resetsFailed(error)))
-            setState(.poweredOff)
-            eventSink.finish()
-        case let .transportClosed(error):
-            eventSink.yield(.controllerLost(.transportClosed(error)))
-            setState(.poweredOff)
-            eventSink.finish()
         case .connected, .disconnected, .advertisingStarted, .advertisingStopped, .connectionUpdated, .dataLengthChanged,
-             .remoteVersion:
+             .remoteVersion, .controllerResetting, .controllerRecovered, .controllerFailed, .transportClosed:
             break
         }
+    }
+
+    /// Resets and the end of the controller: the state follows, and a loss ends the events.
+    private func follow(_ lifecycle: ControllerLifecycle) {
+        if let loss = lifecycle.loss { eventSink.yield(.controllerLost(loss)) }
+        setState(lifecycle.state)
+        if lifecycle.loss != nil { eventSink.finish() }
     }
 
     /// Per-link set-up and tear-down, run synchronously in the host's inbound order so the first

@@ -19,3 +19,16 @@ public enum GAPCentralEvent: Sendable {
     case controllerFailed(HCIHostError)
     case transportClosed(HCITransportError?)
 }
+
+extension GAPCentralEvent {
+    /// The controller life-cycle event this is, if it is one.
+    public var lifecycle: ControllerLifecycle? {
+        switch self {
+        case .controllerResetting: return .resetting
+        case .controllerRecovered: return .recovered
+        case let .controllerFailed(error): return .failed(error)
+        case let .transportClosed(error): return .transportClosed(error)
+        default: return nil
+        }
+    }
+}

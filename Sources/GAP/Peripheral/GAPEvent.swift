@@ -17,3 +17,16 @@ public enum GAPEvent: Sendable {
     case controllerFailed(HCIHostError)
     case transportClosed(HCITransportError?)
 }
+
+extension GAPEvent {
+    /// The controller life-cycle event this is, if it is one.
+    public var lifecycle: ControllerLifecycle? {
+        switch self {
+        case .controllerResetting: return .resetting
+        case .controllerRecovered: return .recovered
+        case let .controllerFailed(error): return .failed(error)
+        case let .transportClosed(error): return .transportClosed(error)
+        default: return nil
+        }
+    }
+}

@@ -36,3 +36,29 @@ public enum ControllerLoss: Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// A controller life-cycle event as both roles' GAP report it, and what it means for the facade:
+/// the state to move to and, when the controller is gone for good, the loss to report.
+public enum ControllerLifecycle: Sendable {
+    case resetting
+    case recovered
+    case failed(HCIHostError)
+    case transportClosed(HCITransportError?)
+
+    public var state: RadioState {
+        switch self {
+        case .resetting: return .resetting
+        case .recovered: return .poweredOn
+        case .failed, .transportClosed: return .poweredOff
+        }
+    }
+
+    /// Set when the events end here.
+    public var loss: ControllerLoss? {
+        switch self {
+        case .resetting, .recovered: return nil
+        case let .failed(error): return .resetsFailed(error)
+        case let .transportClosed(error): return .transportClosed(error)
+        }
+    }
+}
