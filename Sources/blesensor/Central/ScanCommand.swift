@@ -41,7 +41,7 @@ struct ScanCommand: AsyncParsableCommand {
     func run() async throws {
         let filter = services.compactMap(BluetoothUUID.init)
         let session = CentralSession(command: "scan", transport: transport)
-        let table = json || isatty(STDOUT_FILENO) != 1 ? nil : LiveTable()
+        let drawsTable = !json && isatty(STDOUT_FILENO) == 1
         try await session.withManager(interruptIsNormalEnd: true) { manager throws(CLIFailure) in
             let parameters = ScanParameters(active: !passive, filterDuplicates: !allowDuplicates)
             do { try await manager.scanForPeripherals(withServices: filter, parameters: parameters) } catch {
@@ -50,6 +50,8 @@ struct ScanCommand: AsyncParsableCommand {
             let duration = Duration.milliseconds(Int64(self.duration * 1000))
             let lost: String? = await withTaskGroup(of: String?.self) { group in
                 group.addTask {
+                    // Made and drawn by this task alone.
+                    let table = drawsTable ? LiveTable() : nil
                     for await event in manager.events {
                         switch event {
                         case let .discovered(report):
@@ -83,8 +85,7 @@ struct ScanCommand: AsyncParsableCommand {
 /// The scan table on a terminal: one row per device, redrawn in place. It never grows past the
 /// terminal's height (rows scrolled off could not be redrawn): the strongest devices are shown and
 /// a last line counts the others.
-final class LiveTable: @unchecked Sendable {
-    // Touched only by the one task that reads the events.
+final class LiveTable {
     private var order: [BluetoothAddress] = []
     private var rows: [BluetoothAddress: (text: String, rssi: Int)] = [:]
     private var drawnLines = 0
