@@ -4,7 +4,7 @@ import GATT
 import GATTClient
 import Testing
 
-@Suite struct DiscoveryTests {
+@Suite(.timeLimit(.minutes(1))) struct DiscoveryTests {
     @Test func exchangesTheMTUAndStoresItOnTheLink() async throws {
         let pair = try ServerPair(serverMTU: 100, clientMTU: 247)
         #expect(try await pair.client.exchangeMTU() == 100)

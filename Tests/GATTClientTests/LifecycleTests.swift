@@ -3,9 +3,10 @@ import BLECore
 import GATT
 @testable import GATTClient
 import Testing
+import TestSupport
 
 /// Transaction timeout, link loss, the request queue and the bounded update stream.
-@Suite struct LifecycleTests {
+@Suite(.timeLimit(.minutes(1))) struct LifecycleTests {
     @Test func transactionTimeoutClosesTheBearer() async throws {
         let peer = ScriptedPeer()
         let events = record(peer.client.events)
@@ -112,5 +113,15 @@ import Testing
     /// A barrier on the client's own queue: yields until `count` procedures wait for the bearer.
     private func waitUntilQueued(_ count: Int, _ client: GATTClient) async {
         while client.queuedProcedureCount < count { await Task.yield() }
+    }
+
+    /// The suites' time limit relies on it: a wait that never comes true ends when its task is cancelled.
+    @Test func aRecorderWaitEndsWhenItsTaskIsCancelled() async {
+        let recorder = Recorder<Int>()
+        let waiting = Task { await recorder.wait(for: 1) }
+        waiting.cancel()
+        #expect(await waiting.value == false)
+        recorder.append(1)
+        #expect(await recorder.wait(for: 1))
     }
 }

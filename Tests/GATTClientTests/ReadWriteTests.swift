@@ -5,7 +5,7 @@ import GATTClient
 import GATTServer
 import Testing
 
-@Suite struct ReadWriteTests {
+@Suite(.timeLimit(.minutes(1))) struct ReadWriteTests {
     /// The custom service's characteristics: setpoint, long, alert.
     private func customCharacteristics(_ pair: ServerPair) async throws -> [RemoteCharacteristic] {
         let custom = try #require(try await pair.client.discoverPrimaryServices([Fixture.customService]).first)

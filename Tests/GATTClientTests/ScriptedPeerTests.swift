@@ -5,7 +5,7 @@ import GATT
 import Testing
 
 /// The client against a peer that answers by hand, including with nonsense.
-@Suite struct ScriptedPeerTests {
+@Suite(.timeLimit(.minutes(1))) struct ScriptedPeerTests {
     private let service = RemoteService(uuid: BluetoothUUID(0x180D), handles: 0x0010...0x0020)
 
     @Test func truncatedResponseFailsTheProcedureAndTheBearerStaysUsable() async throws {

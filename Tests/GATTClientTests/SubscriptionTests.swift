@@ -5,7 +5,7 @@ import GATTClient
 import GATTServer
 import Testing
 
-@Suite struct SubscriptionTests {
+@Suite(.timeLimit(.minutes(1))) struct SubscriptionTests {
     @Test func notificationsArriveOnUpdates() async throws {
         let pair = try ServerPair()
         let updates = record(pair.client.updates)

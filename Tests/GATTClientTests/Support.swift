@@ -56,12 +56,6 @@ final class RecordingDelegate: GATTServerDelegate {
     let subscriptions = Recorder<(CharacteristicID, ClientConfiguration)>()
     let confirmations = Recorder<Int>()
 
-    init() {
-        watched(writes)
-        watched(subscriptions)
-        watched(confirmations)
-    }
-
     func read(_ request: GATTReadRequest) async -> Result<[UInt8], ATTErrorCode> {
         .success(values.withLock { $0[request.characteristic] } ?? [])
     }
@@ -127,7 +121,7 @@ final class ServerPair: Sendable {
 final class ScriptedPeer: Sendable {
     let link = Fixture.link(role: .central)
     let clock = ManualClock()
-    let sent = watched(Recorder<[UInt8]>())
+    let sent = Recorder<[UInt8]>()
     let client: GATTClient
 
     init(mtu: Int = 23, updateBufferLimit: Int = 1024) {
@@ -162,20 +156,9 @@ final class Flag: Sendable {
 
 /// Collects an AsyncStream into a Recorder, so tests can wait for elements.
 func record<T: Sendable>(_ stream: AsyncStream<T>) -> Recorder<T> {
-    let recorder = watched(Recorder<T>())
+    let recorder = Recorder<T>()
     Task {
         for await item in stream { recorder.append(item) }
-        recorder.finish()
-    }
-    return recorder
-}
-
-/// A failsafe, not a synchronisation: a wait that is never satisfied fails the test after 10 s
-/// instead of hanging the run.
-@discardableResult
-func watched<T>(_ recorder: Recorder<T>) -> Recorder<T> {
-    Task {
-        try? await Task.sleep(for: .seconds(10))
         recorder.finish()
     }
     return recorder

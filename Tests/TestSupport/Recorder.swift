@@ -2,9 +2,12 @@ import Synchronization
 
 /// Items recorded as they arrive, in order, with the barriers tests wait on instead of sleeping:
 /// `wait(for:)` a number of items, `wait(for:where:)` a number of matching ones. `finish()` marks
-/// the source ended: waiters still unsatisfied then return `false` rather than hang.
+/// the source ended: waiters still unsatisfied then return `false` rather than hang. A wait also
+/// returns `false` when its task is cancelled, so a suite's `.timeLimit` ends a wait that never
+/// comes true instead of leaving the run stuck.
 public final class Recorder<Element: Sendable>: Sendable {
     private struct Waiter {
+        let id: Int
         let isSatisfied: @Sendable ([Element]) -> Bool
         let continuation: CheckedContinuation<Bool, Never>
     }
@@ -13,6 +16,7 @@ public final class Recorder<Element: Sendable>: Sendable {
         var items: [Element] = []
         var waiters: [Waiter] = []
         var finished = false
+        var nextWaiter = 0
     }
 
     private let state = Mutex(State())
@@ -53,14 +57,26 @@ public final class Recorder<Element: Sendable>: Sendable {
     /// Returns once `condition` holds for the items recorded so far; `false` if the source ended first.
     @discardableResult
     public func wait(until condition: @escaping @Sendable ([Element]) -> Bool) async -> Bool {
-        await withCheckedContinuation { continuation in
-            let ready: Bool? = state.withLock { state in
-                if condition(state.items) { return true }
-                if state.finished { return false }
-                state.waiters.append(Waiter(isSatisfied: condition, continuation: continuation))
-                return nil
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready: Bool? = state.withLock { state in
+                    if condition(state.items) { return true }
+                    if state.finished || Task.isCancelled { return false }
+                    state.waiters.append(Waiter(id: id, isSatisfied: condition, continuation: continuation))
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
             }
-            if let ready { continuation.resume(returning: ready) }
+        } onCancel: {
+            let cancelled = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index).continuation
+            }
+            cancelled?.resume(returning: false)
         }
     }
 
