@@ -141,11 +141,9 @@ async def peripheral(harness):
 async def central_cli(harness, tmp_path, request):
     """`blesensor`'s central commands on the harness controller (the one the peripheral
     fixture's device is reached through), bonds in a state directory of the test's own.
-    Skipped only while `blesensor scan --help` fails (the commands are not there yet)."""
-    from harness.central_cli import CentralCli, blesensor_path, central_commands_missing
-    missing = central_commands_missing()
-    if missing:
-        pytest.skip(f'blesensor central commands not available: {missing}')
+    Fails when `blesensor scan --help` does not work."""
+    from harness.central_cli import CentralCli, blesensor_path, require_central_commands
+    require_central_commands()
     cli = CentralCli(blesensor_path(), harness, tmp_path / 'cli-state')
     yield cli
     await cli.close()

@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from harness.central_cli import CentralCli, blesensor_path, central_commands_missing
+from harness.central_cli import CentralCli, blesensor_path, require_central_commands
 from harness.server import HarnessServer
 
 BOUND = 20.0
@@ -24,9 +24,7 @@ async def cli_server(harness):
 
 
 async def test_cli_reads_and_subscribes_to_our_daemon(harness, cli_server, central, spawn_daemon, tmp_path):
-    missing = central_commands_missing()
-    if missing:
-        pytest.skip(f'blesensor central commands not available: {missing}')
+    require_central_commands()
     daemon = await spawn_daemon(harness.port, 'blesensor-central-test', '--board', 'simulated')
     await asyncio.wait_for(harness.controller.wait_for_advertising_enable(True), 10)
     await daemon.wait_for_log('advertising enabled', timeout=5)
@@ -57,9 +55,7 @@ async def test_cli_reads_and_subscribes_to_our_daemon(harness, cli_server, centr
 
 
 async def test_a_central_command_on_the_daemons_controller_says_the_daemon_owns_it(harness, spawn_daemon, tmp_path):
-    missing = central_commands_missing()
-    if missing:
-        pytest.skip(f'blesensor central commands not available: {missing}')
+    require_central_commands()
     daemon = await spawn_daemon(harness.port, 'blesensor-owner-test')
     await daemon.wait_for_log('advertising enabled', timeout=10)
     process = await asyncio.create_subprocess_exec(

@@ -11,6 +11,8 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[3]
 
 
@@ -40,6 +42,15 @@ def central_commands_missing() -> str:
         except (OSError, subprocess.TimeoutExpired) as error:
             _availability = f'`{path} scan --help` failed: {error}'
     return _availability
+
+
+def require_central_commands() -> None:
+    """Fails the test when `blesensor`'s central commands cannot run (not built beside blesensord,
+    or broken): a missing binary must not turn these tests into silent skips."""
+    missing = central_commands_missing()
+    if missing:
+        pytest.fail(f'blesensor central commands not available: {missing} '
+                    '(build it: swift build --product blesensor, or set BLESENSOR)')
 
 
 class CliRun:
