@@ -104,8 +104,8 @@ public struct ATTErrorCode: RawRepresentable, Hashable, Sendable, Error, CustomS
         }
     }
 
-    public var description: String {
-        let hex = "0x" + (rawValue < 0x10 ? "0" : "") + String(rawValue, radix: 16, uppercase: true)
-        return "\(name) (\(hex)): \(explanation)"
-    }
+    /// "Insufficient Authentication (0x05)": the name with its code.
+    public var nameAndCode: String { "\(name) (\(rawValue.hexLiteral))" }
+
+    public var description: String { "\(nameAndCode): \(explanation)" }
 }

@@ -111,7 +111,6 @@ public struct ATTOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     }
 
     public var description: String {
-        let hex = "0x" + (rawValue < 0x10 ? "0" : "") + String(rawValue, radix: 16, uppercase: true)
-        return name.map { "\($0) (\(hex))" } ?? "unknown opcode \(hex)"
+        name.map { "\($0) (\(rawValue.hexLiteral))" } ?? "unknown opcode \(rawValue.hexLiteral)"
     }
 }

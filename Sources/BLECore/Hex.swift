@@ -15,6 +15,16 @@ extension Sequence where Element == UInt8 {
     }
 }
 
+extension FixedWidthInteger where Self: UnsignedInteger {
+    /// "0x05" for a UInt8, "0x002A" for a UInt16: every digit of the type, as the Core spec and
+    /// btmon write codes and handles.
+    public var hexLiteral: String {
+        let digits = String(self, radix: 16, uppercase: true)
+        let padding = String(repeating: "0", count: Swift.max(0, Self.bitWidth / 4 - digits.count))
+        return "0x\(padding)\(digits)"
+    }
+}
+
 /// Why a hex string could not be turned into bytes.
 public enum HexDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
     case oddLength(Int)

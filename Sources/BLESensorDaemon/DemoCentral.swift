@@ -151,10 +151,10 @@ struct DemoCentral: Sendable {
         }
         say("found \(tree.count) service(s), \(tree.reduce(0) { $0 + $1.characteristics.count }) characteristic(s)")
         for entry in tree {
-            say("service \(AttributeText.label(entry.service.uuid)), handles \(hex4(entry.service.handles.lowerBound))-\(hex4(entry.service.handles.upperBound))")
+            say("service \(AttributeText.label(entry.service.uuid)), handles \(entry.service.handles.lowerBound.hexLiteral)-\(entry.service.handles.upperBound.hexLiteral)")
             for characteristic in entry.characteristics {
                 let descriptors = characteristic.descriptors.map { AttributeText.label($0.uuid) }
-                say("  characteristic \(AttributeText.label(characteristic.characteristic.uuid)), value handle \(hex4(characteristic.characteristic.valueHandle)), "
+                say("  characteristic \(AttributeText.label(characteristic.characteristic.uuid)), value handle \(characteristic.characteristic.valueHandle.hexLiteral), "
                     + "\(AttributeText.properties(characteristic.characteristic.properties))"
                     + (descriptors.isEmpty ? "" : "; descriptors: \(descriptors.joined(separator: ", "))"))
             }
@@ -211,7 +211,7 @@ struct DemoCentral: Sendable {
     }
 
     private func updateLine(_ update: ValueUpdate, _ characteristic: RemoteCharacteristic?) -> String {
-        guard let characteristic else { return "handle \(hex4(update.valueHandle)): \(AttributeText.hex(update.value))" }
+        guard let characteristic else { return "handle \(update.valueHandle.hexLiteral): \(AttributeText.hex(update.value))" }
         return "\(AttributeText.label(characteristic.uuid)): \(AttributeText.value(update.value, of: characteristic.uuid))"
     }
 
@@ -251,9 +251,4 @@ struct DemoPairingAgent: PairingAgent {
     func display(passkey: UInt32, on link: Link) async {}
     func enterPasskey(on link: Link) async -> UInt32? { passkey }
     func confirm(numericComparison value: UInt32, on link: Link) async -> Bool { true }
-}
-
-private func hex4(_ value: UInt16) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }

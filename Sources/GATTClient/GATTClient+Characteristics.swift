@@ -29,13 +29,13 @@ extension GATTClient {
                 found.append(try declaration(entry, notBefore: next, in: service))
                 next = Int(entry.handle) + 1
             }
-            guard next > start else { throw .malformedResponse("Read By Type Response did not advance past \(hex4(UInt16(start)))") }
+            guard next > start else { throw .malformedResponse("Read By Type Response did not advance past \(UInt16(start).hexLiteral)") }
             start = next
         }
         // A characteristic's descriptors run up to the next declaration, or the end of the service.
         for index in found.indices {
             if index + 1 < found.count, found[index + 1].declarationHandle <= found[index].valueHandle {
-                throw .malformedResponse("declaration at \(hex4(found[index + 1].declarationHandle)) overlaps the value at \(hex4(found[index].valueHandle))")
+                throw .malformedResponse("declaration at \(found[index + 1].declarationHandle.hexLiteral) overlaps the value at \(found[index].valueHandle.hexLiteral)")
             }
             found[index].endHandle = index + 1 < found.count ? found[index + 1].declarationHandle - 1 : end
         }
@@ -53,15 +53,15 @@ extension GATTClient {
     private func declaration(_ entry: ATTHandleValue, notBefore next: Int,
                              in service: RemoteService) throws(GATTClientError) -> RemoteCharacteristic {
         guard Int(entry.handle) >= next, entry.handle <= service.handles.upperBound else {
-            throw .malformedResponse("declaration at \(hex4(entry.handle)) is outside \(hex4(UInt16(clamping: next)))…\(hex4(service.handles.upperBound))")
+            throw .malformedResponse("declaration at \(entry.handle.hexLiteral) is outside \(UInt16(clamping: next).hexLiteral)…\(service.handles.upperBound.hexLiteral)")
         }
         let value = entry.value
         guard value.count == 5 || value.count == 19, let uuid = BluetoothUUID(littleEndian: Array(value[3...])) else {
-            throw .malformedResponse("declaration at \(hex4(entry.handle)) has \(value.count) octets; it must be 5 or 19")
+            throw .malformedResponse("declaration at \(entry.handle.hexLiteral) has \(value.count) octets; it must be 5 or 19")
         }
         let valueHandle = UInt16(value[1]) | UInt16(value[2]) << 8
         guard valueHandle > entry.handle, valueHandle <= service.handles.upperBound else {
-            throw .malformedResponse("declaration at \(hex4(entry.handle)) names value handle \(hex4(valueHandle)) outside its service")
+            throw .malformedResponse("declaration at \(entry.handle.hexLiteral) names value handle \(valueHandle.hexLiteral) outside its service")
         }
         return RemoteCharacteristic(uuid: uuid, declarationHandle: entry.handle, valueHandle: valueHandle,
                                     properties: CharacteristicProperties(rawValue: value[0]),
@@ -87,12 +87,12 @@ extension GATTClient {
             var next = start
             for entry in data.entries {
                 guard Int(entry.handle) >= next, entry.handle <= end else {
-                    throw .malformedResponse("descriptor at \(hex4(entry.handle)) is outside \(hex4(UInt16(clamping: next)))…\(hex4(end))")
+                    throw .malformedResponse("descriptor at \(entry.handle.hexLiteral) is outside \(UInt16(clamping: next).hexLiteral)…\(end.hexLiteral)")
                 }
                 found.append(RemoteDescriptor(uuid: entry.uuid, handle: entry.handle))
                 next = Int(entry.handle) + 1
             }
-            guard next > start else { throw .malformedResponse("Find Information Response did not advance past \(hex4(UInt16(start)))") }
+            guard next > start else { throw .malformedResponse("Find Information Response did not advance past \(UInt16(start).hexLiteral)") }
             start = next
         }
         state.withLock { $0.cache.descriptors[characteristic.valueHandle] = (characteristic.handles, found) }

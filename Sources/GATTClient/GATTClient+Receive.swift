@@ -83,7 +83,7 @@ extension GATTClient {
             state.withLock { $0.droppedNotifications += 1 }
         case .indication:
             state.withLock { $0.droppedIndications += 1 }
-            logger.warning("GATT client: updates buffer full; a confirmed indication of \(hex4(lost.valueHandle)) was dropped",
+            logger.warning("GATT client: updates buffer full; a confirmed indication of \(lost.valueHandle.hexLiteral) was dropped",
                            metadata: ["link": "\(link.id)"])
             emit(.indicationDropped(valueHandle: lost.valueHandle))
         }
@@ -101,7 +101,7 @@ extension GATTClient {
             range = 0x0001...0xFFFF
         }
         state.withLock { $0.invalidate(range) }
-        logger.info("GATT client: services changed in \(hex4(range.lowerBound))…\(hex4(range.upperBound))", metadata: ["link": "\(link.id)"])
+        logger.info("GATT client: services changed in \(range.lowerBound.hexLiteral)…\(range.upperBound.hexLiteral)", metadata: ["link": "\(link.id)"])
         emit(.servicesChanged(range))
     }
 }

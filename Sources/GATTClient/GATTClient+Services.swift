@@ -53,15 +53,15 @@ extension GATTClient {
             var next = start
             for entry in list.entries {
                 guard Int(entry.handle) >= next, entry.endGroupHandle >= entry.handle else {
-                    throw .malformedResponse("service \(hex4(entry.handle))…\(hex4(entry.endGroupHandle)) does not follow \(hex4(UInt16(clamping: next - 1)))")
+                    throw .malformedResponse("service \(entry.handle.hexLiteral)…\(entry.endGroupHandle.hexLiteral) does not follow \(UInt16(clamping: next - 1).hexLiteral)")
                 }
                 guard entry.value.count == 2 || entry.value.count == 16, let uuid = BluetoothUUID(littleEndian: entry.value) else {
-                    throw .malformedResponse("service UUID of \(entry.value.count) octets at \(hex4(entry.handle)); it must be 2 or 16")
+                    throw .malformedResponse("service UUID of \(entry.value.count) octets at \(entry.handle.hexLiteral); it must be 2 or 16")
                 }
                 services.append(RemoteService(uuid: uuid, handles: entry.handle...entry.endGroupHandle))
                 next = Int(entry.endGroupHandle) + 1
             }
-            guard next > start else { throw .malformedResponse("Read By Group Type Response did not advance past \(hex4(UInt16(start)))") }
+            guard next > start else { throw .malformedResponse("Read By Group Type Response did not advance past \(UInt16(start).hexLiteral)") }
             start = next
         }
         return services
@@ -78,12 +78,12 @@ extension GATTClient {
             var next = start
             for entry in list {
                 guard Int(entry.foundHandle) >= next, entry.groupEndHandle >= entry.foundHandle else {
-                    throw .malformedResponse("service \(hex4(entry.foundHandle))…\(hex4(entry.groupEndHandle)) does not follow \(hex4(UInt16(clamping: next - 1)))")
+                    throw .malformedResponse("service \(entry.foundHandle.hexLiteral)…\(entry.groupEndHandle.hexLiteral) does not follow \(UInt16(clamping: next - 1).hexLiteral)")
                 }
                 services.append(RemoteService(uuid: uuid, handles: entry.foundHandle...entry.groupEndHandle))
                 next = Int(entry.groupEndHandle) + 1
             }
-            guard next > start else { throw .malformedResponse("Find By Type Value Response did not advance past \(hex4(UInt16(start)))") }
+            guard next > start else { throw .malformedResponse("Find By Type Value Response did not advance past \(UInt16(start).hexLiteral)") }
             start = next
         }
         return services
@@ -103,12 +103,12 @@ extension GATTClient {
                 var next = start
                 for entry in list.entries {
                     guard Int(entry.handle) >= next, entry.handle <= end else {
-                        throw .malformedResponse("include declaration at \(hex4(entry.handle)) is outside \(hex4(UInt16(clamping: next)))…\(hex4(end))")
+                        throw .malformedResponse("include declaration at \(entry.handle.hexLiteral) is outside \(UInt16(clamping: next).hexLiteral)…\(end.hexLiteral)")
                     }
                     included.append(try await includedService(entry))
                     next = Int(entry.handle) + 1
                 }
-                guard next > start else { throw .malformedResponse("Read By Type Response did not advance past \(hex4(UInt16(start)))") }
+                guard next > start else { throw .malformedResponse("Read By Type Response did not advance past \(UInt16(start).hexLiteral)") }
                 start = next
             }
             state.withLock { $0.cache.services[service.handles.lowerBound]?.includedServices = included }
@@ -121,7 +121,7 @@ extension GATTClient {
         var reader = ByteReader(entry.value)
         guard entry.value.count == 6 || entry.value.count == 4,
               let start = try? reader.readUInt16(), let end = try? reader.readUInt16(), start != 0, start <= end else {
-            throw .malformedResponse("include declaration at \(hex4(entry.handle)) has an invalid value \(entry.value.hexString)")
+            throw .malformedResponse("include declaration at \(entry.handle.hexLiteral) has an invalid value \(entry.value.hexString)")
         }
         let uuid: BluetoothUUID
         if entry.value.count == 6, let short = BluetoothUUID(littleEndian: Array(entry.value[4...])) {
@@ -129,7 +129,7 @@ extension GATTClient {
         } else {
             let response = try await transact(.readRequest(handle: start))
             guard case let .readResponse(value) = response, value.count == 16, let long = BluetoothUUID(littleEndian: value) else {
-                throw .malformedResponse("included service declaration at \(hex4(start)) does not hold a 128-bit UUID")
+                throw .malformedResponse("included service declaration at \(start.hexLiteral) does not hold a 128-bit UUID")
             }
             uuid = long
         }

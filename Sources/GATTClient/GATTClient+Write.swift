@@ -45,7 +45,7 @@ extension GATTClient {
             guard case let .prepareWriteResponse(echoedHandle, echoedOffset, echoedPart) = response,
                   echoedHandle == handle, Int(echoedOffset) == offset, echoedPart == part else {
                 await cancelPreparedWrites()
-                throw .malformedResponse("Prepare Write Response does not echo the part sent for \(hex4(handle)) at offset \(offset); the write was cancelled")
+                throw .malformedResponse("Prepare Write Response does not echo the part sent for \(handle.hexLiteral) at offset \(offset); the write was cancelled")
             }
             offset += part.count
         }

@@ -29,7 +29,7 @@ public enum GATTClientError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case let .attError(code, handle, request):
-            return "\(request.name ?? request.description) on handle \(hex4(handle)) failed: \(code.name) (0x\(code.rawValue < 0x10 ? "0" : "")\(String(code.rawValue, radix: 16, uppercase: true))) — \(code.explanation)"
+            return "\(request.name ?? request.description) on handle \(handle.hexLiteral) failed: \(code.nameAndCode) — \(code.explanation)"
         case .timeout:
             return "the server did not answer within the ATT transaction timeout; disconnect and reconnect to continue"
         case .disconnected:
@@ -50,10 +50,4 @@ public enum GATTClientError: Error, Equatable, Sendable, CustomStringConvertible
             return "the request could not be sent on the link"
         }
     }
-}
-
-/// "0x002A": handles as the Core spec and btmon print them.
-func hex4(_ value: UInt16) -> String {
-    let digits = String(value, radix: 16, uppercase: true)
-    return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
 }

@@ -18,7 +18,7 @@ public struct RemoteService: Sendable, Hashable, CustomStringConvertible {
         self.includedServices = includedServices
     }
 
-    public var description: String { "service \(uuid) \(hex4(handles.lowerBound))…\(hex4(handles.upperBound))" }
+    public var description: String { "service \(uuid) \(handles.lowerBound.hexLiteral)…\(handles.upperBound.hexLiteral)" }
 }
 
 /// A characteristic declaration found on the peer.
@@ -43,7 +43,7 @@ public struct RemoteCharacteristic: Sendable, Hashable, CustomStringConvertible 
 
     var handles: ClosedRange<UInt16> { declarationHandle...max(declarationHandle, endHandle) }
 
-    public var description: String { "characteristic \(uuid) value \(hex4(valueHandle))" }
+    public var description: String { "characteristic \(uuid) value \(valueHandle.hexLiteral)" }
 }
 
 /// A characteristic descriptor found on the peer.
@@ -56,7 +56,7 @@ public struct RemoteDescriptor: Sendable, Hashable, CustomStringConvertible {
         self.handle = handle
     }
 
-    public var description: String { "descriptor \(uuid) at \(hex4(handle))" }
+    public var description: String { "descriptor \(uuid) at \(handle.hexLiteral)" }
 }
 
 /// A value the server pushed.

@@ -35,6 +35,9 @@ import Testing
         #expect(try [UInt8](hex: "0x01 0A:ff") == [0x01, 0x0A, 0xFF])
         #expect(throws: HexDecodingError.oddLength(3)) { try [UInt8](hex: "abc") }
         #expect([UInt8]([0x00, 0xAB]).hexString == "00ab")
+        #expect(UInt8(0x05).hexLiteral == "0x05")
+        #expect(UInt16(0x2A).hexLiteral == "0x002A")
+        #expect(UInt16(0xFFFF).hexLiteral == "0xFFFF")
     }
 }
 

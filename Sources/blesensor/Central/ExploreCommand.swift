@@ -66,7 +66,7 @@ struct ExploreCommand: AsyncParsableCommand {
                 line += ": \(decoded ?? AttributeText.hex(value))"
             } catch let .attError(code, _, _) {
                 // A refused read is part of the picture (e.g. needs encryption), not the end of it.
-                object["error"] = "\(code.name) (0x\(code.rawValue < 0x10 ? "0" : "")\(String(code.rawValue, radix: 16, uppercase: true)))"
+                object["error"] = code.nameAndCode
                 line += ": not readable (\(code.name))"
             }
         }
