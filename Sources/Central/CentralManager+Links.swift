@@ -77,7 +77,7 @@ extension CentralManager {
             case .closed: .closed
             }
         }, waitForRoom: { link in
-            await waiters.wait(for: link) { acl.queuedPDUs(on: link) < acl.maxQueuedPDUsPerLink || !link.isOpen }
+            await waiters.waitForQueueRoom(on: link, in: acl)
         }, hasRoomForCommand: { link in
             acl.queuedPDUs(on: link) == 0
         })
@@ -103,7 +103,7 @@ extension CentralManager {
                               case .closed: .closed
                               }
                           }, waitForRoom: { link in
-                              await waiters.wait(for: link) { acl.queuedPDUs(on: link) < acl.maxQueuedPDUsPerLink || !link.isOpen }
+                              await waiters.waitForQueueRoom(on: link, in: acl)
                           }))
     }
 

@@ -345,7 +345,7 @@ public actor PeripheralManager {
             case .closed: .closed
             }
         }, waitForRoom: { link in
-            await waiters.wait(for: link) { acl.queuedPDUs(on: link) < acl.maxQueuedPDUsPerLink || !link.isOpen }
+            await waiters.waitForQueueRoom(on: link, in: acl)
         })
     }
 

@@ -15,6 +15,12 @@ public final class LinkRoomWaiters: Sendable {
         }
     }
 
+    /// Suspends until the link's ACL queue in `acl` can take another PDU, or the link closed
+    /// (what an ATT server or client waits for after its send found the queue full).
+    public func waitForQueueRoom(on link: Link, in acl: ACLFlowController) async {
+        await wait(for: link) { acl.queuedPDUs(on: link) < acl.maxQueuedPDUsPerLink || !link.isOpen }
+    }
+
     public func resume(_ link: LinkID) {
         let woken = waiters.withLock { $0.removeValue(forKey: link) } ?? []
         woken.forEach { $0.resume() }
