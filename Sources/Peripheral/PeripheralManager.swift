@@ -66,7 +66,8 @@ public actor PeripheralManager {
     nonisolated let channels: L2CAPFixedChannels
     /// The Security Manager when `configuration.security` is set.
     public nonisolated let security: SecurityManager?
-    private nonisolated let localAddress = LocalAddressCell()
+    /// Our address on links, known once GAP applied the address policy (c1, f5 and f6 take it).
+    private nonisolated let localAddress = Locked(DeviceAddress(.zero, type: .publicDevice))
     /// A central role on this controller (`CentralManager(sharingControllerOf:)`), if one joined.
     nonisolated let centralRole = CentralRoleSlot()
     private var securityTask: Task<Void, Never>? = nil
@@ -547,14 +548,5 @@ public actor PeripheralManager {
             roomWaiters.resume(link.id)
             eventSink.yield(.centralDisconnected(central, reason: reason))
         }
-    }
-}
-
-/// Our address on links, known once GAP applied the address policy (c1, f5 and f6 take it).
-final class LocalAddressCell: Sendable {
-    private let address = Mutex(DeviceAddress(.zero, type: .publicDevice))
-    var value: DeviceAddress {
-        get { address.withLock { $0 } }
-        set { address.withLock { $0 = newValue } }
     }
 }

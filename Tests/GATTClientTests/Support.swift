@@ -87,7 +87,7 @@ final class ServerPair: Sendable {
     let serverLink = Fixture.link(role: .peripheral)
     let clock = ManualClock()
     /// Whether the client's link has room for Write Without Response.
-    let commandRoom = Flag(true)
+    let commandRoom = Locked(true)
     let commands = Recorder<[UInt8]>()
 
     init(serverMTU: Int = 247, clientMTU: Int = 247) throws {
@@ -142,16 +142,6 @@ final class ScriptedPeer: Sendable {
 
     func answer(_ pdu: ATTPDU) { client.receive(pdu.encode()) }
     func answer(bytes: [UInt8]) { client.receive(bytes) }
-}
-
-/// A Bool that closures may share.
-final class Flag: Sendable {
-    private let state: Mutex<Bool>
-    init(_ value: Bool) { state = Mutex(value) }
-    var value: Bool {
-        get { state.withLock { $0 } }
-        set { state.withLock { $0 = newValue } }
-    }
 }
 
 /// Collects an AsyncStream into a Recorder, so tests can wait for elements.

@@ -10,7 +10,6 @@ import HCITransports
 import Logging
 import SMP
 import SQLiteBondStore
-import Synchronization
 import ServiceManager
 
 /// What the central commands share: the controller, the bond store, finding and connecting to the
@@ -49,10 +48,11 @@ struct CentralSession {
             }
             // Ctrl-C leaves cleanly: links are disconnected and the controller let go, which ends
             // whatever the command was waiting for.
-            let interrupted = InterruptFlag()
+            // Set once, from the signal watcher; read after the command's body.
+            let interrupted = Locked(false)
             let watcher = Task { [command] in
                 guard await InterruptSignal.wait() else { return }
-                interrupted.set()
+                interrupted.value = true
                 CLIEnvironment.printError("blesensor \(command): interrupted; disconnecting")
                 await manager.leave()
             }
@@ -61,11 +61,11 @@ struct CentralSession {
                 try await body(manager)
             } catch {
                 await manager.shutdown()
-                if interrupted.isSet { throw CLIFailure.interrupted(normalEnd: interruptIsNormalEnd) }
+                if interrupted.value { throw CLIFailure.interrupted(normalEnd: interruptIsNormalEnd) }
                 throw error
             }
             await manager.shutdown()
-            if interrupted.isSet { throw CLIFailure.interrupted(normalEnd: interruptIsNormalEnd) }
+            if interrupted.value { throw CLIFailure.interrupted(normalEnd: interruptIsNormalEnd) }
         } catch {
             if let exitCode = error.exitCode { throw ExitCode(exitCode) }
             CLIEnvironment.printError("error: \(error.message)")
@@ -233,11 +233,4 @@ struct CLIFailure: Error {
         failure.exitCode = normalEnd ? 0 : 130
         return failure
     }
-}
-
-/// Set once, from the signal watcher; read after the command's body.
-final class InterruptFlag: Sendable {
-    private let flag = Mutex(false)
-    func set() { flag.withLock { $0 = true } }
-    var isSet: Bool { flag.withLock { $0 } }
 }

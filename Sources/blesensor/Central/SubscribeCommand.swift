@@ -3,7 +3,6 @@ import BLECore
 import Central
 import Foundation
 import GATTClient
-import Synchronization
 
 /// `blesensor subscribe ADDRESS UUID`: prints each notified or indicated value as it comes.
 struct SubscribeCommand: AsyncParsableCommand {
@@ -47,7 +46,8 @@ struct SubscribeCommand: AsyncParsableCommand {
             let uuid = try AttributeLookup.uuid(self.uuid)
             await followServiceChanged(on: peripheral)
             let characteristic = try await subscribe(uuid, on: peripheral)
-            let watched = WatchedHandle(characteristic.valueHandle)
+            // The value handle printed; Service Changed may move it.
+            let watched = Locked(characteristic.valueHandle)
             let end = await withTaskGroup(of: End.self) { group in
                 group.addTask { await printUpdates(of: peripheral, watching: watched, uuid: uuid) }
                 group.addTask { await followServiceChanges(of: peripheral, events: manager.events, watching: watched, uuid: uuid) }
@@ -93,7 +93,7 @@ struct SubscribeCommand: AsyncParsableCommand {
         return characteristic
     }
 
-    private func printUpdates(of peripheral: RemotePeripheral, watching watched: WatchedHandle, uuid: BluetoothUUID) async -> End {
+    private func printUpdates(of peripheral: RemotePeripheral, watching watched: Locked<UInt16>, uuid: BluetoothUUID) async -> End {
         var printed = 0
         for await update in peripheral.updates where update.valueHandle == watched.value {
             let decoded = AttributeText.decodedValue(update.value, of: uuid)
@@ -116,7 +116,7 @@ struct SubscribeCommand: AsyncParsableCommand {
 
     /// Service Changed: say so, find the characteristic again and subscribe anew when it still exists.
     private func followServiceChanges(of peripheral: RemotePeripheral, events: AsyncStream<CentralEvent>,
-                                      watching watched: WatchedHandle, uuid: BluetoothUUID) async -> End {
+                                      watching watched: Locked<UInt16>, uuid: BluetoothUUID) async -> End {
         for await event in events {
             if case let .disconnected(gone, reason) = event, gone === peripheral {
                 return .linkDropped("the link to \(peripheral.address) dropped (\(reason))")
@@ -136,15 +136,5 @@ struct SubscribeCommand: AsyncParsableCommand {
         }
         if Task.isCancelled { return .done }
         return .linkDropped("the controller is gone")
-    }
-}
-
-/// The value handle being printed; Service Changed may move it.
-final class WatchedHandle: Sendable {
-    private let handle: Mutex<UInt16>
-    init(_ handle: UInt16) { self.handle = Mutex(handle) }
-    var value: UInt16 {
-        get { handle.withLock { $0 } }
-        set { handle.withLock { $0 = newValue } }
     }
 }

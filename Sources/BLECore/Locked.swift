@@ -1,0 +1,15 @@
+import Synchronization
+
+/// A value behind a lock that closures and tasks can share: a `Mutex` cannot be copied into them.
+public final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+
+    public init(_ value: Value) { mutex = Mutex(value) }
+
+    public func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+
+    public var value: Value {
+        get { mutex.withLock { $0 } }
+        set { mutex.withLock { $0 = newValue } }
+    }
+}
