@@ -128,15 +128,6 @@ public final class RemotePeripheral: Sendable, CustomStringConvertible {
         do { return try await security.encrypt(link) } catch { throw .security(error) }
     }
 
-    /// Re-encrypts when bonded, pairs otherwise.
-    @discardableResult
-    public func secure() async throws(CentralError) -> LinkSecurity {
-        guard securityManager != nil else { throw .securityNotConfigured }
-        if link.isBonded { return try await encrypt() }
-        _ = try await pair()
-        return link.security
-    }
-
     // MARK: Connection
 
     /// Disconnects and returns once the link is down.
