@@ -9,6 +9,7 @@ import Peripheral
 import SensorBridge
 import Sensors
 import SMP
+import ServiceManager
 
 /// `blesensord`: brings the controller up, serves the configured sensors as SIG services through
 /// the peripheral API, advertises, answers the control socket, and shuts down cleanly.

@@ -8,9 +8,11 @@ import Darwin
 #endif
 
 /// SIGTERM / SIGINT as an async stream, delivered through dispatch sources rather than a handler
-/// that could run in the middle of anything.
-enum SignalStream {
-    static func make(_ signals: [Int32] = [SIGTERM, SIGINT]) -> AsyncStream<Int32> {
+/// that could run in the middle of anything. While the stream lives the signals' default action is
+/// off; when it ends (its reader stopped or was cancelled) it stays off, or comes back with
+/// `restoringDefaultAtEnd` (a command then dies on a second Ctrl-C if leaving hangs).
+public enum SignalStream {
+    public static func make(_ signals: [Int32] = [SIGTERM, SIGINT], restoringDefaultAtEnd: Bool = false) -> AsyncStream<Int32> {
         AsyncStream { continuation in
             let sources = signals.map { number -> any DispatchSourceSignal in
                 signal(number, SIG_IGN)
@@ -20,7 +22,10 @@ enum SignalStream {
                 return source
             }
             let owner = SignalSources(sources)
-            continuation.onTermination = { _ in owner.cancel() }
+            continuation.onTermination = { _ in
+                owner.cancel()
+                if restoringDefaultAtEnd { signals.forEach { signal($0, SIG_DFL) } }
+            }
         }
     }
 }
