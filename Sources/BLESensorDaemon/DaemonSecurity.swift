@@ -10,7 +10,7 @@ import SQLiteBondStore
 /// in `<state directory>/bonds.sqlite`.
 enum DaemonSecurity {
     static func bondsPath(_ configuration: BridgeConfiguration) -> String {
-        configuration.paths.stateDirectory + "/bonds.sqlite"
+        PathSettings.bondsDatabase(in: configuration.paths.stateDirectory)
     }
 
     /// Opens the bond store (blocking file work, on its own thread).

@@ -122,6 +122,9 @@ public struct PathSettings: Sendable, Equatable {
         self.controlSocket = controlSocket
     }
 
+    /// The bond store in a state directory: the daemon's and the CLI's central commands share it.
+    public static func bondsDatabase(in stateDirectory: String) -> String { stateDirectory + "/bonds.sqlite" }
+
     /// Where state and the control socket go when the file does not say: systemd's StateDirectory=
     /// and RuntimeDirectory= (STATE_DIRECTORY / RUNTIME_DIRECTORY, the first of a colon-separated
     /// list), else the system paths for root, else the user's XDG directories (a developer running

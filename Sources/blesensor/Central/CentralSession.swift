@@ -163,7 +163,7 @@ struct CentralSession {
         let store: SQLiteBondStore
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            store = try SQLiteBondStore(path: directory + "/bonds.sqlite")
+            store = try SQLiteBondStore(path: PathSettings.bondsDatabase(in: directory))
         } catch {
             CLIEnvironment.printError("error: cannot open the bond store in \(directory): \(error) (choose another with --state-dir)")
             throw ExitCode(1)
