@@ -9,7 +9,6 @@ import L2CAP
 import Logging
 import Peripheral
 import SMP
-import Synchronization
 
 /// The central role, shaped like CoreBluetooth's `CBCentralManager`: scan, connect, and per link a
 /// `RemotePeripheral` (CoreBluetooth's `CBPeripheral`) with a GATT client and pairing.
