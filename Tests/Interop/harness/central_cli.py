@@ -93,28 +93,22 @@ class CliRun:
 
     async def wait_line(self, predicate: Callable[[dict], bool], what: str, timeout: float = 10.0) -> dict:
         """The first JSON stdout line matching; fails if the process ends or time runs out."""
-        async def wait() -> dict:
-            while True:
-                for line in self.json_lines():
-                    if predicate(line):
-                        return line
-                if all(r.done() for r in self._readers):
-                    raise AssertionError(f'blesensor ended before printing {what}\n{self.describe()}')
-                self._changed.clear()
-                await self._changed.wait()
-
-        try:
-            return await asyncio.wait_for(wait(), timeout)
-        except asyncio.TimeoutError:
-            raise AssertionError(f'no {what} within {timeout} s\n{self.describe()}') from None
+        return await self._wait_for(lambda: next((line for line in self.json_lines() if predicate(line)), None),
+                                    what, timeout)
 
     async def wait_text(self, text: str, what: str, timeout: float = 10.0) -> str:
         """The first stdout or stderr line containing `text` (text output)."""
-        async def wait() -> str:
+        return await self._wait_for(lambda: next((line for line in self.lines + self.err_lines if text in line), None),
+                                    what, timeout)
+
+    async def _wait_for(self, find: Callable[[], object], what: str, timeout: float):
+        """What `find()` returns once it is not None, checked after each new output; fails when the
+        process's output ends first or `timeout` (a failure bound) passes."""
+        async def wait():
             while True:
-                for line in self.lines + self.err_lines:
-                    if text in line:
-                        return line
+                found = find()
+                if found is not None:
+                    return found
                 if all(r.done() for r in self._readers):
                     raise AssertionError(f'blesensor ended before printing {what}\n{self.describe()}')
                 self._changed.clear()
