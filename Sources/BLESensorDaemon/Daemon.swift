@@ -247,6 +247,6 @@ public struct Daemon: Sendable {
     }
 
     private func milliseconds(since start: ContinuousClock.Instant) -> Int {
-        Int((ContinuousClock.now - start).wholeMilliseconds)
+        Int(clamping: (ContinuousClock.now - start).wholeMilliseconds)
     }
 }
