@@ -1,10 +1,16 @@
 #if defined(__linux__)
 #define _GNU_SOURCE
 #endif
+// Large-file offsets on 32-bit targets (armhf); a no-op on 64-bit ones.
+#define _FILE_OFFSET_BITS 64
 #include "CBluetoothShim.h"
 
 #include <stdlib.h>
 #include <termios.h>
+
+int bls_create_file(const char *path) {
+    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
 
 int bls_pipe(int fds[2]) {
 #if defined(__linux__)

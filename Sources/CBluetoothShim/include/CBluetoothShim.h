@@ -42,9 +42,9 @@ static inline int bls_open_serial(const char *path) {
 }
 
 /// Creates or truncates a capture file (open(2) is variadic, so Swift cannot pass the mode).
-static inline int bls_create_file(const char *path) {
-    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-}
+/// In the .c file, which is built with 64-bit file offsets: on armhf a capture could otherwise
+/// not grow past 2 GiB (EFBIG).
+int bls_create_file(const char *path);
 
 // MARK: - TCP
 
