@@ -162,3 +162,28 @@ fail:
         return -1;
     }
 }
+
+int bls_rfkill_unblock(uint32_t idx) {
+#if defined(__linux__)
+    int fd = open("/dev/rfkill", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    // The original 8-byte event: every kernel with /dev/rfkill accepts it (RFKILL_EVENT_SIZE_V1).
+    struct rfkill_event event;
+    memset(&event, 0, sizeof event);
+    event.idx = idx;
+    event.type = RFKILL_TYPE_ALL;
+    event.op = RFKILL_OP_CHANGE;
+    event.soft = 0;
+    ssize_t written;
+    do { written = write(fd, &event, sizeof event); } while (written < 0 && errno == EINTR);
+    int saved = errno;
+    close(fd);
+    if (written < 0) { errno = saved; return -1; }
+    if ((size_t)written != sizeof event) { errno = EIO; return -1; }
+    return 0;
+#else
+    (void)idx;
+    errno = ENOENT;
+    return -1;
+#endif
+}
