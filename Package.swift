@@ -150,7 +150,7 @@ let package = Package(
         ]),
         .executableTarget(name: "blesensor", dependencies: [
             "BLECore", "GAP", "HCI", "HCITransports", "GATTClient", "Central", "SMP", "Bonding", "SQLiteBondStore",
-            "ProfileCommands", "SensorCommands", "BridgeConfiguration", "ControlSocket", "ServiceManager",
+            "ProfileCommands", "SensorCommands", "BridgeConfiguration", "ControlSocket", "ServiceManager", "Doctor",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
