@@ -31,7 +31,9 @@ public struct DoctorEnvironment: Sendable {
     public var daemon: any DaemonProbe
     /// Nil where there is no systemctl.
     public var services: (any ServiceManagerProbe)?
-    public var sensors: any SensorReader
+    /// Nil where sensors cannot be read directly: the drivers open the real devices, so under a
+    /// test root they would read the wrong machine.
+    public var sensors: (any SensorReader)?
     public var gpio: any GPIOLineFinder
     /// The HCI socket calls that tell whether an adapter is up.
     public var hciCalls: any HCISystemCalls
@@ -39,7 +41,7 @@ public struct DoctorEnvironment: Sendable {
     public var clock: any HostClock
 
     public init(root: SystemRoot, invoker: Invoker, variables: [String: String], boardsDirectories: [String],
-                daemon: any DaemonProbe, services: (any ServiceManagerProbe)?, sensors: any SensorReader,
+                daemon: any DaemonProbe, services: (any ServiceManagerProbe)?, sensors: (any SensorReader)?,
                 gpio: any GPIOLineFinder, hciCalls: any HCISystemCalls, clock: any HostClock = SystemClock.shared) {
         self.root = root
         self.invoker = invoker
@@ -58,7 +60,7 @@ public struct DoctorEnvironment: Sendable {
         DoctorEnvironment(
             root: root, invoker: .current(), variables: variables,
             boardsDirectories: ConfigurationLoader.defaultBoardsDirectories(environment: variables, executablePath: executablePath),
-            daemon: ControlSocketProbe(), services: SystemctlProbe.find(in: root), sensors: DriverSensorReader(),
+            daemon: ControlSocketProbe(), services: SystemctlProbe.find(in: root), sensors: root == .real ? DriverSensorReader() : nil,
             gpio: LibgpiodLineFinder(root: root), hciCalls: LinuxHCISystemCalls())
     }
 }

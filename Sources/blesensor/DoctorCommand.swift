@@ -17,7 +17,8 @@ struct DoctorCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object: ok, failures, warnings, and checks with status, subject, detail and fix.")
     var json = false
 
-    // For tests: a directory standing for / (a fake /etc, /dev, /sys, /proc and /run).
+    // For tests: a directory standing for / (a fake /etc, /dev, /sys, /proc and /run). The default
+    // configuration and the control socket are looked for inside it; sensors are not read directly.
     @Option(help: .hidden)
     var root: String = "/"
 

@@ -166,3 +166,15 @@ import Testing
         #expect(check.fix == fix)
     }
 }
+
+@Suite struct TestRootTests {
+    @Test func underATestRootNoSensorIsReadThroughTheRealDevices() async throws {
+        let machine = try FakeMachine()
+        machine.configuration(DaemonAndSensorTests.simulated)
+        let environment = DoctorEnvironment.system(root: machine.root, variables: [:], executablePath: "/nonexistent/blesensor")
+        #expect(environment.sensors == nil)
+        let report = await Doctor(options: DoctorOptions(), environment: environment).report()
+        #expect(report.check("sensors")?.detail == "not read: the drivers open the real devices, not those under \(machine.path)")
+        #expect(report.check("config")?.status == .ok)
+    }
+}

@@ -108,3 +108,24 @@ async def test_doctor_lists_a_broken_configurations_problems_with_their_lines(bl
     assert code == 1, (code, out, err)
     assert f'FAIL  config {config}: 1 problem\n      sensors[0].address (line 5): ' in out, out
     assert f'      fix: correct the lines shown, check again with blesensor config check {config}' in out, out
+
+
+async def test_doctor_on_a_fake_pi_tree_with_i2c_disabled(blesensord, tmp_path):
+    """The hidden --root option (for tests): /etc, /dev, /sys and /run come from a directory."""
+    root = tmp_path / 'pi'
+    (root / 'etc/blesensor').mkdir(parents=True)
+    (root / 'etc/passwd').write_text('root:x:0:0:root:/root:/bin/bash\n'
+                                     'blesensor:x:998:996::/var/lib/blesensor:/usr/sbin/nologin\n')
+    (root / 'etc/group').write_text('root:x:0:\ni2c:x:998:blesensor\nblesensor:x:996:\n')
+    (root / 'etc/blesensor/blesensor.yaml').write_text(
+        'board: raspberry-pi-4b\nsensors: [{name: body, driver: tmp102, publish: [temperature-measurement]}]\n')
+    (root / 'sys/class/bluetooth/hci0').mkdir(parents=True)
+    (root / 'dev').mkdir()
+    code, out, err = await run_cli('doctor', '--root', str(root), timeout=30)
+    assert code == 1, (code, out, err)
+    assert 'ok    config /etc/blesensor/blesensor.yaml (board raspberry-pi-4b, 1 sensor)\n' in out, out
+    assert ('FAIL  /dev/i2c-1 missing (needed by body); there is no /dev/i2c-* at all\n'
+            '      fix: enable I2C: sudo raspi-config nonint do_i2c 0 (or dtparam=i2c_arm=on in '
+            '/boot/firmware/config.txt) and reboot\n') in out, out
+    assert 'ok    group i2c blesensor is a member (for /dev/i2c-1)\n' in out, out
+    assert 'FAIL  blesensord not running (no control socket at /run/blesensor/control.sock)\n' in out, out

@@ -24,15 +24,18 @@ extension Examination {
         case .runningUnreachable:
             add(.sensors, .info, "sensors", "not read: blesensord runs and holds the buses, and its status could not be read (see above)")
         case .stopped:
+            guard let reader = environment.sensors else {
+                add(.sensors, .info, "sensors", "not read: the drivers open the real devices, not those under \(root.path)")
+                return
+            }
             for sensor in configuration.sensors {
-                readDirectly(sensor, board: configuration.board)
+                readDirectly(sensor, board: configuration.board, reader: reader)
             }
         }
     }
 
-    private mutating func readDirectly(_ sensor: SensorConfiguration, board: BoardProfile) {
+    private mutating func readDirectly(_ sensor: SensorConfiguration, board: BoardProfile, reader: any SensorReader) {
         let subject = "sensor \(sensor.name)"
-        let reader = environment.sensors
         let outcome = BoundedWork.run(name: "doctor-read-\(sensor.name)", timeout: options.sensorTimeout, clock: environment.clock) {
             reader.read(sensor, board: board)
         }
