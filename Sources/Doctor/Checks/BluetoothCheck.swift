@@ -61,8 +61,9 @@ extension Examination {
             add(.bluetooth, .fail, path, "is a \(info.kind.rawValue), not a serial device", fix: "correct the transport: path")
             return
         }
+        let device = path.split(separator: "/").last.map(String.init) ?? path
         add(serviceAccess(.bluetooth, path, info, need: .readWrite, usualGroup: "dialout",
-                                    what: #"/etc/udev/rules.d/60-bluetooth-uart.rules: KERNEL=="ttyAMA0", GROUP="dialout", MODE="0660""#))
+                          what: #"/etc/udev/rules.d/60-bluetooth-uart.rules: KERNEL==""# + device + #"", GROUP="dialout", MODE="0660""#))
     }
 
     /// The adapter (listing the ones there are when it is missing), its rfkill switch, whether it
@@ -98,7 +99,7 @@ extension Examination {
             }
         }
         if ProcessTable(root: root).isRunning("bluetoothd") {
-            add(.bluetooth, .info, "bluetoothd", "running: fine, blesensord takes the adapter from it (its unit stops bluetooth.service)")
+            add(.bluetooth, .info, "bluetoothd", "running: fine, blesensord takes the adapter from it")
         }
     }
 

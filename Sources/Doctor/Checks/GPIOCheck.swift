@@ -18,7 +18,7 @@ extension Examination {
         for chip in present {
             if let path = GPIOChipName.devicePath(chip), let info = root.info(path) {
                 add(serviceAccess(.gpio, path, info, need: .readWrite, usualGroup: "gpio",
-                                            what: #"/etc/udev/rules.d/60-gpio.rules: SUBSYSTEM=="gpio", GROUP="gpio", MODE="0660""#))
+                                  what: #"/etc/udev/rules.d/60-gpio.rules: SUBSYSTEM=="gpio", GROUP="gpio", MODE="0660""#))
             }
         }
         for sensor in sensors {

@@ -19,7 +19,7 @@ extension Examination {
                 continue
             }
             add(serviceAccess(.i2c, path, info, need: .readWrite, usualGroup: "i2c",
-                                        what: #"/etc/udev/rules.d/60-i2c.rules: SUBSYSTEM=="i2c-dev", GROUP="i2c", MODE="0660""#))
+                              what: #"/etc/udev/rules.d/60-i2c.rules: SUBSYSTEM=="i2c-dev", GROUP="i2c", MODE="0660""#))
         }
     }
 
