@@ -23,7 +23,7 @@ struct BLESensorD: AsyncParsableCommand {
     @Option(help: "Configuration file (YAML).")
     var config: String?
 
-    @Option(help: "Board profile when running without a configuration file: simulated, raspberry-pi-4b, ... (see boards/).")
+    @Option(help: "Board profile when running without a configuration file: simulated, raspberry-pi-4b, ... (see boards/), or auto (from the device tree).")
     var board: String?
 
     @Option(help: "Controller transport: auto, virtual, tcp:HOST:PORT, hci:N or uart:PATH?baud=N&flow=on|off.")
