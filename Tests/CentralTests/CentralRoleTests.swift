@@ -186,6 +186,27 @@ let peerAddress = DeviceAddress(TestPeripheral.address, type: .randomDevice)
         await peripheral.manager.shutdown()
     }
 
+    /// The pairing functions hash both devices' addresses (f6, c1), and Identity Address
+    /// Information tells the central whom it bonded with: a peripheral on its public address must
+    /// use the controller's address in both, not an unset one.
+    @Test func aPeripheralOnItsPublicAddressPairsAndIsBondedUnderThatAddress() async throws {
+        let publicAddress = BluetoothAddress("00:1B:DC:00:00:2F")!
+        let peripheral = try await TestPeripheral(secured: true, controllerAddress: publicAddress, usesPublicAddress: true)
+        let store = InMemoryBondStore()
+        let central = try await makeCentral(on: peripheral.radio, security: SecuritySetup(store: store))
+        let discovery = try await central.find(publicAddress, timeout: .seconds(5))
+        #expect(discovery.peer == DeviceAddress(publicAddress, type: .publicDevice))
+        let remote = try await central.connect(to: discovery.peer)
+        let result = try await remote.pair()
+        #expect(result.secureConnections)
+        let secret = try #require(try await characteristic(TestPeripheral.secretUUID, on: remote))
+        #expect(try await remote.readValue(of: secret) == [0x5E, 0xC2])
+        #expect(await store.bonds().map(\.identity) == [DeviceAddress(publicAddress, type: .publicDevice)])
+        await remote.disconnect()
+        await central.shutdown()
+        await peripheral.manager.shutdown()
+    }
+
     @Test func connectingToADeviceThatIsNotThereTimesOutOnTheInjectedClock() async throws {
         let radio = VirtualRadio(label: "central-timeout")
         let clock = ManualClock()

@@ -32,12 +32,13 @@ struct TestPeripheral {
     let bonds = InMemoryBondStore()
 
     /// `address` and `controllerAddress` tell several test peripherals on one radio apart.
+    /// `usesPublicAddress`: advertise with the controller's public address instead of `address`.
     init(radio: VirtualRadio = VirtualRadio(label: "central-tests"), secured: Bool = false, address: BluetoothAddress = Self.address,
-         controllerAddress: BluetoothAddress = BluetoothAddress("00:1B:DC:00:00:1E")!) async throws {
+         controllerAddress: BluetoothAddress = BluetoothAddress("00:1B:DC:00:00:1E")!, usesPublicAddress: Bool = false) async throws {
         self.radio = radio
         let controller = radio.makeController(configuration: .init(address: controllerAddress))
         var configuration = PeripheralManager.Configuration(deviceName: Self.name)
-        configuration.addressPolicy = .randomStatic(address)
+        configuration.addressPolicy = usesPublicAddress ? .publicAddress : .randomStatic(address)
         if secured { configuration.security = SecuritySetup(store: bonds) }
         manager = PeripheralManager(transport: controller, configuration: configuration)
         try await manager.start()

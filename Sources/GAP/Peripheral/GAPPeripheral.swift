@@ -103,12 +103,14 @@ public actor GAPPeripheral {
     public var isAdvertising: Bool { controllerAdvertising }
     public var advertisingPlan: AdvertisingPlan? { currentPlan }
 
-    /// The address centrals see.
+    /// The address centrals see: the configured random static one, or the controller's public
+    /// address once the host has read it (nil before the controller started).
     public var identityAddress: DeviceAddress? {
-        switch configuration.addressPolicy {
-        case let .randomStatic(address): return DeviceAddress(address, type: .randomDevice)
-        case .publicAddress:
-            return nil
+        get async {
+            switch configuration.addressPolicy {
+            case let .randomStatic(address): return DeviceAddress(address, type: .randomDevice)
+            case .publicAddress: return await host.controllerInfo.map { DeviceAddress($0.publicAddress, type: .publicDevice) }
+            }
         }
     }
 
