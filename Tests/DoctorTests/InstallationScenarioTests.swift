@@ -140,6 +140,21 @@ import Testing
         #expect(report.exitStatus == 1)
     }
 
+    /// `board: auto` reads the device tree of the machine being examined, not of the one running the tests.
+    @Test func boardAutoIsResolvedFromTheExaminedMachinesDeviceTree() async throws {
+        let machine = try FakeMachine()
+        machine.configuration("board: auto\nsensors: [{name: cpu, driver: cpu-temp}]")
+        machine.write("/proc/device-tree/model", "Raspberry Pi 400 Rev 1.0\u{0}")
+        let report = await machine.doctor(daemon: FakeDaemon.stopped, systemd: FakeSystemd(), sensors: FakeSensors()).report()
+        #expect(report.check("config")?.status == .ok, "\(report.text)")
+        #expect(report.check("config")?.detail.contains("board raspberry-pi-4b") == true)
+
+        machine.write("/proc/device-tree/model", "Some Other Board\u{0}")
+        let unknown = await machine.doctor(daemon: FakeDaemon.stopped, systemd: FakeSystemd(), sensors: FakeSensors()).report()
+        #expect(unknown.check("config")?.status == .fail)
+        #expect(unknown.check("config")?.notes.joined().contains("Some Other Board") == true, "\(unknown.text)")
+    }
+
     @Test func noInstalledConfigurationIsExplained() async throws {
         let machine = try FakeMachine()
         let report = await machine.doctor().report()

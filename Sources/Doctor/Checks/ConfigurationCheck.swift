@@ -15,7 +15,8 @@ extension Examination {
         }
         // The paths the service gets from systemd (RuntimeDirectory=, StateDirectory=) unless the file sets its own.
         switch ConfigurationLoader.load(path: path, boardsDirectories: environment.boardsDirectories,
-                                        environment: Installed.serviceEnvironment, userID: serviceUser?.uid ?? 0) {
+                                        environment: Installed.serviceEnvironment, userID: serviceUser?.uid ?? 0,
+                                        boardDetection: boardDetection) {
         case let .success(configuration):
             let count = configuration.sensors.count == 1 ? "1 sensor" : "\(configuration.sensors.count) sensors"
             add(.config, .ok, "config", "\(shown) (board \(configuration.board.name), \(count))")
@@ -27,5 +28,11 @@ extension Examination {
                 notes: problems.problems.map(\.description))
             return nil
         }
+    }
+
+    /// `board: auto` reads the model of the machine under `root` (a test's fake tree, or `/`).
+    private var boardDetection: BoardDetection {
+        guard case let .files(paths) = BoardDetection.machine.source else { return .machine }
+        return BoardDetection(source: .files(paths.map { root.resolve($0) }))
     }
 }
