@@ -4,6 +4,8 @@
 set -euo pipefail
 
 packages=(libbluetooth-dev libgpiod-dev libi2c-dev libsqlite3-dev python3-venv python3-pip)
+# The Debian package (cross/): dpkg-shlibdeps and readelf, lintian, and the install test's chroot.
+packages+=(dpkg-dev binutils lintian debootstrap)
 
 missing=()
 for package in "${packages[@]}"; do

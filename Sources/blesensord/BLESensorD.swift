@@ -18,7 +18,8 @@ struct BLESensorD: AsyncParsableCommand {
         Transports: auto (hci0 if present, else demo mode), virtual (demo mode), tcp:HOST:PORT (H4 over TCP, \
         e.g. a Bumble or btvirt virtual controller), hci:N (Linux HCI user channel; stop bluetoothd first), \
         uart:/dev/ttyAMA0?baud=115200&flow=on (H4 over a serial port).
-        """)
+        """,
+        version: ProductVersion.current)
 
     @Option(help: "Configuration file (YAML).")
     var config: String?

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Builds the blesensor Debian package for one architecture from this checkout.
+#
+#   cross/build-deb.sh [--arch amd64|arm64|armhf] [--swift-sdk SDK-ID] [--output DIR] [--clean]
+#
+# Defaults: the host's architecture, no Swift SDK, output in .build-deb/. Another architecture
+# needs --swift-sdk (see cross/README.md); everything else is the same for every target. The
+# release build goes to .build-ARCH (its own scratch path, so static and debug builds never
+# invalidate each other); --clean deletes it first. Prints the package's path and sizes.
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+host_arch=$(dpkg --print-architecture)
+arch=$host_arch
+sdk=
+output=$repo/.build-deb
+clean=no
+
+die() { echo "build-deb: $*" >&2; exit 1; }
+usage() { sed -n '2,9s/^# \{0,1\}//p' "$0"; }
+
+while (($#)); do
+    case $1 in
+        --arch) arch=${2:?--arch needs amd64, arm64 or armhf}; shift 2 ;;
+        --swift-sdk) sdk=${2:?--swift-sdk needs an SDK id from swift sdk list}; shift 2 ;;
+        --output) output=${2:?--output needs a directory}; shift 2 ;;
+        --clean) clean=yes; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown argument '$1'" ;;
+    esac
+done
+
+case $arch in
+    amd64|arm64|armhf) ;;
+    *) die "unsupported architecture '$arch': use amd64, arm64 or armhf" ;;
+esac
+if [[ $arch != "$host_arch" && -z $sdk ]]; then
+    die "building for $arch on $host_arch needs a Swift SDK for that target: pass --swift-sdk ID (\`swift sdk list\` shows the installed ones; cross/README.md says how to make one)"
+fi
+for tool in swift dpkg-deb dpkg-shlibdeps dpkg-parsechangelog readelf gzip; do
+    command -v "$tool" >/dev/null || die "$tool not found: run scripts/install-deps.sh (and put the Swift toolchain's usr/bin on PATH)"
+done
+# The toolchain's objcopy strips every target; binutils' strip only the host's.
+objcopy=$(dirname "$(command -v swift)")/llvm-objcopy
+[[ -x $objcopy ]] || die "llvm-objcopy not found beside swift ($objcopy): use a complete Swift toolchain"
+
+umask 022
+mkdir -p "$output"
+output=$(cd "$output" && pwd)
+cd "$repo"
+# Reproducible timestamps in the package (dpkg-deb clamps to it) and in the manual pages.
+SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || date -d "$(dpkg-parsechangelog -l cross/debian/changelog -S Date)" +%s)
+export SOURCE_DATE_EPOCH
+
+scratch=$repo/.build-$arch
+if [[ $clean == yes ]]; then rm -rf "$scratch"; fi
+# --disable-local-rpath: no RUNPATH $ORIGIN, which an installed /usr/bin program must not have.
+# -z now: relocations resolved at start and the GOT read-only (full RELRO), as Debian builds daemons.
+swift_args=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now --scratch-path "$scratch")
+if [[ -n $sdk ]]; then swift_args+=(--swift-sdk "$sdk"); fi
+
+echo "build-deb: swift build ${swift_args[*]} (blesensord, blesensor)"
+for product in blesensord blesensor; do
+    swift build "${swift_args[@]}" --product "$product"
+done
+bin=$(swift build "${swift_args[@]}" --show-bin-path)
+
+stage=$output/stage-$arch
+rm -rf "$stage"
+mkdir -p "$stage/DEBIAN"
+
+# Manual pages, completions and the version come from running the programs, so from a build for
+# this machine: the generate-manual plugin builds every executable in .build (debug), the same
+# sources as the target build, whatever the target.
+echo "build-deb: manual pages (swift-argument-parser's generate-manual plugin; builds .build for this machine)"
+cross/lib/manual-pages.sh "$stage/usr/share/man"
+host_bin=$(swift build --show-bin-path)
+
+upstream=$("$host_bin/blesensord" --version)
+for program in blesensord blesensor; do
+    # The target's own binaries when they run here, else the host build of the same sources.
+    for built in "$host_bin/$program" $([[ $arch == "$host_arch" ]] && echo "$bin/$program"); do
+        built_version=$("$built" --version)
+        [[ $built_version == "$upstream" ]] || die "$built --version prints $built_version, blesensord $upstream: both print ProductVersion.current, so a stale build is in the way (try --clean)"
+    done
+done
+[[ $upstream =~ ^[0-9][0-9A-Za-z.+~]*$ ]] || die "version '$upstream' (ProductVersion.current) is not a Debian upstream version"
+version=$(dpkg-parsechangelog -l cross/debian/changelog -S Version)
+[[ ${version%-*} == "$upstream" && $version == *-* ]] \
+    || die "cross/debian/changelog's newest entry is $version but the binaries are $upstream: add an entry for $upstream-1 (dch -v $upstream-1 -c cross/debian/changelog)"
+maintainer=$(dpkg-parsechangelog -l cross/debian/changelog -S Maintainer)
+
+# Binaries, stripped the way dh_strip does (symbols, .comment and .note; Swift's metadata sections are kept).
+for program in blesensord blesensor; do
+    install -d "$stage/usr/bin"
+    "$objcopy" --strip-unneeded --remove-section=.comment --remove-section=.note \
+        "$bin/$program" "$stage/usr/bin/$program"
+    chmod 0755 "$stage/usr/bin/$program"
+done
+cross/lib/check-static-swift.sh "$stage/usr/bin/blesensord" "$stage/usr/bin/blesensor"
+
+install -D -m 0644 systemd/blesensord.service "$stage/lib/systemd/system/blesensord.service"
+install -D -m 0644 systemd/blesensord.sysusers "$stage/usr/lib/sysusers.d/blesensord.conf"
+install -D -m 0644 systemd/blesensor.yaml "$stage/etc/blesensor/blesensor.yaml"
+install -d "$stage/usr/share/blesensor/boards"
+install -m 0644 boards/*.yaml "$stage/usr/share/blesensor/boards/"
+
+install -d "$stage/usr/share/bash-completion/completions" "$stage/usr/share/zsh/vendor-completions" \
+    "$stage/usr/share/fish/vendor_completions.d"
+# bash-completion sources the file, so the generator's #!/bin/bash line is dropped (lintian: bash-completion-with-hashbang).
+"$host_bin/blesensor" --generate-completion-script bash | sed '1{/^#!/d}' > "$stage/usr/share/bash-completion/completions/blesensor"
+"$host_bin/blesensor" --generate-completion-script zsh > "$stage/usr/share/zsh/vendor-completions/_blesensor"
+"$host_bin/blesensor" --generate-completion-script fish > "$stage/usr/share/fish/vendor_completions.d/blesensor.fish"
+chmod 0644 "$stage"/usr/share/*/*completion*/*
+
+doc=$stage/usr/share/doc/blesensor
+install -D -m 0644 cross/debian/copyright "$doc/copyright"
+gzip -9n < cross/debian/changelog > "$doc/changelog.Debian.gz"
+chmod 0644 "$doc/changelog.Debian.gz"
+install -D -m 0644 cross/debian/lintian-overrides "$stage/usr/share/lintian/overrides/blesensor"
+
+install -m 0755 cross/debian/postinst cross/debian/prerm cross/debian/postrm "$stage/DEBIAN/"
+echo /etc/blesensor/blesensor.yaml > "$stage/DEBIAN/conffiles"
+chmod 0644 "$stage/DEBIAN/conffiles"
+
+# Depends: the shared libraries the binaries really link (libc, libgpiod, libi2c, libstdc++ ...)
+# as dpkg-shlibdeps finds them, for the target's architecture; adduser for the postinst.
+shlibs_dir=$output/shlibdeps-$arch
+rm -rf "$shlibs_dir"
+mkdir -p "$shlibs_dir/debian"
+printf 'Source: blesensor\n\nPackage: blesensor\nArchitecture: any\n' > "$shlibs_dir/debian/control"
+shlibs=$(cd "$shlibs_dir" && DEB_HOST_ARCH=$arch dpkg-shlibdeps -O -e"$stage/usr/bin/blesensord" -e"$stage/usr/bin/blesensor") \
+    || die "dpkg-shlibdeps failed: the target's runtime libraries must be installed for $arch (cross/README.md)"
+rm -rf "$shlibs_dir"
+shlibs=${shlibs#shlibs:Depends=}
+[[ -n $shlibs ]] || die "dpkg-shlibdeps found no shared libraries, which cannot be right for these binaries"
+
+# Installed-Size as dpkg-gencontrol computes it: KiB per file rounded up, 1 for every other entry.
+installed_size=$(cd "$stage" && find . -path ./DEBIAN -prune -o ! -path . -printf '%y %s\n' |
+    awk '{ total += ($1 == "f") ? int(($2 + 1023) / 1024) : 1 } END { print total }')
+
+cat > "$stage/DEBIAN/control" <<EOF
+Package: blesensor
+Version: $version
+Architecture: $arch
+Maintainer: $maintainer
+Installed-Size: $installed_size
+Depends: adduser, $shlibs
+Section: net
+Priority: optional
+Description: Bluetooth LE sensor bridge for Raspberry Pi and embedded Linux
+ blesensord turns a board into a Bluetooth Low Energy peripheral: it polls
+ I2C, GPIO, 1-Wire and thermal sensors and serves their readings as standard
+ GATT services (Heart Rate, Health Thermometer, Environmental Sensing, Battery,
+ Device Information) to phones and gateways, with LE pairing and bonds. It
+ drives the controller through the HCI user channel, a UART or TCP, without
+ bluetoothd, and runs as a systemd service under its own system user.
+ .
+ blesensor is the command-line companion: daemon status, live readings, bonds,
+ pairing windows, configuration checks, and a BLE central to scan, explore,
+ read, write and subscribe to other devices.
+EOF
+
+# md5sums of everything but the conffile, as dh_md5sums writes it.
+(cd "$stage" && find . -path ./DEBIAN -prune -o -type f ! -path ./etc/blesensor/blesensor.yaml -printf '%P\0' |
+    sort -z | xargs -0 md5sum) > "$stage/DEBIAN/md5sums"
+chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
+
+deb=$output/blesensor_${version}_${arch}.deb
+dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+echo "build-deb: built $deb"
+echo "build-deb: package size $(stat -c %s "$deb") bytes, Installed-Size $installed_size KiB"
+echo "build-deb: Depends: adduser, $shlibs"
