@@ -4,7 +4,8 @@
 #   systemd/verify-unit.sh [BLESENSORD] [UNIT]
 #
 # verify requires ExecStart's binary to exist, so the unit is checked from a copy in a temporary
-# directory whose ExecStart= names BLESENSORD (default /bin/true, which accepts any arguments).
+# directory whose ExecStart= (and blesensord ExecStartPre=) names BLESENSORD (default /bin/true,
+# which accepts any arguments).
 # UNIT defaults to the blesensord.service beside this script; another file (a deliberately broken
 # copy, say) must also be named blesensord.service.
 #
@@ -26,8 +27,9 @@ command -v systemd-analyze >/dev/null 2>&1 || { echo "verify-unit: systemd-analy
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/blesensord-verify.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-# Replace only the program, keep its arguments.
-sed "s|^ExecStart=[^ ]*|ExecStart=$binary|" "$unit" > "$work/$name"
+# Replace only the program, keep its arguments (and ExecStartPre='s -+ prefixes).
+sed -e "s|^ExecStart=[^ ]*|ExecStart=$binary|" \
+    -e "s|^\(ExecStartPre=[-+!@:]*\)[^ ]*/blesensord |\1$binary |" "$unit" > "$work/$name"
 grep -q "^ExecStart=$binary" "$work/$name" || { echo "verify-unit: $unit has no ExecStart= line" >&2; exit 1; }
 
 status=0
@@ -37,6 +39,7 @@ output=$(cd "$work" && SYSTEMD_LOG_LEVEL=notice SYSTEMD_LOG_COLOR=0 \
     systemd-analyze verify --man=no --recursive-errors=no "./$name" 2>&1) || status=$?
 
 echo "verify-unit: checked $unit with ExecStart=$(sed -n 's/^ExecStart=//p' "$work/$name")"
+sed -n 's/^ExecStartPre=/verify-unit: and ExecStartPre=/p' "$work/$name"
 echo "verify-unit: $(systemd-analyze --version | head -n 1)"
 if [ -n "$output" ]; then
     echo "verify-unit: systemd-analyze verify printed:"

@@ -19,7 +19,10 @@ public struct AddressStore: Sendable {
         if let text = try readFile() {
             let trimmed = text.trimmingWhitespace
             guard let address = BluetoothAddress(trimmed), address.isValidRandomStatic else {
-                throw .stateFile(path: path, reason: "holds '\(trimmed.prefix(40))', not a random static address; delete the file to generate a new address (bonded centrals will have to pair again)")
+                // Never a silent new identity: centrals bonded to the old one would no longer find us.
+                let shown = String(trimmed.unicodeScalars.prefix(40).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
+                let found = trimmed.isEmpty ? "is empty" : "holds '\(shown)'"
+                throw .stateFile(path: path, reason: "\(found), not a random static address like C1:23:45:67:89:AB: put this board's address back (from a backup), or delete the file to generate a new one (bonded centrals will then have to pair again)")
             }
             return address
         }
@@ -49,6 +52,10 @@ public struct AddressStore: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Temporary file, fsync, rename over the final name, fsync the directory: after a crash or a
+    /// power cut the file holds the whole address or does not exist, and once this returns the
+    /// address survives one (without the directory fsync the rename itself could be lost, and the
+    /// next start would silently pick a new identity).
     private func write(_ text: String) throws(DaemonError) {
         try makeDirectories()
         let temporary = path + ".tmp"
@@ -56,13 +63,32 @@ public struct AddressStore: Sendable {
         guard descriptor >= 0 else {
             throw .stateFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno))); pass --state-dir with a writable directory")
         }
+        var failure: Int32? = nil
         let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-        let synced = fsync(descriptor) == 0
+        var offset = 0
+        while offset < bytes.count, failure == nil {
+            let count = bytes[offset...].withUnsafeBytes { writeBytes(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 { offset += count } else if count < 0, errno == EINTR { continue } else { failure = count < 0 ? errno : EIO }
+        }
+        if failure == nil, fsync(descriptor) != 0 { failure = errno }
         close(descriptor)
-        guard written == bytes.count, synced, rename(temporary, path) == 0 else {
+        if failure == nil, rename(temporary, path) != 0 { failure = errno }
+        if let failure {
             unlink(temporary)
-            throw .stateFile(path: path, reason: "cannot be written: \(String(cString: strerror(errno)))")
+            throw .stateFile(path: path, reason: "cannot be written: \(String(cString: strerror(failure))); check the file system has room and is writable")
+        }
+        try syncDirectory()
+    }
+
+    private func syncDirectory() throws(DaemonError) {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw .stateFile(path: path, reason: "directory \(directory) cannot be opened to make the new file durable: \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        // Some file systems cannot sync a directory (EINVAL); the rename is then as durable as they make it.
+        if fsync(descriptor) != 0, errno != EINVAL {
+            throw .stateFile(path: path, reason: "directory \(directory) cannot be synced: \(String(cString: strerror(errno))); check the file system")
         }
     }
 
@@ -75,6 +101,17 @@ public struct AddressStore: Sendable {
             }
         }
     }
+}
+
+/// write(2) under a name that does not collide with `AddressStore.write(_:)`.
+private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(descriptor, bytes, count)
+    #elseif canImport(Musl)
+    Musl.write(descriptor, bytes, count)
+    #else
+    Darwin.write(descriptor, bytes, count)
+    #endif
 }
 
 extension String {

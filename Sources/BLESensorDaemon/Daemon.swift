@@ -80,7 +80,14 @@ public struct Daemon: Sendable {
             let forwarder = MeasurementForwarder(manager: manager, store: bonds, limit: configuration.security.storeAndForward, logger: logger)
             let bridge = SensorBridge(configuration: configuration, sink: forwarder,
                                       factory: SensorSourceFactory(board: configuration.board, simulation: simulation), logger: logger)
-            let address = addressDescription(addressPolicy)
+            let address: String
+            if case .publicAddress = addressPolicy {
+                let identity = await PublicIdentity.report(for: manager)
+                if let warning = identity.warning { logger.warning("\(warning)") }
+                address = identity.status
+            } else {
+                address = addressDescription(addressPolicy)
+            }
             let runtime = DaemonRuntime(configuration: configuration, transport: resolved.specification.description,
                                         address: address, manager: manager, bridge: bridge, agent: agent, clock: SystemClock.shared)
             // The control socket first: if it cannot start, nothing is advertised on behalf of a
@@ -226,10 +233,11 @@ public struct Daemon: Sendable {
         }
     }
 
+    /// A random static identity; the public one is described by `PublicIdentity`.
     private func addressDescription(_ policy: AddressPolicy) -> String {
         switch policy {
         case let .randomStatic(address): return "\(address) (random static)"
-        default: return "public address"
+        case .publicAddress: return "public address"
         }
     }
 
@@ -247,6 +255,6 @@ public struct Daemon: Sendable {
     }
 
     private func milliseconds(since start: ContinuousClock.Instant) -> Int {
-        Int((ContinuousClock.now - start).wholeMilliseconds)
+        Int(clamping: (ContinuousClock.now - start).wholeMilliseconds)
     }
 }

@@ -8,8 +8,18 @@ public enum DaemonConfiguration {
 
     /// `--config FILE`; else the installed file when it exists; else the built-in demo configuration
     /// on `board` (simulated by default), so a fresh checkout runs with no file at all.
+    /// Logs which board `board: auto` picked.
     public static func load(file: String?, board: String?, environment: [String: String], executablePath: String,
                             logger: Logger) -> Result<BridgeConfiguration, ConfigurationProblems> {
+        let result = choose(file: file, board: board, environment: environment, executablePath: executablePath, logger: logger)
+        if case let .success(configuration) = result, let choice = configuration.boardChoice {
+            logger.info("\(choice), read from \(choice.origin)")
+        }
+        return result
+    }
+
+    private static func choose(file: String?, board: String?, environment: [String: String], executablePath: String,
+                               logger: Logger) -> Result<BridgeConfiguration, ConfigurationProblems> {
         let boards = ConfigurationLoader.defaultBoardsDirectories(environment: environment, executablePath: executablePath)
         let userID = ProcessEnvironment.userID
         if let file {

@@ -2,7 +2,7 @@ import HCITransports
 
 /// Board profiles: `boards/NAME.yaml`, looked up by name in the given directories in order.
 enum BoardLoader {
-    static let keys = ["model", "i2c-bus", "gpio-chips", "transport", "simulated"]
+    static let keys = ["model", "i2c-bus", "gpio-chips", "transport", "simulated", "device-tree-models"]
 
     /// The simulated board is built in too, so `blesensord --board simulated` works from a bare binary
     /// with no share directory installed. Kept equal to boards/simulated.yaml by a test.
@@ -35,6 +35,43 @@ enum BoardLoader {
         }
         if let text = builtIn[name] { return parse(yaml: text, name: name, fileName: "built-in \(name).yaml") }
         return .notFound
+    }
+
+    /// `board: auto`: the board whose device-tree models match this machine's. On failure, the
+    /// reason and the problems of any board file that could not be read (it may have been the one).
+    static func resolveAuto(detection: BoardDetection, directories: [String])
+        -> Result<(BoardProfile, BoardChoice), AutoBoardFailure> {
+        let model: String, origin: String
+        switch detection.readModel() {
+        case let .success(found): (model, origin) = found
+        case let .failure(error): return .failure(AutoBoardFailure(reason: error, boardProblems: []))
+        }
+        var candidates: [BoardProfile] = []
+        var broken: [ConfigurationProblem] = []
+        for name in availableBoards(in: directories) where name != autoName {
+            switch load(name: name, directories: directories) {
+            case let .found(board): candidates.append(board)
+            case let .invalid(problems): broken += problems
+            case .notFound: break
+            }
+        }
+        switch BoardDetection.pick(model: model, among: candidates) {
+        case var .success(board):
+            let choice = BoardChoice(deviceTreeModel: model, origin: origin, board: board.name, profileModel: board.model)
+            // The machine's own text names the hardware better than the profile's (Device Information).
+            board.model = model
+            return .success((board, choice))
+        case let .failure(error):
+            return .failure(AutoBoardFailure(reason: error, boardProblems: broken))
+        }
+    }
+
+    /// The board name that asks for `resolveAuto`.
+    static let autoName = "auto"
+
+    struct AutoBoardFailure: Error {
+        var reason: BoardDetectionError
+        var boardProblems: [ConfigurationProblem]
     }
 
     /// Every board name the directories (and the built-ins) offer, sorted.
@@ -77,10 +114,38 @@ enum BoardLoader {
         let controller = required("transport").flatMap { Self.transport($0, path: "transport", problems: &problems) }
         var simulated: Bool? = false
         if let value = map["simulated"] { simulated = value.boolean(path: "simulated", problems: &problems) }
-        guard problems.isEmpty, let model, let i2cBus, let chips, let controller, let simulated else {
+        var deviceTreeModels: [String]? = []
+        if let value = map["device-tree-models"] { deviceTreeModels = Self.deviceTreeModels(value, problems: &problems) }
+        guard problems.isEmpty, let model, let i2cBus, let chips, let controller, let simulated, let deviceTreeModels else {
             return .invalid(prefixed(problems.sorted(), prefix))
         }
-        return .found(BoardProfile(name: name, model: model, i2cBus: i2cBus, gpioChips: chips, transport: controller, simulated: simulated))
+        return .found(BoardProfile(name: name, model: model, i2cBus: i2cBus, gpioChips: chips, transport: controller,
+                                   simulated: simulated, deviceTreeModels: deviceTreeModels))
+    }
+
+    /// The device-tree model texts `board: auto` picks this board for: each non-empty, once.
+    static func deviceTreeModels(_ value: YAMLValue, problems: inout ProblemList) -> [String]? {
+        let path = "device-tree-models"
+        guard let items = value.list(path: path, of: "device-tree models like \"Raspberry Pi 4 Model B\"", problems: &problems) else { return nil }
+        var models: [String] = []
+        var valid = true
+        for (index, item) in items.enumerated() {
+            let itemPath = "\(path)[\(index)]"
+            guard let model = item.text(path: itemPath, expected: "a model like \"Raspberry Pi 4 Model B\"", problems: &problems) else {
+                valid = false
+                continue
+            }
+            if model.allSatisfy(\.isWhitespace) {
+                problems.add(itemPath, item, "the model is empty")
+                valid = false
+            } else if models.contains(model) {
+                problems.add(itemPath, item, "'\(abbreviated(model))' is listed twice")
+                valid = false
+            } else {
+                models.append(model)
+            }
+        }
+        return valid ? models : nil
     }
 
     /// A list of chip names (`gpiochip0`) or device paths, each once.

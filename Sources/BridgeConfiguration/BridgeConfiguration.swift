@@ -20,6 +20,8 @@ public struct BridgeConfiguration: Sendable, Equatable {
     public var deviceInformation: DeviceInformationSettings
     public var paths: PathSettings
     public var security: SecuritySettings
+    /// Set when the file says `board: auto`: the device-tree model and the board it picked.
+    public var boardChoice: BoardChoice? = nil
 
     public init(board: BoardProfile, transport: String, deviceName: String, appearance: UInt16,
                 address: AddressSetting, advertising: AdvertisingSettings, sensors: [SensorConfiguration],
@@ -158,14 +160,20 @@ public struct BoardProfile: Sendable, Equatable {
     public var transport: String
     /// Every sensor is a register-level simulated chip (no hardware is touched).
     public var simulated: Bool
+    /// Device-tree models (`/proc/device-tree/model`) this profile serves under `board: auto`, each
+    /// matching that text and the text followed by a space: `Raspberry Pi 400` matches
+    /// `Raspberry Pi 400 Rev 1.0`. Empty: never picked automatically.
+    public var deviceTreeModels: [String]
 
-    public init(name: String, model: String, i2cBus: Int, gpioChips: [String], transport: String, simulated: Bool) {
+    public init(name: String, model: String, i2cBus: Int, gpioChips: [String], transport: String, simulated: Bool,
+                deviceTreeModels: [String] = []) {
         self.name = name
         self.model = model
         self.i2cBus = i2cBus
         self.gpioChips = gpioChips
         self.transport = transport
         self.simulated = simulated
+        self.deviceTreeModels = deviceTreeModels
     }
 }
 

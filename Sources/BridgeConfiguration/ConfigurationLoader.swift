@@ -11,11 +11,14 @@ public enum ConfigurationLoader {
     /// Reads and validates the file at `path`. `environment` supplies STATE_DIRECTORY and RUNTIME_DIRECTORY
     /// and, with `userID` (the user the daemon runs as), the path defaults (`PathSettings.defaults`);
     /// for the path defaults, so tests pass their own.
+    /// `boardDetection` tells `board: auto` which machine this is (the device tree by default).
     public static func load(path: String, boardsDirectories: [String],
-                            environment: [String: String], userID: UInt32 = 0) -> Result<BridgeConfiguration, ConfigurationProblems> {
+                            environment: [String: String], userID: UInt32 = 0,
+                            boardDetection: BoardDetection = .machine) -> Result<BridgeConfiguration, ConfigurationProblems> {
         switch YAMLDocument.contents(path: path) {
         case let .success(text):
-            return load(yaml: text, fileName: path, boardsDirectories: boardsDirectories, environment: environment, userID: userID)
+            return load(yaml: text, fileName: path, boardsDirectories: boardsDirectories, environment: environment, userID: userID,
+                        boardDetection: boardDetection)
         case let .failure(problem):
             return .failure(ConfigurationProblems(fileName: path, problems: [problem]))
         }
@@ -23,18 +26,20 @@ public enum ConfigurationLoader {
 
     /// Validates configuration text; `fileName` only names it in the problems.
     public static func load(yaml: String, fileName: String, boardsDirectories: [String],
-                            environment: [String: String], userID: UInt32 = 0) -> Result<BridgeConfiguration, ConfigurationProblems> {
+                            environment: [String: String], userID: UInt32 = 0,
+                            boardDetection: BoardDetection = .machine) -> Result<BridgeConfiguration, ConfigurationProblems> {
         var problems = ProblemList()
         let configuration = parse(yaml: yaml, boardsDirectories: boardsDirectories, environment: environment, userID: userID,
-                                  problems: &problems)
+                                  boardDetection: boardDetection, problems: &problems)
         guard problems.isEmpty, let configuration else {
-            return .failure(ConfigurationProblems(fileName: fileName, problems: problems.sorted()))
+            return .failure(ConfigurationProblems(fileName: fileName, problems: problems.sorted(),
+                                                  boardDetectionFailure: problems.boardDetectionFailure))
         }
         return .success(configuration)
     }
 
     private static func parse(yaml: String, boardsDirectories: [String], environment: [String: String], userID: UInt32,
-                              problems: inout ProblemList) -> BridgeConfiguration? {
+                              boardDetection: BoardDetection, problems: inout ProblemList) -> BridgeConfiguration? {
         let root: YAMLValue
         switch YAMLDocument.compose(yaml) {
         case let .success(value?):
@@ -48,7 +53,8 @@ public enum ConfigurationLoader {
         }
         guard let map = root.map(path: "", known: keys, problems: &problems) else { return nil }
 
-        var board = boardProfile(map, directories: boardsDirectories, problems: &problems)
+        let (profile, boardChoice) = boardProfile(map, directories: boardsDirectories, detection: boardDetection, problems: &problems)
+        var board = profile
         if let overrides = map["board-overrides"], board != nil {
             applyOverrides(overrides, to: &board!, problems: &problems)
         }
@@ -68,35 +74,51 @@ public enum ConfigurationLoader {
 
         guard problems.isEmpty, let board, let transport, let deviceName, let appearance, let address, let sensors,
               let advertising, let deviceInformation, let paths, let security else { return nil }
-        return BridgeConfiguration(board: board, transport: transport, deviceName: deviceName, appearance: appearance,
-                                   address: address, advertising: advertising, sensors: sensors,
-                                   deviceInformation: deviceInformation, paths: paths, security: security)
+        var configuration = BridgeConfiguration(board: board, transport: transport, deviceName: deviceName, appearance: appearance,
+                                                address: address, advertising: advertising, sensors: sensors,
+                                                deviceInformation: deviceInformation, paths: paths, security: security)
+        configuration.boardChoice = boardChoice
+        return configuration
     }
 
     // MARK: board
 
-    private static func boardProfile(_ map: YAMLMap, directories: [String], problems: inout ProblemList) -> BoardProfile? {
-        let available = BoardLoader.availableBoards(in: directories)
+    private static func boardProfile(_ map: YAMLMap, directories: [String], detection: BoardDetection,
+                                     problems: inout ProblemList) -> (BoardProfile?, BoardChoice?) {
+        let available = BoardLoader.availableBoards(in: directories).filter { $0 != BoardLoader.autoName }
+        let choices = (["auto"] + available).joined(separator: ", ")
         guard let value = map["board"] else {
-            problems.add("board", map.line, "missing; name the board, one of \(available.joined(separator: ", "))")
-            return nil
+            problems.add("board", map.line, "missing; name the board, one of \(choices)")
+            return (nil, nil)
         }
-        guard let name = value.text(path: "board", expected: "a board name like raspberry-pi-4b", problems: &problems) else { return nil }
+        guard let name = value.text(path: "board", expected: "a board name like raspberry-pi-4b or auto", problems: &problems) else { return (nil, nil) }
         guard BoardLoader.isValidName(name) else {
-            problems.add("board", value, "'\(abbreviated(name))' is not a board name; use one of \(available.joined(separator: ", "))")
-            return nil
+            problems.add("board", value, "'\(abbreviated(name))' is not a board name; use one of \(choices)")
+            return (nil, nil)
+        }
+        if name == BoardLoader.autoName {
+            switch BoardLoader.resolveAuto(detection: detection, directories: directories) {
+            case let .success((board, choice)):
+                return (board, choice)
+            case let .failure(failure):
+                // Never a silent fallback (to simulated, say): the user names the board instead.
+                problems.add("board", value, "auto: \(failure.reason); set board: to one of \(available.joined(separator: ", "))")
+                problems.boardDetectionFailure = failure.reason
+                problems.append(boardProblems: failure.boardProblems, at: value.line)
+                return (nil, nil)
+            }
         }
         switch BoardLoader.load(name: name, directories: directories) {
         case let .found(board):
-            return board
+            return (board, nil)
         case let .invalid(boardProblems):
             problems.append(boardProblems: boardProblems, at: value.line)
         case .notFound:
             let hint = suggestion(for: name, among: available).map { "did you mean '\($0)'? " } ?? ""
             let searched = directories.isEmpty ? "" : " (searched \(directories.joined(separator: ", ")))"
-            problems.add("board", value, "unknown board '\(name)'; \(hint)available: \(available.joined(separator: ", "))\(searched)")
+            problems.add("board", value, "unknown board '\(name)'; \(hint)available: \(choices)\(searched)")
         }
-        return nil
+        return (nil, nil)
     }
 
     /// `board-overrides:` changes what this installation wires differently from the stock board

@@ -39,10 +39,14 @@ public struct ConfigurationProblems: Error, Sendable, Equatable, CustomStringCon
     /// The file the problems are in (the path given to the loader, or the name given with the text).
     public var fileName: String
     public var problems: [ConfigurationProblem]
+    /// Set when `board: auto` could not pick a board on this machine (one of `problems` says so too):
+    /// `config check` then checks the file against every board auto can pick.
+    public var boardDetectionFailure: BoardDetectionError?
 
-    public init(fileName: String, problems: [ConfigurationProblem]) {
+    public init(fileName: String, problems: [ConfigurationProblem], boardDetectionFailure: BoardDetectionError? = nil) {
         self.fileName = fileName
         self.problems = problems
+        self.boardDetectionFailure = boardDetectionFailure
     }
 
     public var description: String {
@@ -54,6 +58,8 @@ public struct ConfigurationProblems: Error, Sendable, Equatable, CustomStringCon
 /// Collects problems while a document is walked; every section keeps going after a problem.
 struct ProblemList {
     private(set) var problems: [ConfigurationProblem] = []
+    /// Why `board: auto` picked no board, when that is one of the problems.
+    var boardDetectionFailure: BoardDetectionError?
 
     var isEmpty: Bool { problems.isEmpty }
 

@@ -1,10 +1,16 @@
 #if defined(__linux__)
 #define _GNU_SOURCE
 #endif
+// Large-file offsets on 32-bit targets (armhf); a no-op on 64-bit ones.
+#define _FILE_OFFSET_BITS 64
 #include "CBluetoothShim.h"
 
 #include <stdlib.h>
 #include <termios.h>
+
+int bls_create_file(const char *path) {
+    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+}
 
 int bls_pipe(int fds[2]) {
 #if defined(__linux__)
@@ -155,4 +161,29 @@ fail:
         errno = saved;
         return -1;
     }
+}
+
+int bls_rfkill_unblock(uint32_t idx) {
+#if defined(__linux__)
+    int fd = open("/dev/rfkill", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    // The original 8-byte event: every kernel with /dev/rfkill accepts it (RFKILL_EVENT_SIZE_V1).
+    struct rfkill_event event;
+    memset(&event, 0, sizeof event);
+    event.idx = idx;
+    event.type = RFKILL_TYPE_ALL;
+    event.op = RFKILL_OP_CHANGE;
+    event.soft = 0;
+    ssize_t written;
+    do { written = write(fd, &event, sizeof event); } while (written < 0 && errno == EINTR);
+    int saved = errno;
+    close(fd);
+    if (written < 0) { errno = saved; return -1; }
+    if ((size_t)written != sizeof event) { errno = EIO; return -1; }
+    return 0;
+#else
+    (void)idx;
+    errno = ENOENT;
+    return -1;
+#endif
 }

@@ -234,6 +234,7 @@ extension Duration {
 extension timeval {
     init(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
-        self.init(tv_sec: Int(max(seconds, 0)), tv_usec: Int(max(attoseconds, 0) / 1_000_000_000_000))
+        // Clamping: time_t is 32 bits on armhf (bookworm), and a huge timeout must not trap.
+        self.init(tv_sec: .init(clamping: max(seconds, 0)), tv_usec: .init(clamping: max(attoseconds, 0) / 1_000_000_000_000))
     }
 }

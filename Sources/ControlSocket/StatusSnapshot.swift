@@ -62,11 +62,11 @@ public struct CentralStatus: Codable, Sendable, Equatable {
     /// Characteristic UUIDs this central subscribed to, with `notify` or `indicate`: `2A37 notify`.
     public var subscriptions: [String]
     /// Values handed to the controller for this central.
-    public var sent: Int
+    public var sent: Int64
     /// Queued values replaced or merged by a newer one before they were sent.
-    public var coalesced: Int
+    public var coalesced: Int64
     /// Values refused (queue full) or discarded for this central.
-    public var dropped: Int
+    public var dropped: Int64
     /// Values waiting in this central's queue now.
     public var queued: Int
     // Security fields are optional only so a reply from a daemon that predates them still decodes;
@@ -79,7 +79,7 @@ public struct CentralStatus: Codable, Sendable, Equatable {
     public var keySize: Int?
 
     public init(address: String, addressType: String, mtu: Int, security: String, subscriptions: [String],
-                sent: Int, coalesced: Int, dropped: Int, queued: Int,
+                sent: Int64, coalesced: Int64, dropped: Int64, queued: Int,
                 bonded: Bool? = nil, securityLevel: String? = nil, keySize: Int? = nil) {
         self.address = address
         self.addressType = addressType
@@ -120,9 +120,10 @@ public struct SensorStatus: Codable, Sendable, Equatable {
     public var error: String?
     /// Every quantity of the newest reading (bme280: temperature, humidity, pressure).
     public var readings: [QuantityReading]
-    /// Successful and failed reads since start.
-    public var reads: Int
-    public var failures: Int
+    /// Successful and failed reads since start (Int64: counts that only grow must not overflow a
+    /// 32-bit Int on armhf).
+    public var reads: Int64
+    public var failures: Int64
 
     private enum CodingKeys: String, CodingKey {
         case name, driver, value, unit, ageSeconds, state, error, readings, reads, failures
@@ -145,7 +146,7 @@ public struct SensorStatus: Codable, Sendable, Equatable {
     }
 
     public init(name: String, driver: String, value: Double?, unit: String, ageSeconds: Double?, state: State,
-                error: String?, readings: [QuantityReading], reads: Int, failures: Int) {
+                error: String?, readings: [QuantityReading], reads: Int64, failures: Int64) {
         self.name = name
         self.driver = driver
         self.value = value

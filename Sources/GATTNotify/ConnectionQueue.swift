@@ -30,7 +30,7 @@ struct Transmission {
 struct CharacteristicQueueState {
     let characteristic: UInt16
     /// Sequence (notification ring) of the newest value that a later update may replace or merge into.
-    var coalescible: Int?
+    var coalescible: QueueSequence?
     var queued = 0
     var counters = NotificationStatistics.Counters()
 }
@@ -38,7 +38,7 @@ struct CharacteristicQueueState {
 /// How one update lands in one connection's queue.
 enum Admission {
     /// Coalesce (`merged == false`) or merge into the queued value at `sequence`.
-    case replace(sequence: Int, value: [UInt8], length: Int, merged: Bool)
+    case replace(sequence: QueueSequence, value: [UInt8], length: Int, merged: Bool)
     case append(length: Int, indication: Bool)
     case noRoom
 }
@@ -108,9 +108,9 @@ struct ConnectionQueue {
     }
 
     /// Queued value of this characteristic that may still be replaced (not with the sink).
-    private func replaceableSequence(of characteristic: UInt16) -> Int? {
+    private func replaceableSequence(of characteristic: UInt16) -> QueueSequence? {
         guard let index = characteristicSlots[characteristic], let sequence = characteristicStates[index].coalescible, notifications.contains(sequence) else { return nil }
-        if transmitting, !transmittingIndication, sequence < notifications.head + transmittingNotifications { return nil }
+        if transmitting, !transmittingIndication, sequence < notifications.head + QueueSequence(transmittingNotifications) { return nil }
         return sequence
     }
 
@@ -211,12 +211,12 @@ struct ConnectionQueue {
         var count = 0
         var tuplesLength = 0
         let head = notifications.head
-        scan: while head + count < notifications.tail {
-            let candidate = notifications[head + count]
+        scan: while head + QueueSequence(count) < notifications.tail {
+            let candidate = notifications[head + QueueSequence(count)]
             let size = ATTValuePDU.tupleOverhead + candidate.length
             guard size <= room else { break }
             // Runs are short (bounded by the queue's entries and the MTU), so a linear check is cheaper than a set.
-            for earlier in head..<(head + count) where notifications[earlier].characteristic == candidate.characteristic {
+            for earlier in head..<(head + QueueSequence(count)) where notifications[earlier].characteristic == candidate.characteristic {
                 break scan
             }
             room -= size
@@ -225,7 +225,7 @@ struct ConnectionQueue {
         }
         guard count >= 2 else { return nil }
         let ring = notifications
-        let frame = ATTValuePDU.multipleNotificationFrame(count: count, tuplesLength: tuplesLength) { ring[head + $0] }
+        let frame = ATTValuePDU.multipleNotificationFrame(count: count, tuplesLength: tuplesLength) { ring[head + QueueSequence($0)] }
         transmitting = true
         transmittingIndication = false
         transmittingNotifications = count
@@ -345,7 +345,7 @@ extension ConnectionQueue {
         var removed = 0
         if purgeNotifications {
             let protected = transmitting && !transmittingIndication ? transmittingNotifications : 0
-            let first = notifications.head + protected
+            let first = notifications.head + QueueSequence(protected)
             let removedSequences = (first..<notifications.tail).filter { notifications[$0].characteristic == characteristic }
             for entry in notifications.remove(keepingFirst: protected, where: { $0.characteristic == characteristic }) {
                 queuedBytes -= entry.length
@@ -355,7 +355,7 @@ extension ConnectionQueue {
             // value keeps being found where it now is, so a later update replaces its own value.
             for index in characteristicStates.indices where index != slot {
                 guard let sequence = characteristicStates[index].coalescible, sequence >= first else { continue }
-                characteristicStates[index].coalescible = sequence - removedSequences.count { $0 < sequence }
+                characteristicStates[index].coalescible = sequence - QueueSequence(removedSequences.count { $0 < sequence })
             }
             // Find the value a later update of this characteristic may replace again.
             characteristicStates[slot].coalescible = notifications.lastSequence(after: protected) { $0.characteristic == characteristic }
@@ -368,8 +368,8 @@ extension ConnectionQueue {
                 abandoned.append(AbandonedIndication(characteristic: characteristic, value: Array(entry.value.prefix(entry.length)), wasSent: false))
             }
         }
-        counters.purged += removed
-        characteristicStates[slot].counters.purged += removed
+        counters.purged += Int64(removed)
+        characteristicStates[slot].counters.purged += Int64(removed)
         characteristicStates[slot].queued -= removed
         return abandoned
     }
@@ -391,7 +391,7 @@ extension CharacteristicQueueState {
         if truncated { counters.truncated += 1 }
     }
 
-    mutating func recordAppend(sequence: Int?, truncated: Bool) {
+    mutating func recordAppend(sequence: QueueSequence?, truncated: Bool) {
         counters.enqueued += 1
         if truncated { counters.truncated += 1 }
         if let sequence { coalescible = sequence }
@@ -404,7 +404,7 @@ extension CharacteristicQueueState {
         queued -= 1
     }
 
-    mutating func dequeued(_ counter: WritableKeyPath<NotificationStatistics.Counters, Int>) {
+    mutating func dequeued(_ counter: WritableKeyPath<NotificationStatistics.Counters, Int64>) {
         counters[keyPath: counter] += 1
         queued -= 1
         coalescible = nil

@@ -5,38 +5,40 @@ import HCI
 /// For every link and characteristic:
 /// `enqueued == sent + coalesced + merged + dropped + abandoned + purged + (entries still queued)`.
 public struct NotificationStatistics: Sendable, Equatable {
+    /// Event counts are Int64: on armhf a 32-bit Int would overflow (and trap) after 2^31 values,
+    /// about twelve days of a 2 kHz stream.
     public struct Counters: Sendable, Equatable {
         /// Values accepted into a queue (one per update per connection).
-        public var enqueued = 0
+        public var enqueued: Int64 = 0
         /// Values the sink accepted: one per Handle Value Notification or Indication, and one per
         /// value carried in a Multiple Handle Value Notification.
-        public var sent = 0
+        public var sent: Int64 = 0
         /// Queued values replaced by a newer one before being sent (`.latestValue`).
-        public var coalesced = 0
+        public var coalesced: Int64 = 0
         /// Incoming values folded into a queued one by a merge hook.
-        public var merged = 0
+        public var merged: Int64 = 0
         /// Updates refused because this queue had no room (nothing was queued).
-        public var rejected = 0
+        public var rejected: Int64 = 0
         /// Queued notifications discarded when the connection was removed.
-        public var dropped = 0
+        public var dropped: Int64 = 0
         /// Queued, never sent indications discarded when the connection was removed.
-        public var abandoned = 0
+        public var abandoned: Int64 = 0
         /// Queued values discarded because the client turned the subscription off, or the
         /// characteristic was removed from the database.
-        public var purged = 0
+        public var purged: Int64 = 0
         /// Indications sent but not confirmed when the connection was removed.
-        public var unconfirmed = 0
+        public var unconfirmed: Int64 = 0
         /// Indications confirmed by the central.
-        public var confirmed = 0
+        public var confirmed: Int64 = 0
         /// Values longer than MTU − 3, sent truncated.
-        public var truncated = 0
+        public var truncated: Int64 = 0
         /// Largest number of entries queued at once.
         public var maximumDepth = 0
         /// Multiple Handle Value Notification PDUs the sink accepted (per characteristic: those that
         /// carried one of its values, so it equals `multipleNotificationValues` there).
-        public var multipleNotificationPDUs = 0
+        public var multipleNotificationPDUs: Int64 = 0
         /// Values sent inside Multiple Handle Value Notifications (also counted in `sent`).
-        public var multipleNotificationValues = 0
+        public var multipleNotificationValues: Int64 = 0
 
         public init() {}
 

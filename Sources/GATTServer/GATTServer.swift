@@ -219,7 +219,7 @@ public final class GATTServer: Sendable {
     }
 
     /// Requests and commands dropped on `link` by the inbound bounds.
-    public func inboundDrops(on link: Link) -> (requests: Int, commands: Int) {
+    public func inboundDrops(on link: Link) -> (requests: Int64, commands: Int64) {
         let counters = state.withLock { $0.connections[link.id]?.inbound.counters }
         return (counters?.requestsDropped ?? 0, counters?.commandsDropped ?? 0)
     }

@@ -20,8 +20,9 @@ final class LinkInbound: Sendable {
     enum Offer { case queued, droppedRequest, droppedCommand }
 
     struct Counters: Sendable, Equatable {
-        var requestsDropped = 0
-        var commandsDropped = 0
+        // Int64: a flooding central could push a 32-bit Int (armhf) past 2^31.
+        var requestsDropped: Int64 = 0
+        var commandsDropped: Int64 = 0
     }
 
     private struct State {

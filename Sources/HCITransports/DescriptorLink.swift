@@ -61,8 +61,9 @@ final class DescriptorLink: @unchecked Sendable {
         var released = false
         /// A write failed for good; the loop reports it as the reason the link closed.
         var failure: HCITransportError?
-        var writeCalls = 0
-        var packetsWritten = 0
+        // Int64: at thousands of packets a second an Int32 (armhf) would overflow within weeks.
+        var writeCalls: Int64 = 0
+        var packetsWritten: Int64 = 0
 
         var count: Int { packets.count - head }
         var isEmpty: Bool { head == packets.count }
@@ -210,7 +211,7 @@ final class DescriptorLink: @unchecked Sendable {
     /// Packets waiting to be written (for tests and statistics).
     var queuedPackets: Int { outbound.withLock { $0.count } }
     /// System calls that wrote packets, and packets written, so far.
-    var writeStatistics: (calls: Int, packets: Int) { outbound.withLock { ($0.writeCalls, $0.packetsWritten) } }
+    var writeStatistics: (calls: Int64, packets: Int64) { outbound.withLock { ($0.writeCalls, $0.packetsWritten) } }
 
     // MARK: - Loop thread
 

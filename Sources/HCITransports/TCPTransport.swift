@@ -79,5 +79,5 @@ public final class TCPTransport: HCITransport, Sendable {
 
     /// Packets waiting to be written, and (system calls, packets) written so far; nil when not open.
     var queuedPackets: Int { lifecycle.openLink?.queuedPackets ?? 0 }
-    var writeStatistics: (calls: Int, packets: Int)? { lifecycle.openLink?.writeStatistics }
+    var writeStatistics: (calls: Int64, packets: Int64)? { lifecycle.openLink?.writeStatistics }
 }

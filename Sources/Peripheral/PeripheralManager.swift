@@ -442,7 +442,7 @@ public actor PeripheralManager {
     }
 
     /// Write commands dropped because the application did not take its events fast enough.
-    public nonisolated var droppedWriteCommands: Int { broker.commandBudget.dropped }
+    public nonisolated var droppedWriteCommands: Int64 { broker.commandBudget.dropped }
 
     /// The characteristic's route, narrowed to `centrals` when given; `nil` for an unknown characteristic.
     /// An update of all subscribers (`recording` its value) is also what a bonded central that is

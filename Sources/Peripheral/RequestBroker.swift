@@ -276,7 +276,8 @@ extension RequestBroker.State {
 final class CommandBudget: Sendable {
     private struct State {
         var inFlight = 0
-        var dropped = 0
+        // Int64: a flooding central could push a 32-bit Int (armhf) past 2^31 within weeks.
+        var dropped: Int64 = 0
     }
 
     private let state = Mutex(State())
@@ -297,12 +298,12 @@ final class CommandBudget: Sendable {
     }
 
     /// Counts a dropped command; returns the total so far.
-    func noteDropped() -> Int {
+    func noteDropped() -> Int64 {
         state.withLock { state in
             state.dropped += 1
             return state.dropped
         }
     }
 
-    var dropped: Int { state.withLock { $0.dropped } }
+    var dropped: Int64 { state.withLock { $0.dropped } }
 }

@@ -23,7 +23,8 @@ public struct WallClockTime: Sendable, Equatable {
     /// `2026-11-23T23:45:01.123Z`: ISO 8601, UTC, milliseconds truncated (never rounded up into
     /// the next second).
     public var iso8601: String {
-        var seconds = time_t(secondsSinceEpoch)
+        // Clamping: time_t is 32 bits on armhf (bookworm); past 2038 the text is wrong, never a trap.
+        var seconds = time_t(clamping: secondsSinceEpoch)
         var parts = tm()
         guard gmtime_r(&seconds, &parts) != nil else { return "\(secondsSinceEpoch).\(nanoseconds)" }
         let milliseconds = Int(max(0, min(nanoseconds, 999_999_999)) / 1_000_000)

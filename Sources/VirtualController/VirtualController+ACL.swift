@@ -56,8 +56,9 @@ extension VirtualController {
             batchPending[handle, default: 0] += 1
             guard !batchFlushScheduled else { return }
             batchFlushScheduled = true
-            let nanoseconds = max(0, period.components.seconds * 1_000_000_000 + period.components.attoseconds / 1_000_000_000)
-            let delay = DispatchTimeInterval.nanoseconds(Int(nanoseconds))
+            // Microseconds: a 32-bit Int (armhf) holds only 2.1 s of nanoseconds.
+            let microseconds = max(0, period.components.seconds * 1_000_000 + period.components.attoseconds / 1_000_000_000_000)
+            let delay = DispatchTimeInterval.microseconds(Int(clamping: microseconds))
             radio.queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.flushBatch() }
         case .manual:
             break

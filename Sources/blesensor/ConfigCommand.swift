@@ -13,7 +13,12 @@ struct ConfigCommand: ParsableCommand {
 struct ConfigCheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
-        abstract: "Validate a configuration file: prints every problem with its field and line; exit status 1 when there is any.")
+        abstract: "Validate a configuration file: prints every problem with its field and line; exit status 1 when there is any.",
+        discussion: """
+        With `board: auto` it says which board auto picks on this machine (from /proc/device-tree/model). Where auto \
+        cannot pick one (not a Raspberry Pi: checking a file for a Pi on another machine), the file is checked \
+        against every board auto can pick instead.
+        """)
 
     @Argument(help: "The file, e.g. /etc/blesensor/blesensor.yaml.")
     var file: String = ConfigurationLoader.defaultPath
@@ -21,15 +26,57 @@ struct ConfigCheckCommand: ParsableCommand {
     func run() throws {
         let environment = ProcessEnvironment.current
         let boards = ConfigurationLoader.defaultBoardsDirectories(environment: environment, executablePath: CLIEnvironment.executablePath)
-        switch ConfigurationLoader.load(path: file, boardsDirectories: boards, environment: environment, userID: ProcessEnvironment.userID) {
+        func load(_ detection: BoardDetection) -> Result<BridgeConfiguration, ConfigurationProblems> {
+            ConfigurationLoader.load(path: file, boardsDirectories: boards, environment: environment, userID: ProcessEnvironment.userID,
+                                     boardDetection: detection)
+        }
+        switch load(.machine) {
         case let .success(configuration):
-            let sensors = configuration.sensors.map { "\($0.name) (\($0.driver.rawValue))" }.joined(separator: ", ")
-            let services = configuration.advertising.services.map(\.description).joined(separator: ", ")
-            print("\(file): OK: board \(configuration.board.name), transport \(configuration.transport), \(configuration.sensors.count) sensor(s): \(sensors)")
-            print("advertises '\(configuration.deviceName)'" + (services.isEmpty ? "" : " with services \(services)"))
+            printSummary(configuration)
+            if let choice = configuration.boardChoice { print("\(choice), read from \(choice.origin)") }
         case let .failure(problems):
-            CLIEnvironment.printError(problems.description)
+            let candidates = ConfigurationLoader.autoBoards(boardsDirectories: boards)
+            guard let reason = problems.boardDetectionFailure, !candidates.isEmpty else {
+                CLIEnvironment.printError(problems.description)
+                throw ExitCode(1)
+            }
+            try checkEveryAutoBoard(candidates, cannotPickHere: reason, load: load)
+        }
+    }
+
+    /// `board: auto` with no board for this machine: the file must hold on every board auto can pick.
+    private func checkEveryAutoBoard(_ candidates: [(name: String, model: String)], cannotPickHere reason: BoardDetectionError,
+                                     load: (BoardDetection) -> Result<BridgeConfiguration, ConfigurationProblems>) throws {
+        print("\(file): board auto picks no board here: \(reason)")
+        print("checking the file against every board auto picks on a Raspberry Pi:")
+        var results: [(name: String, result: Result<BridgeConfiguration, ConfigurationProblems>)] = []
+        for candidate in candidates {
+            results.append((candidate.name, load(.assuming(model: candidate.model))))
+        }
+        let failures = results.compactMap { item -> (String, ConfigurationProblems)? in
+            if case let .failure(problems) = item.result { return (item.name, problems) }
+            return nil
+        }
+        for (name, result) in results {
+            if case .success = result { print("  \(name): OK") }
+        }
+        // The same problems on every board are problems of the file, shown once.
+        if failures.count == results.count, Set(failures.map { $0.1.problems.map(\.description) }).count == 1, let first = failures.first {
+            CLIEnvironment.printError(first.1.description)
             throw ExitCode(1)
         }
+        for (name, problems) in failures {
+            CLIEnvironment.printError("  \(name): \(problems.description)")
+        }
+        if !failures.isEmpty { throw ExitCode(1) }
+        if case let .success(configuration)? = results.first?.result { printSummary(configuration, board: "auto") }
+    }
+
+    private func printSummary(_ configuration: BridgeConfiguration, board: String? = nil) {
+        let sensors = configuration.sensors.map { "\($0.name) (\($0.driver.rawValue))" }.joined(separator: ", ")
+        let services = configuration.advertising.services.map(\.description).joined(separator: ", ")
+        let boardName = board ?? (configuration.boardChoice == nil ? configuration.board.name : "auto")
+        print("\(file): OK: board \(boardName), transport \(configuration.transport), \(configuration.sensors.count) sensor(s): \(sensors)")
+        print("advertises '\(configuration.deviceName)'" + (services.isEmpty ? "" : " with services \(services)"))
     }
 }

@@ -16,7 +16,7 @@ struct BLESensorD: AsyncParsableCommand {
         validates a file. The options below override the file.
 
         Transports: auto (hci0 if present, else demo mode), virtual (demo mode), tcp:HOST:PORT (H4 over TCP, \
-        e.g. a Bumble or btvirt virtual controller), hci:N (Linux HCI user channel; stop bluetoothd first), \
+        e.g. a Bumble or btvirt virtual controller), hci:N (Linux HCI user channel: the daemon powers the adapter down and takes it from bluetoothd), \
         uart:/dev/ttyAMA0?baud=115200&flow=on (H4 over a serial port).
         """,
         version: ProductVersion.current)
@@ -24,7 +24,7 @@ struct BLESensorD: AsyncParsableCommand {
     @Option(help: "Configuration file (YAML).")
     var config: String?
 
-    @Option(help: "Board profile when running without a configuration file: simulated, raspberry-pi-4b, ... (see boards/).")
+    @Option(help: "Board profile when running without a configuration file: simulated, raspberry-pi-4b, ... (see boards/), or auto (from the device tree).")
     var board: String?
 
     @Option(help: "Controller transport: auto, virtual, tcp:HOST:PORT, hci:N or uart:PATH?baud=N&flow=on|off.")
@@ -56,6 +56,10 @@ struct BLESensorD: AsyncParsableCommand {
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "info"
+
+    /// The unit's root pre-start step: clear a soft rfkill block on the configured adapter, then exit.
+    @Flag(name: .customLong("unblock-rfkill"), help: .hidden)
+    var unblockRfkill = false
 
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
@@ -97,6 +101,11 @@ struct BLESensorD: AsyncParsableCommand {
         let loaded = DaemonConfiguration.load(file: config, board: board, environment: environment,
                                               executablePath: CommandLine.arguments.first ?? "blesensord", logger: logger)
         guard case var .success(configuration) = loaded else {
+            if unblockRfkill {
+                // The daemon started next reports the problems; saying them twice helps no one.
+                logger.notice("not clearing rfkill: the configuration has problems, which blesensord reports")
+                return
+            }
             if case let .failure(problems) = loaded {
                 logger.error("refusing to start: \(problems.problems.count) problem(s) in \(problems.fileName)")
                 for problem in problems.problems { logger.error("\(problem)") }
@@ -104,6 +113,16 @@ struct BLESensorD: AsyncParsableCommand {
             throw ExitCode(1)
         }
         applyOverrides(to: &configuration)
+        if unblockRfkill {
+            let outcome = RfkillUnblock.run(transport: configuration.transport)
+            switch outcome {
+            case .unblocked: logger.notice("\(outcome)")
+            case .hardBlocked, .failed: logger.warning("\(outcome)")
+            default: logger.info("\(outcome)")
+            }
+            if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
+            return
+        }
         let options = DaemonOptions(btsnoopPath: btsnoop, serviceManager: ServiceNotifications(environment: environment, logger: logger))
         let code = await Daemon(configuration: configuration, options: options, logger: logger).run(started: started)
         if code != 0 { throw ExitCode(code) }

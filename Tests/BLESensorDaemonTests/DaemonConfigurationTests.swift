@@ -86,3 +86,45 @@ import Testing
         }
     }
 }
+
+@Suite struct AddressStoreDurabilityTests {
+    func temporaryDirectory() -> String {
+        NSTemporaryDirectory() + "blesensor-tests-\(UUID().uuidString)"
+    }
+
+    @Test func anotherStoreOnTheSameDirectoryReadsTheSameAddressAndNoTemporaryFileIsLeft() throws {
+        let directory = temporaryDirectory()
+        let first = try AddressStore(directory: directory).loadOrCreate()
+        // A restart: a new store, nothing shared in memory.
+        #expect(try AddressStore(directory: directory).loadOrCreate() == first)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["random-static-address"])
+    }
+
+    @Test func aTemporaryFileLeftByACrashIsNeitherTheIdentityNorAnObstacle() throws {
+        let directory = temporaryDirectory()
+        let store = AddressStore(directory: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "C0:11:2".write(toFile: store.path + ".tmp", atomically: false, encoding: .utf8)
+        let address = try store.loadOrCreate()
+        #expect(address.isValidRandomStatic)
+        #expect(try store.loadOrCreate() == address)
+        #expect(!FileManager.default.fileExists(atPath: store.path + ".tmp"))
+    }
+
+    @Test(arguments: ["", "\n", "C0:11:22:33:44", "C0:11:22:33:44:55:66", "\u{1B}[31mC0:11:22:33:44:55"])
+    func aDamagedFileIsAnErrorThatKeepsTheIdentityQuestionOpen(content: String) throws {
+        let directory = temporaryDirectory()
+        let store = AddressStore(directory: directory)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try content.write(toFile: store.path, atomically: false, encoding: .utf8)
+        #expect {
+            try store.loadOrCreate()
+        } throws: { error in
+            guard case let DaemonError.stateFile(path, reason) = error else { return false }
+            return path == store.path && reason.contains("put this board's address back") && reason.contains("delete the file")
+                && !reason.contains("\u{1B}")
+        }
+        // The damaged file is left as it was for the user to look at.
+        #expect(try String(contentsOfFile: store.path, encoding: .utf8) == content)
+    }
+}

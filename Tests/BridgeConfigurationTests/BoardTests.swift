@@ -43,7 +43,8 @@ import Testing
             """
         let configuration = try load(yaml).get()
         #expect(configuration.board == BoardProfile(name: "raspberry-pi-4b", model: "Pi 4 in a case", i2cBus: 3,
-                                                    gpioChips: ["gpiochip1", "gpiochip0"], transport: "hci:0", simulated: false))
+                                                    gpioChips: ["gpiochip1", "gpiochip0"], transport: "hci:0", simulated: false,
+                                                    deviceTreeModels: pi4Models))
         #expect(configuration.sensors[0].i2cBus == 3)
         #expect(configuration.deviceInformation.model == "Pi 4 in a case")
         #expect(problems("board: raspberry-pi-4b\nboard-overrides: {transport: hci:1, gpio-chips: [a, a]}\nsensors: [{name: a, driver: tmp102}]") == [
@@ -70,7 +71,7 @@ import Testing
             "/b/broken.yaml:gpio-chips (line 3): expected a list of GPIO chip names like gpiochip0, found 'gpiochip0'",
             "/b/broken.yaml:transport (line 4): invalid transport 'bluetooth': unknown transport 'bluetooth'. Use tcp:HOST:PORT, hci:N, uart:/dev/ttyX?baud=115200&flow=on or virtual",
             "/b/broken.yaml:simulated (line 5): 'maybe' is not true or false",
-            "/b/broken.yaml:colour (line 6): unknown key 'colour'; expected one of: model, i2c-bus, gpio-chips, transport, simulated",
+            "/b/broken.yaml:colour (line 6): unknown key 'colour'; expected one of: model, i2c-bus, gpio-chips, transport, simulated, device-tree-models",
         ])
         #expect(problems("board: ../etc/passwd\nsensors: [{name: a, driver: tmp102}]").first?.hasPrefix("board (line 1): '../etc/passwd' is not a board name") == true)
     }

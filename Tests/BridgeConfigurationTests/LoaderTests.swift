@@ -51,7 +51,7 @@ import Testing
         let configuration = try load(yaml).get()
         let expected = BridgeConfiguration(
             board: BoardProfile(name: "raspberry-pi-4b", model: "Raspberry Pi 4 Model B", i2cBus: 3,
-                                gpioChips: ["gpiochip0"], transport: "hci:0", simulated: false),
+                                gpioChips: ["gpiochip0"], transport: "hci:0", simulated: false, deviceTreeModels: pi4Models),
             transport: "tcp:127.0.0.1:9000",
             deviceName: "ward-7",
             appearance: 0x0300,
@@ -170,7 +170,7 @@ import Testing
         #expect(problems("board: raspberry-pi-4b\nsensors: [{name: a, driver: tmp102, poll: 1s}]")
             == ["sensors[0].poll (line 2): unknown key 'poll'; did you mean 'poll-interval'?"])
         #expect(problems("board: raspbery-pi-4b\nsensors: [{name: a, driver: tmp10}]") == [
-            "board (line 1): unknown board 'raspbery-pi-4b'; did you mean 'raspberry-pi-4b'? available: raspberry-pi-3b-plus, raspberry-pi-4b, raspberry-pi-5, raspberry-pi-zero-2-w, simulated (searched \(repositoryBoards))",
+            "board (line 1): unknown board 'raspbery-pi-4b'; did you mean 'raspberry-pi-4b'? available: auto, raspberry-pi-3b-plus, raspberry-pi-4b, raspberry-pi-5, raspberry-pi-zero-2-w, simulated (searched \(repositoryBoards))",
             "sensors[0].driver (line 2): unknown driver 'tmp10'; did you mean 'tmp102'?",
         ])
     }
@@ -187,7 +187,7 @@ import Testing
 
     @Test func missingRequiredKeysAreNamed() {
         #expect(problems("device-name: x") == [
-            "board (line 1): missing; name the board, one of raspberry-pi-3b-plus, raspberry-pi-4b, raspberry-pi-5, raspberry-pi-zero-2-w, simulated",
+            "board (line 1): missing; name the board, one of auto, raspberry-pi-3b-plus, raspberry-pi-4b, raspberry-pi-5, raspberry-pi-zero-2-w, simulated",
             "sensors (line 1): missing; list at least one sensor (see systemd/blesensor.yaml)",
         ])
         #expect(problems("board: simulated\nsensors:\n  - driver: gpio-pulse") == [

@@ -3,12 +3,21 @@ import Testing
 @testable import BridgeConfiguration
 
 @Suite struct ShippedConfigurationTests {
-    @Test func exampleFileLoadsWithoutProblems() throws {
+    /// The packaged default says `board: auto`, so it needs no edit on any supported Pi.
+    @Test(arguments: [("Raspberry Pi 4 Model B Rev 1.5", "raspberry-pi-4b"), ("Raspberry Pi 400 Rev 1.0", "raspberry-pi-4b"),
+                      ("Raspberry Pi 3 Model B Plus Rev 1.3", "raspberry-pi-3b-plus"), ("Raspberry Pi 5 Model B Rev 1.0", "raspberry-pi-5"),
+                      ("Raspberry Pi Zero 2 W Rev 1.0", "raspberry-pi-zero-2-w")])
+    func exampleFileLoadsWithoutProblemsOnEverySupportedPi(model: String, board: String) throws {
         let result = ConfigurationLoader.load(path: repositoryRoot + "/systemd/blesensor.yaml",
-                                              boardsDirectories: [repositoryBoards], environment: [:])
+                                              boardsDirectories: [repositoryBoards], environment: [:],
+                                              boardDetection: .assuming(model: model))
         if case let .failure(problems) = result { Issue.record("\(problems)") }
         let configuration = try result.get()
-        #expect(configuration.board.name == "raspberry-pi-4b")
+        #expect(configuration.board.name == board)
+        #expect(configuration.boardChoice?.deviceTreeModel == model)
+        #expect(configuration.transport == "hci:0")
+        #expect(configuration.address == .persistentRandom)
+        #expect(configuration.deviceInformation.model == model)
         #expect(configuration.sensors.map(\.name) == ["pulse", "body", "room"])
         #expect(configuration.sensors.map(\.i2cAddress) == [0x57, 0x48, 0x76])
     }

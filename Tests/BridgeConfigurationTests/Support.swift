@@ -9,6 +9,9 @@ let repositoryRoot: String = {
 
 let repositoryBoards = repositoryRoot + "/boards"
 
+/// What boards/raspberry-pi-4b.yaml lists for `board: auto`.
+let pi4Models = ["Raspberry Pi 4 Model B", "Raspberry Pi 400", "Raspberry Pi Compute Module 4", "Raspberry Pi Compute Module 4S"]
+
 /// Loads text against the repository's boards with an empty environment.
 func load(_ yaml: String, environment: [String: String] = [:]) -> Result<BridgeConfiguration, ConfigurationProblems> {
     ConfigurationLoader.load(yaml: yaml, fileName: "test.yaml", boardsDirectories: [repositoryBoards], environment: environment)

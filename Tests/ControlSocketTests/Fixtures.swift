@@ -63,7 +63,7 @@ enum Fixtures {
     static func sensor(_ index: Int, padding: Int = 0) -> SensorStatus {
         SensorStatus(name: "s\(index)", driver: "test", value: Double(index), unit: "°C", ageSeconds: 0,
                      state: .ok, error: padding > 0 ? String(repeating: "x", count: padding) : nil,
-                     readings: [], reads: index, failures: 0)
+                     readings: [], reads: Int64(index), failures: 0)
     }
 }
 

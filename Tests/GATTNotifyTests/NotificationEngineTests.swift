@@ -367,7 +367,7 @@ import Testing
         #expect(one.queuedEntries == 2)
         #expect(one.queuedBytes == 1 + 3)   // 0x21: [1] and the merged [2, 1, 2]
         #expect(one.indicationOutstanding)
-        #expect(one.counters.enqueued == one.counters.sent + one.counters.coalesced + one.counters.merged + one.queuedEntries)
+        #expect(one.counters.enqueued == one.counters.sent + one.counters.coalesced + one.counters.merged + Int64(one.queuedEntries))
         #expect(statistics[connection: 2]?.counters.enqueued == 5)
         #expect(statistics[connection: 2]?.counters.coalesced == 4)
         #expect(statistics.characteristics[0x20]?.enqueued == 10)

@@ -23,7 +23,7 @@ import Testing
                 #expect(error.description.contains("this kernel has no Bluetooth support"))
                 #expect(error.description.contains("sudo modprobe bluetooth"))
                 #expect(error.description.contains("tcp:HOST:PORT or virtual"))
-            case let .deviceNotFound(device):
+            case let .adapterNotFound(device, _):
                 #expect(device == "hci99")
             default:
                 Issue.record("unexpected error \(error)")

@@ -70,7 +70,7 @@ extension PeripheralEvent {
         #expect(accepted == 5)   // one outstanding, four queued
         let enqueued = fixture.manager.statistics()?.connections[notifiedCentral.link.id]?.counters.enqueued
         // The refused update queued nothing for the notified central either.
-        #expect(enqueued == accepted)
+        #expect(enqueued == Int64(accepted))
         await fixture.roundTrip(notified)
         #expect(notified.notifications.withLock { $0.map(\.value) } == (0..<accepted).map { [UInt8($0)] })
         await fixture.manager.shutdown()

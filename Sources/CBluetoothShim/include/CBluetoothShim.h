@@ -22,6 +22,7 @@
 #if defined(__linux__)
 #include <bluetooth/bluetooth.h>
 #include <bluetooth/hci.h>
+#include <linux/rfkill.h>
 #endif
 
 // MARK: - Descriptors
@@ -42,9 +43,9 @@ static inline int bls_open_serial(const char *path) {
 }
 
 /// Creates or truncates a capture file (open(2) is variadic, so Swift cannot pass the mode).
-static inline int bls_create_file(const char *path) {
-    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-}
+/// In the .c file, which is built with 64-bit file offsets: on armhf a capture could otherwise
+/// not grow past 2 GiB (EFBIG).
+int bls_create_file(const char *path);
 
 // MARK: - TCP
 
@@ -135,6 +136,18 @@ static inline int bls_hci_device_is_up(int fd, uint16_t index, int *is_up) {
 #endif
 }
 
+/// Powers hciN down (HCIDEVDOWN). Blocking: the kernel sends HCI commands and may wait seconds for
+/// the controller. Needs CAP_NET_ADMIN (EPERM without); EBUSY while another socket holds the user channel.
+static inline int bls_hci_device_down(int fd, uint16_t index) {
+#if defined(__linux__)
+    return ioctl(fd, HCIDEVDOWN, (unsigned long)index);
+#else
+    (void)fd; (void)index;
+    errno = EAFNOSUPPORT;
+    return -1;
+#endif
+}
+
 /// Binds the socket to hciN's user channel, giving this process exclusive raw access.
 static inline int bls_hci_bind_user_channel(int fd, uint16_t index) {
 #if defined(__linux__)
@@ -147,6 +160,22 @@ static inline int bls_hci_bind_user_channel(int fd, uint16_t index) {
 #else
     (void)fd; (void)index;
     errno = EAFNOSUPPORT;
+    return -1;
+#endif
+}
+
+// MARK: - rfkill
+
+/// Clears the soft block of rfkill switch `idx` (RFKILL_OP_CHANGE with soft=0 written to /dev/rfkill,
+/// as `rfkill unblock IDX` does). /dev/rfkill is normally writable by root only: EACCES otherwise.
+/// Fails with ENOENT when the kernel has no rfkill support.
+int bls_rfkill_unblock(uint32_t idx);
+
+/// errno for "operation not possible due to RF-kill" (132 on Linux), which Swift may not import.
+static inline int bls_erfkill(void) {
+#if defined(ERFKILL)
+    return ERFKILL;
+#else
     return -1;
 #endif
 }

@@ -33,15 +33,16 @@ public enum ACLSendError: Error, Equatable, Sendable, CustomStringConvertible {
 /// wire equals credit order. Observers run without the lock.
 public final class ACLFlowController: Sendable {
     public struct Statistics: Sendable, Equatable {
-        public var packetsSent = 0
-        public var pdusSent = 0
-        public var creditsReturned = 0
-        public var creditsReclaimed = 0
+        // Counters are Int64: a 32-bit Int (armhf) would overflow, and trap, within weeks of streaming.
+        public var packetsSent: Int64 = 0
+        public var pdusSent: Int64 = 0
+        public var creditsReturned: Int64 = 0
+        public var creditsReclaimed: Int64 = 0
         public var maxInFlight = 0
         /// Packets the transport refused (closed, or its queue full); their credits were returned.
-        public var writesRefused = 0
+        public var writesRefused: Int64 = 0
         /// PDUs dropped because their link closed before they were sent.
-        public var pdusDroppedOnClose = 0
+        public var pdusDroppedOnClose: Int64 = 0
     }
 
     struct LinkQueue {
@@ -184,8 +185,8 @@ public final class ACLFlowController: Sendable {
             guard let queue = state.links.removeValue(forKey: link.id) else { return nil }
             if state.byHandle[link.handle] == link.id { state.byHandle.removeValue(forKey: link.handle) }
             state.inFlight -= queue.inFlight
-            state.statistics.creditsReclaimed += queue.inFlight
-            state.statistics.pdusDroppedOnClose += queue.pendingPDUs
+            state.statistics.creditsReclaimed += Int64(queue.inFlight)
+            state.statistics.pdusDroppedOnClose += Int64(queue.pendingPDUs)
             if let index = state.order.firstIndex(of: link.id) {
                 state.order.remove(at: index)
                 if state.cursor > index { state.cursor -= 1 }
@@ -282,7 +283,7 @@ public final class ACLFlowController: Sendable {
                 progressed = true
                 state.links[id] = queue
                 state.inFlight -= returned
-                state.statistics.creditsReturned += returned
+                state.statistics.creditsReturned += Int64(returned)
             }
             if progressed {
                 // One clock read per event, only for links still waiting on the controller.

@@ -4,6 +4,10 @@ public enum HCITransportError: Error, Equatable, Sendable, CustomStringConvertib
     case invalidSpecification(String, reason: String)
     /// The controller device does not exist (no `hciN`, no such serial port).
     case deviceNotFound(String)
+    /// The adapter `hciN` does not exist; the hint names the adapters that do and what to check.
+    case adapterNotFound(String, hint: String)
+    /// rfkill keeps the adapter's radio off; the hint says how to clear it, or that software cannot.
+    case rfkillBlocked(String, RfkillBlock, hint: String)
     /// The process lacks the privilege the transport needs.
     case permissionDenied(String, hint: String)
     /// The adapter is up or held by another program (usually bluetoothd).
@@ -35,6 +39,10 @@ public enum HCITransportError: Error, Equatable, Sendable, CustomStringConvertib
             return "invalid transport '\(spec)': \(reason). Use tcp:HOST:PORT, hci:N, uart:/dev/ttyX?baud=115200&flow=on or virtual"
         case let .deviceNotFound(device):
             return "\(device) not found: check the adapter is attached and the name is right (ls /sys/class/bluetooth, ls /dev/tty*)"
+        case let .adapterNotFound(device, hint):
+            return "\(device) not found: \(hint)"
+        case let .rfkillBlocked(device, block, hint):
+            return "\(device) is \(block) by rfkill: \(hint)"
         case let .permissionDenied(device, hint):
             return "permission denied opening \(device): \(hint)"
         case let .adapterBusy(device, hint):

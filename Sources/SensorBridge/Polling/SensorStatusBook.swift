@@ -13,8 +13,9 @@ final class SensorStatusBook: Sendable {
         var measurement: Measurement?
         var measuredAt: MonotonicInstant?
         var error: String?
-        var reads = 0
-        var failures = 0
+        // Int64: a 100 Hz sensor passes 2^31 reads in 249 days, which would trap on armhf.
+        var reads: Int64 = 0
+        var failures: Int64 = 0
     }
 
     private let entries: Mutex<[String: Entry]>

@@ -34,7 +34,8 @@ public struct SystemSensorClock: SensorClock {
     }
 
     public func sleep(nanoseconds: UInt64) {
-        var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        // Clamping: time_t is 32 bits on armhf (bookworm).
+        var request = timespec(tv_sec: .init(clamping: nanoseconds / 1_000_000_000), tv_nsec: .init(nanoseconds % 1_000_000_000))
         var remaining = timespec()
         // Resume after signals until the whole delay has passed.
         while clock_nanosleep(CLOCK_MONOTONIC, 0, &request, &remaining) == EINTR {

@@ -51,7 +51,7 @@ public final class SimulatedMAX3010x: SimulatedI2CDevice {
         let mode = state.registers[0x09] & 0x07
         guard mode == 0x02 || mode == 0x03 || mode == 0x07 else { return }
         let rate = sampleRate(state.registers)
-        let due = Int(Double(now - since) / 1e9 * rate)
+        let due = Int(saturating: Double(now - since) / 1e9 * rate)
         let wave = waveform.withLock { $0 }
         while state.nextSample < due {
             let t = Double(state.nextSample) / rate
