@@ -15,6 +15,7 @@ tail are shown. Exit status 0 only when every expected check passed.
 import argparse
 import os
 import select
+import signal
 import socket
 import subprocess
 import sys
@@ -198,9 +199,12 @@ def run_boot(args, boot, console_file, results_file):
                         results_file.write(f"{now:9.3f} {text}\n")
                         boot.line(text, now)
         try:
-            process.wait(timeout=max(1.0, deadline - time.monotonic()))
+            status = process.wait(timeout=max(1.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             boot.error = "QEMU closed its sockets but did not exit"
+            return
+        if not boot.done:
+            boot.error = f"QEMU exited (status {status}) before the guest finished its checks"
     finally:
         for client in sockets:
             client.close()
@@ -246,6 +250,11 @@ def main():
     parser.add_argument("--boot-timeout", type=float, default=420,
                         help="seconds each boot may take, from QEMU's start to its exit (default 420)")
     args = parser.parse_args()
+    # Interrupted or terminated, the QEMU process is killed on the way out (run_boot's finally),
+    # also when started from a script that ignores SIGINT for its background jobs.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, lambda received, frame: sys.exit(128 + received))
 
     os.makedirs(args.run_dir, exist_ok=True)
     console_log = os.path.join(args.run_dir, "console.log")

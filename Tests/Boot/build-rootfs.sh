@@ -68,6 +68,8 @@ cleanup() {
     rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
+# A signal ends the script through its EXIT trap (bash skips EXIT traps on a fatal signal otherwise).
+trap 'exit 130' INT TERM HUP
 
 log "debootstrap $suite (minbase + $packages) from $mirror"
 started=$(date +%s)

@@ -22,6 +22,8 @@ unmount_all() {
     done
 }
 trap unmount_all EXIT
+# A signal ends the script through its EXIT trap (bash skips EXIT traps on a fatal signal otherwise).
+trap 'exit 130' INT TERM HUP
 
 [[ -f $deb ]] || die "no package at $deb"
 [[ -d /lib/modules/$kver ]] || die "no /lib/modules/$kver: install linux-image-amd64 (scripts/install-deps.sh)"

@@ -56,6 +56,8 @@ cleanup() {
     fi
 }
 trap cleanup EXIT
+# A signal ends the script through its EXIT trap (bash skips EXIT traps on a fatal signal otherwise).
+trap 'exit 130' INT TERM HUP
 rm -rf --one-file-system "$run" "$cache/last-run"
 mkdir -p "$run"
 

@@ -1,6 +1,6 @@
 #!/bin/bash
-# LE discovery on one controller for as long as the unit runs; every line btmgmt prints goes to LOG
-# prefixed with the guest's monotonic time in seconds (/proc/uptime).
+# LE discovery on one controller for as long as the unit runs; every line btmgmt prints goes to the
+# file LOG, prefixed with the guest's monotonic time in seconds (/proc/uptime).
 set -u
 hci=$1 log=$2
 index=${hci#hci}
