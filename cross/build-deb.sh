@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds the blesensor Debian package for one architecture from this checkout.
 #
-#   cross/build-deb.sh [--arch amd64|arm64|armhf] [--swift-sdk SDK-ID] [--output DIR] [--clean]
+#   cross/build-deb.sh [--arch amd64|arm64|armhf] [--swift-sdk SDK-ID|DESTINATION.json] [--output DIR] [--clean]
 #
 # Defaults: the host's architecture, no Swift SDK, output in .build-deb/. Another architecture
-# needs --swift-sdk (see cross/README.md); everything else is the same for every target. The
-# release build goes to .build-ARCH (its own scratch path, so static and debug builds never
-# invalidate each other); --clean deletes it first. Prints the package's path and sizes.
+# needs --swift-sdk: an installed Swift SDK's id, or a destination .json file (cross/README.md);
+# everything else is the same for every target. The release build goes to .build-ARCH (its own
+# scratch path, so static and debug builds never invalidate each other); --clean deletes it
+# first. Prints the package's path and sizes.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,12 +18,12 @@ output=$repo/.build-deb
 clean=no
 
 die() { echo "build-deb: $*" >&2; exit 1; }
-usage() { sed -n '2,9s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,10s/^# \{0,1\}//p' "$0"; }
 
 while (($#)); do
     case $1 in
         --arch) arch=${2:?--arch needs amd64, arm64 or armhf}; shift 2 ;;
-        --swift-sdk) sdk=${2:?--swift-sdk needs an SDK id from swift sdk list}; shift 2 ;;
+        --swift-sdk) sdk=${2:?--swift-sdk needs an SDK id from swift sdk list, or a destination .json file}; shift 2 ;;
         --output) output=${2:?--output needs a directory}; shift 2 ;;
         --clean) clean=yes; shift ;;
         -h|--help) usage; exit 0 ;;
@@ -57,7 +58,12 @@ if [[ $clean == yes ]]; then rm -rf "$scratch"; fi
 # --disable-local-rpath: no RUNPATH $ORIGIN, which an installed /usr/bin program must not have.
 # -z now: relocations resolved at start and the GOT read-only (full RELRO), as Debian builds daemons.
 swift_args=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now --scratch-path "$scratch")
-if [[ -n $sdk ]]; then swift_args+=(--swift-sdk "$sdk"); fi
+if [[ $sdk == *.json ]]; then
+    # A destination file, the form the community armv7 SDK ships in (cross/README.md).
+    swift_args+=(--destination "$sdk")
+elif [[ -n $sdk ]]; then
+    swift_args+=(--swift-sdk "$sdk")
+fi
 
 echo "build-deb: swift build ${swift_args[*]} (blesensord, blesensor)"
 for product in blesensord blesensor; do
@@ -98,6 +104,12 @@ for program in blesensord blesensor; do
     chmod 0755 "$stage/usr/bin/$program"
 done
 cross/lib/check-static-swift.sh "$stage/usr/bin/blesensord" "$stage/usr/bin/blesensor"
+# An SDK for another target than --arch would make a package that installs but cannot run.
+case $arch in amd64) machine='X86-64' ;; arm64) machine='AArch64' ;; armhf) machine='ARM$' ;; esac
+for program in blesensord blesensor; do
+    readelf -h "$stage/usr/bin/$program" | grep -E "^ *Machine:" | grep -qE "$machine" \
+        || die "$program is built for $(readelf -h "$stage/usr/bin/$program" | sed -n 's/^ *Machine: *//p'), not $arch: the Swift SDK is for another target"
+done
 
 install -D -m 0644 systemd/blesensord.service "$stage/lib/systemd/system/blesensord.service"
 install -D -m 0644 systemd/blesensord.sysusers "$stage/usr/lib/sysusers.d/blesensord.conf"
@@ -167,7 +179,8 @@ EOF
 chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums"
 
 deb=$output/blesensor_${version}_${arch}.deb
-dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+# xz as Debian does, on every core (61 s → 38 s for amd64 on this two-core machine).
+dpkg-deb --root-owner-group -Zxz --threads-max="$(nproc)" --build "$stage" "$deb" >/dev/null
 echo "build-deb: built $deb"
 echo "build-deb: package size $(stat -c %s "$deb") bytes, Installed-Size $installed_size KiB"
 echo "build-deb: Depends: adduser, $shlibs"

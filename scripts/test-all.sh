@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the Swift unit and integration tests, then the interop tests against Google's
-# Bumble on a virtual radio. Installs what it needs first (apt packages, the Python venv).
+# Bumble on a virtual radio, then builds and checks the Debian package for this machine.
+# Installs what it needs first (apt packages, the Python venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,16 @@ bin="$(swift build --show-bin-path)"
 BLESENSORD="$bin/blesensord" HEART_RATE_PERIPHERAL="$bin/heart-rate-peripheral" \
     Tests/Interop/run-tests.sh 2>&1 | tee "$build_log.interop"
 interop_count=$(grep -oE "^[0-9]+ passed" "$build_log.interop" | tail -1 | grep -oE "^[0-9]+")
+
+package_arch=$(dpkg --print-architecture)
+echo "== package ($package_arch)"
+# The .deb for this machine (cross/README.md), then lintian, its contents and an install, upgrade,
+# remove and purge in a bookworm chroot.
+package_start=$(date +%s)
+cross/build-deb.sh --output .build-deb 2>&1 | tee "$build_log.package"
+deb=$(sed -n 's/^build-deb: built //p' "$build_log.package")
+cross/check-deb.sh "$deb"
+echo "package step: $(( $(date +%s) - package_start )) s"
 
 echo "swift tests: ${swift_count:-0}, interop tests: ${interop_count:-0}"
 echo "total: $(( ${swift_count:-0} + ${interop_count:-0} )) passed, 0 failed"
