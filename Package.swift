@@ -128,6 +128,11 @@ let package = Package(
             "BLECore", "ATT", "GATT", "GATTNotify", "Peripheral", "SIGProfiles", "Sensors", "BridgeConfiguration", "ControlSocket",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // `blesensor doctor`: checks an installation (kernel interfaces, accounts, configuration, daemon,
+        // sensors) through an injectable root and probes; the CLI command is a thin shell over it.
+        .target(name: "Doctor", dependencies: [
+            "BLECore", "HCITransports", "BridgeConfiguration", "ControlSocket", "Sensors", "SensorBridge",
+        ]),
         .target(name: "BLESensorDaemon", dependencies: [
             "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTNotify", "SIGProfiles", "HCITransports", "VirtualController",
             "Peripheral", "Central", "GATTClient", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "ServiceManager", "SMP", "Bonding", "SQLiteBondStore",
@@ -145,7 +150,7 @@ let package = Package(
         ]),
         .executableTarget(name: "blesensor", dependencies: [
             "BLECore", "GAP", "HCI", "HCITransports", "GATTClient", "Central", "SMP", "Bonding", "SQLiteBondStore",
-            "ProfileCommands", "SensorCommands", "BridgeConfiguration", "ControlSocket", "ServiceManager",
+            "ProfileCommands", "SensorCommands", "BridgeConfiguration", "ControlSocket", "ServiceManager", "Doctor",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -201,6 +206,9 @@ let package = Package(
         .testTarget(name: "BridgeConfigurationTests", dependencies: ["BridgeConfiguration", "BLECore"]),
         .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "TestSupport"]),
         .testTarget(name: "BondingTests", dependencies: ["BLECore", "Bonding"]),
+        .testTarget(name: "DoctorTests", dependencies: [
+            "Doctor", "BLECore", "BridgeConfiguration", "ControlSocket", "Sensors", "SensorBridge", "TestSupport",
+        ]),
         // Writes bonds until it is killed, for the crash-durability test in SQLiteBondStoreTests.
         .executableTarget(name: "bond-store-crash-writer", dependencies: ["BLECore", "Bonding", "SQLiteBondStore"],
                           path: "Tests/BondStoreCrashWriter"),

@@ -43,8 +43,13 @@ public enum RfkillUnblock {
         return index
     }
 
-    /// Blocking (sysfs, /dev/rfkill): call it from the main thread of the short-lived step, or a dedicated one.
-    public static func run(transport: String, probe: BluetoothAdapterProbe = BluetoothAdapterProbe()) -> Outcome {
+    /// Reads sysfs and writes /dev/rfkill on a thread of its own.
+    public static func run(transport: String, probe: BluetoothAdapterProbe = BluetoothAdapterProbe()) async -> Outcome {
+        await BlockingWork.run { check(transport: transport, probe: probe) }
+    }
+
+    /// Blocking (sysfs, /dev/rfkill): a dedicated thread only.
+    static func check(transport: String, probe: BluetoothAdapterProbe) -> Outcome {
         guard let index = adapterIndex(transport: transport) else { return .noLocalAdapter(transport: transport) }
         let device = "hci\(index)"
         let state: RfkillSwitch?

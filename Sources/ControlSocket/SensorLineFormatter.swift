@@ -12,7 +12,8 @@ public enum SensorLineFormatter {
         "\(time) \(sensor.name)  \(sensor.driver)  \(measurement(sensor))"
     }
 
-    private static func measurement(_ sensor: SensorStatus) -> String {
+    /// The line without time and names: `21.50 °C  45.0 %RH`, `failed: ... (2 failed reads)`, `no signal`.
+    public static func measurement(_ sensor: SensorStatus) -> String {
         switch sensor.state {
         case .failed:
             let failures = sensor.failures == 1 ? "1 failed read" : "\(sensor.failures) failed reads"

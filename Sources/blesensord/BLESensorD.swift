@@ -118,7 +118,7 @@ struct BLESensorD: AsyncParsableCommand {
         }
         applyOverrides(to: &configuration)
         if unblockRfkill {
-            let outcome = RfkillUnblock.run(transport: configuration.transport)
+            let outcome = await RfkillUnblock.run(transport: configuration.transport)
             switch outcome {
             case .unblocked: logger.notice("\(outcome)")
             case .hardBlocked, .failed: logger.warning("\(outcome)")

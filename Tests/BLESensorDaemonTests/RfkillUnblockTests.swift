@@ -45,38 +45,38 @@ import Testing
         RfkillSwitch(index: 4, name: "hci0", type: "bluetooth", softBlocked: soft, hardBlocked: hard)
     }
 
-    @Test func aSoftBlockOnTheConfiguredAdapterIsCleared() {
+    @Test func aSoftBlockOnTheConfiguredAdapterIsCleared() async {
         let tree = Tree(soft: true)
         let calls = RecordingCalls()
-        let outcome = RfkillUnblock.run(transport: "hci:0", probe: BluetoothAdapterProbe(sysfsRoot: tree.root, calls: calls))
+        let outcome = await RfkillUnblock.run(transport: "hci:0", probe: BluetoothAdapterProbe(sysfsRoot: tree.root, calls: calls))
         #expect(outcome == .unblocked("hci0", Self.state(true, false)))
         #expect(outcome.description == "hci0 was soft-blocked: unblocked rfkill4 (hci0, bluetooth)")
         #expect(outcome.exitCode == 0)
         #expect(calls.unblocked.withLock { $0 } == [4])
     }
 
-    @Test func nothingIsWrittenWhenThereIsNothingToClear() {
+    @Test func nothingIsWrittenWhenThereIsNothingToClear() async {
         for (tree, expected) in [(Tree(soft: false), RfkillUnblock.Outcome.notBlocked("hci0", Self.state(false, false))),
                                  (Tree(soft: nil), .noSwitch("hci0")),
                                  (Tree(soft: true, hard: true), .hardBlocked("hci0", Self.state(true, true)))] {
             let calls = RecordingCalls()
-            let outcome = RfkillUnblock.run(transport: "auto", probe: BluetoothAdapterProbe(sysfsRoot: tree.root, calls: calls))
+            let outcome = await RfkillUnblock.run(transport: "auto", probe: BluetoothAdapterProbe(sysfsRoot: tree.root, calls: calls))
             #expect(outcome == expected)
             #expect(outcome.exitCode == 0)
             #expect(calls.unblocked.withLock { $0 }.isEmpty)
         }
         let calls = RecordingCalls()
         let tree = Tree(soft: true)
-        #expect(RfkillUnblock.run(transport: "hci:1", probe: BluetoothAdapterProbe(sysfsRoot: tree.root, calls: calls)) == .adapterMissing("hci1"))
+        #expect(await RfkillUnblock.run(transport: "hci:1", probe: BluetoothAdapterProbe(sysfsRoot: tree.root, calls: calls)) == .adapterMissing("hci1"))
         for transport in ["virtual", "tcp:127.0.0.1:9000", "uart:/dev/ttyAMA0"] {
-            #expect(RfkillUnblock.run(transport: transport, probe: BluetoothAdapterProbe(sysfsRoot: tree.root, calls: calls)) == .noLocalAdapter(transport: transport))
+            #expect(await RfkillUnblock.run(transport: transport, probe: BluetoothAdapterProbe(sysfsRoot: tree.root, calls: calls)) == .noLocalAdapter(transport: transport))
         }
         #expect(calls.unblocked.withLock { $0 }.isEmpty)
     }
 
-    @Test func aRefusedWriteFailsTheStepWithTheCommandToRun() {
+    @Test func aRefusedWriteFailsTheStepWithTheCommandToRun() async {
         let tree = Tree(soft: true)
-        let outcome = RfkillUnblock.run(transport: "hci:0", probe: BluetoothAdapterProbe(sysfsRoot: tree.root, calls: RecordingCalls(answer: .failure(SystemErrno(EACCES)))))
+        let outcome = await RfkillUnblock.run(transport: "hci:0", probe: BluetoothAdapterProbe(sysfsRoot: tree.root, calls: RecordingCalls(answer: .failure(SystemErrno(EACCES)))))
         #expect(outcome.exitCode == 1)
         #expect(outcome.description.contains("/dev/rfkill: Permission denied (errno \(EACCES)); run `sudo rfkill unblock bluetooth`"))
     }
