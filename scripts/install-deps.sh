@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(libbluetooth-dev libgpiod-dev libi2c-dev libsqlite3-dev python3-venv python3-pip)
 # The Debian package (cross/): dpkg-shlibdeps and readelf, lintian, and the install test's chroot.
 packages+=(dpkg-dev binutils lintian debootstrap)
+# The boot test (Tests/Boot): QEMU, Debian's kernel with its initrd and modules, mke2fs -d.
+packages+=(qemu-system-x86 linux-image-amd64 e2fsprogs)
 
 missing=()
 for package in "${packages[@]}"; do

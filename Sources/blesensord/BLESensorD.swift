@@ -21,6 +21,10 @@ struct BLESensorD: AsyncParsableCommand {
         """,
         version: ProductVersion.current)
 
+    /// EX_CONFIG (sysexits.h) for a configuration the daemon refuses: the unit's
+    /// RestartPreventExitStatus= names it, since restarting cannot fix the file.
+    static let configurationRefused: Int32 = 78
+
     @Option(help: "Configuration file (YAML).")
     var config: String?
 
@@ -110,7 +114,7 @@ struct BLESensorD: AsyncParsableCommand {
                 logger.error("refusing to start: \(problems.problems.count) problem(s) in \(problems.fileName)")
                 for problem in problems.problems { logger.error("\(problem)") }
             }
-            throw ExitCode(1)
+            throw ExitCode(Self.configurationRefused)
         }
         applyOverrides(to: &configuration)
         if unblockRfkill {
