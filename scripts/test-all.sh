@@ -38,5 +38,13 @@ deb=$(sed -n 's/^build-deb: built //p' "$build_log.package")
 cross/check-deb.sh "$deb"
 echo "package step: $(( $(date +%s) - package_start )) s"
 
-echo "swift tests: ${swift_count:-0}, interop tests: ${interop_count:-0}"
-echo "total: $(( ${swift_count:-0} + ${interop_count:-0} )) passed, 0 failed"
+echo "== boot test (the package in Debian bookworm under QEMU)"
+# Installs the .deb into a debootstrapped image, boots it twice with systemd and btvirt, and checks
+# that blesensord starts at boot, answers, advertises the same address and fails on a bad config.
+boot_start=$(date +%s)
+Tests/Boot/run-boot-test.sh "$deb" 2>&1 | tee "$build_log.boot"
+boot_checks=$(grep -oE "all [0-9]+ checks passed" "$build_log.boot" | grep -oE "[0-9]+" || true)
+echo "boot test: $(( $(date +%s) - boot_start )) s"
+
+echo "swift tests: ${swift_count:-0}, interop tests: ${interop_count:-0}, boot checks: ${boot_checks:-0}"
+echo "total: $(( ${swift_count:-0} + ${interop_count:-0} + ${boot_checks:-0} )) passed, 0 failed"

@@ -25,11 +25,15 @@ enum CLIEnvironment {
         }
     }
 
-    /// The daemon's socket: systemd's /run/blesensor when it exists (the installed service), else
-    /// where a daemon run by this user puts it.
+    /// The daemon's socket: systemd's /run/blesensor when that directory exists (the installed
+    /// service), else where a daemon run by this user puts it. The directory, not the socket: a user
+    /// outside group blesensor cannot see into it, and must be told "permission denied", not
+    /// "not running".
     static func controlSocketPath(_ explicit: String?) -> String {
         if let explicit { return explicit }
-        if ProcessEnvironment.fileExists(ControlProtocol.defaultSocketPath) { return ControlProtocol.defaultSocketPath }
+        let installed = ControlProtocol.defaultSocketPath
+        let directory = installed.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        if ProcessEnvironment.fileExists(directory) { return installed }
         return PathSettings.defaults(environment: ProcessEnvironment.current, userID: ProcessEnvironment.userID).controlSocket
     }
 }

@@ -24,8 +24,8 @@ import time
 PORT_NAME = "org.blesensor.boottest"
 # What each boot must report as PASS; any FAIL, a missing check or a boot without DONE fails the run.
 EXPECTED = {
-    1: ["blesensord-active", "started-at-boot", "ready", "status-json", "status-needs-group", "advertising-seen"],
-    2: ["blesensord-active", "started-at-boot", "ready", "status-json", "status-needs-group", "same-address",
+    1: ["blesensord-active", "started-at-boot", "ready", "status-json", "status-needs-group", "status-default-socket", "advertising-seen"],
+    2: ["blesensord-active", "started-at-boot", "ready", "status-json", "status-needs-group", "status-default-socket", "same-address",
         "advertising-seen", "config-error-failed", "config-error-journal"],
 }
 BOOT_NAMES = {1: "boot 1 (first)", 2: "boot 2 (again)"}

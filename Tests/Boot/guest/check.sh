@@ -116,8 +116,13 @@ check_status() {
     else
         fail status-needs-group "user nobody failed on $socket, but not for permission: $(tr '\n' ' ' <<<"$out")"
     fi
-    # What such a user sees without --socket (for the report; the CLI picks the path itself).
-    info nobody_default_socket "$(runuser -u nobody -- blesensor status 2>&1 | tr '\n' ' ')"
+    # Without --socket the CLI must pick the service's socket too, and say why it cannot use it.
+    out=$(runuser -u nobody -- blesensor status 2>&1 | tr '\n' ' ')
+    if [[ $out == *"permission denied"* ]]; then
+        pass status-default-socket "user nobody, no --socket: $out"
+    else
+        fail status-default-socket "user nobody, no --socket: not refused for permission: $out"
+    fi
 }
 
 advertised() { grep -qiF "$1" "$scan_log" 2>/dev/null; }
