@@ -41,6 +41,25 @@ async def doctor_json(*args: str) -> tuple[int, dict]:
     return code, json.loads(out)
 
 
+async def sensors_reading(socket: str, names: set[str]) -> None:
+    """Returns once the daemon's watch-sensors stream has reported each of `names` as ok."""
+    reader, writer = await asyncio.open_unix_connection(socket)
+    try:
+        writer.write(b'{"version":1,"command":"watch-sensors"}\n')
+        await writer.drain()
+        acknowledgement = json.loads(await reader.readline())
+        assert acknowledgement.get('ok') is True, acknowledgement
+        waiting = set(names)
+        while waiting:
+            line = await reader.readline()
+            assert line, f'the daemon closed the watch before {sorted(waiting)} read'
+            sensor = json.loads(line)['sensor']
+            if sensor['state'] == 'ok':
+                waiting.discard(sensor['name'])
+    finally:
+        writer.close()
+
+
 def by_subject(report: dict) -> dict[str, dict]:
     return {check['subject']: check for check in report['checks']}
 
@@ -60,20 +79,16 @@ async def test_doctor_reports_the_running_daemon_and_its_sensors_from_its_status
     try:
         await daemon.wait_for_log('advertising as', timeout=10)
         # Until each sensor's first poll is in, the daemon reports it as starting: wait for both readings.
-        deadline = asyncio.get_running_loop().time() + 10
-        while True:
-            code, report = await doctor_json('--config', config)
-            checks = by_subject(report)
-            if all(checks[f'sensor {name}']['status'] == 'ok' for name in ('body', 'room')):
-                break
-            assert asyncio.get_running_loop().time() < deadline, report
-            await asyncio.sleep(0.2)
+        await asyncio.wait_for(sensors_reading(socket, {'body', 'room'}), 10)
+        code, report = await doctor_json('--config', config)
+        checks = by_subject(report)
 
         assert checks['config']['status'] == 'ok', checks['config']
         assert checks['config']['detail'] == f'{config} (board simulated, 2 sensors)'
         running = checks['blesensord']
         assert running['status'] in ('ok', 'warn'), running
         assert running['detail'].startswith(f'answering on {socket}: transport virtual, address '), running
+        assert all(checks[f'sensor {name}']['status'] == 'ok' for name in ('body', 'room')), report
         assert checks['sensor body']['detail'] == '(tmp102, from the daemon): 36.81 °C', checks['sensor body']
         assert checks['sensor room']['detail'].startswith('(bme280, from the daemon): 21.50 °C  45.0 %RH'), checks['sensor room']
         # No hardware checks on the simulated board.
