@@ -20,8 +20,7 @@ public struct AddressStore: Sendable {
             let trimmed = text.trimmingWhitespace
             guard let address = BluetoothAddress(trimmed), address.isValidRandomStatic else {
                 // Never a silent new identity: centrals bonded to the old one would no longer find us.
-                let shown = String(trimmed.unicodeScalars.prefix(40).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
-                let found = trimmed.isEmpty ? "is empty" : "holds '\(shown)'"
+                let found = trimmed.isEmpty ? "is empty" : "holds '\(trimmed.printableExcerpt())'"
                 throw .stateFile(path: path, reason: "\(found), not a random static address like C1:23:45:67:89:AB: put this board's address back (from a backup), or delete the file to generate a new one (bonded centrals will then have to pair again)")
             }
             return address
@@ -32,24 +31,11 @@ public struct AddressStore: Sendable {
     }
 
     private func readFile() throws(DaemonError) -> String? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        if descriptor < 0 {
-            if errno == ENOENT { return nil }
-            throw .stateFile(path: path, reason: "cannot be read: \(String(cString: strerror(errno)))")
+        switch BoundedFile.read(path, limit: 4096) {
+        case let .success(bytes): return String(decoding: bytes, as: UTF8.self)
+        case let .failure(failure) where failure.code == ENOENT: return nil
+        case let .failure(failure): throw .stateFile(path: path, reason: "cannot be read: \(failure)")
         }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 256)
-        while bytes.count < 4096 {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .stateFile(path: path, reason: "cannot be read: \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Temporary file, fsync, rename over the final name, fsync the directory: after a crash or a

@@ -1,3 +1,4 @@
+import BLECore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -53,34 +54,18 @@ public struct BoardDetection: Sendable, Equatable {
         while let last = trimmed.last, last.isWhitespace { trimmed.removeLast() }
         guard !trimmed.isEmpty else { return .failure(.malformed(origin, "is empty")) }
         guard trimmed.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F && $0 != "\u{FFFD}" }) else {
-            let shown = String(trimmed.unicodeScalars.prefix(40).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
-            return .failure(.malformed(origin, "holds '\(shown)', which is not a model name"))
+            return .failure(.malformed(origin, "holds '\(trimmed.printableExcerpt())', which is not a model name"))
         }
         return .success((String(trimmed), origin))
     }
 
     /// The file's first bytes (one more than a model may have), nil when it does not exist.
     private static func bytes(at path: String) -> Result<[UInt8]?, BoardDetectionError> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let error = errno
-            if error == ENOENT || error == ENOTDIR { return .success(nil) }
-            return .failure(.unreadable(path, String(cString: strerror(error))))
+        switch BoundedFile.read(path, limit: maximumModelBytes + 1) {
+        case let .success(bytes): return .success(bytes)
+        case let .failure(failure) where failure.isMissing: return .success(nil)
+        case let .failure(failure): return .failure(.unreadable(path, failure.description))
         }
-        defer { close(descriptor) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: maximumModelBytes + 1)
-        while bytes.count <= maximumModelBytes {
-            let count = chunk.withUnsafeMutableBytes { readBytes(descriptor, $0.baseAddress, maximumModelBytes + 1 - bytes.count) }
-            if count == 0 { break }
-            if count < 0 {
-                let error = errno
-                if error == EINTR { continue }
-                return .failure(.unreadable(path, String(cString: strerror(error))))
-            }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
-        return .success(bytes)
     }
 
     /// The board whose `device-tree-models` entry is the longest one matching `model` (at a word boundary).
@@ -98,17 +83,6 @@ public struct BoardDetection: Sendable, Equatable {
         default: return .failure(.ambiguous(model, boards: best.boards.map(\.name).sorted()))
         }
     }
-}
-
-/// read(2) under a name that does not collide with anything here.
-private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.read(descriptor, buffer, count)
-    #elseif canImport(Musl)
-    Musl.read(descriptor, buffer, count)
-    #else
-    Darwin.read(descriptor, buffer, count)
-    #endif
 }
 
 /// Why `board: auto` could not pick a board. The loader adds the list of boards to choose from.

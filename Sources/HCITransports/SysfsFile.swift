@@ -1,3 +1,4 @@
+import BLECore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -14,23 +15,11 @@ enum SysfsFile {
     /// The file's text, nil when it does not exist. Longer files are cut at `limit` bytes (no sysfs
     /// attribute we read is longer, so a cut file fails its parser instead of being trusted).
     static func text(at path: String) -> Result<String?, SystemErrno> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            return errno == ENOENT || errno == ENOTDIR ? .success(nil) : .failure(SystemErrno(errno))
+        switch BoundedFile.read(path, limit: limit) {
+        case let .success(bytes): return .success(String(decoding: bytes, as: UTF8.self))
+        case let .failure(failure) where failure.isMissing: return .success(nil)
+        case let .failure(failure): return .failure(SystemErrno(failure.code))
         }
-        defer { closeDescriptor(descriptor) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 512)
-        while bytes.count < limit {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, limit - bytes.count)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(SystemErrno(errno))
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: buffer[0..<count])
-        }
-        return .success(String(decoding: bytes, as: UTF8.self))
     }
 
     /// The names in a directory (without `.` and `..`), nil when it does not exist.

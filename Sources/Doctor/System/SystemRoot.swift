@@ -1,3 +1,4 @@
+import BLECore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -44,22 +45,7 @@ public struct SystemRoot: Sendable, Equatable {
     /// cannot be opened or read. Opened non-blocking, so a FIFO planted where a file belongs
     /// cannot hang the doctor.
     public func readText(_ absolute: String, limit: Int = SystemRoot.maximumFileBytes) -> String? {
-        let fd = open(resolve(absolute), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { return nil }
-        defer { _ = close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while bytes.count < limit {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, limit - bytes.count)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                // EAGAIN from an empty FIFO: what was read so far is all there is.
-                if errno == EAGAIN, !bytes.isEmpty { break }
-                return nil
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
-        }
+        guard case let .success(bytes) = BoundedFile.read(resolve(absolute), limit: limit, nonBlocking: true) else { return nil }
         return String(decoding: bytes, as: UTF8.self)
     }
 
