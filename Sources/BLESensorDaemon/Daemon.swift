@@ -51,7 +51,7 @@ public struct Daemon: Sendable {
                 let inner = transport
                 let logger = self.logger
                 do {
-                    transport = try await BlockingWork.run { () throws(HCITransportError) in
+                    transport = try await DedicatedThread.run { () throws(HCITransportError) in
                         try SnoopingTransport(wrapping: inner, path: path, logger: logger)
                     }
                 } catch { throw DaemonError.transport(error) }
@@ -101,7 +101,7 @@ public struct Daemon: Sendable {
                 try await publish(bridge, on: manager)
                 try await manager.startAdvertising(localName: configuration.deviceName, serviceUUIDs: configuration.advertising.services)
             } catch {
-                await BlockingWork.run { control.stop() }
+                await DedicatedThread.run { control.stop() }
                 await manager.shutdown()
                 throw DaemonError.peripheralManager(error)
             }
@@ -127,7 +127,7 @@ public struct Daemon: Sendable {
             bridge.setStatusObserver(nil)
             bridge.stop()
             await forwarder.stop()
-            await BlockingWork.run { control.stop() }
+            await DedicatedThread.run { control.stop() }
             if let loss {
                 logger.error("\(loss); exiting so the service manager can restart the daemon")
                 notifier.stopping(status: "\(loss)")
@@ -170,7 +170,7 @@ public struct Daemon: Sendable {
             logger.debug("control socket: \(event)")
         }
         do {
-            try await BlockingWork.run { () throws(ControlServerError) in try server.start() }
+            try await DedicatedThread.run { () throws(ControlServerError) in try server.start() }
         } catch { throw .controlSocket(error) }
         logger.info("control socket at \(configuration.paths.controlSocket)")
         return server
@@ -229,7 +229,7 @@ public struct Daemon: Sendable {
         case let .fixedRandom(address): return .randomStatic(address)
         case .persistentRandom:
             let store = AddressStore(directory: configuration.paths.stateDirectory)
-            return .randomStatic(try await BlockingWork.run { () throws(DaemonError) in try store.loadOrCreate() })
+            return .randomStatic(try await DedicatedThread.run { () throws(DaemonError) in try store.loadOrCreate() })
         }
     }
 

@@ -18,7 +18,7 @@ enum DaemonSecurity {
         let path = bondsPath(configuration)
         let directory = AddressStore(directory: configuration.paths.stateDirectory)
         let maximum = configuration.security.maxBonds
-        return try await BlockingWork.run { () throws(DaemonError) -> SQLiteBondStore in
+        return try await DedicatedThread.run { () throws(DaemonError) -> SQLiteBondStore in
             try directory.makeDirectories()
             do throws(BondStoreError) { return try SQLiteBondStore(path: path, maximumBonds: maximum) } catch { throw .bondStore(error) }
         }

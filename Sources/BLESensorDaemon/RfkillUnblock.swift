@@ -1,3 +1,4 @@
+import BLECore
 import HCITransports
 
 /// `blesensord --unblock-rfkill`: clears a soft rfkill block on the adapter the configuration uses,
@@ -45,7 +46,7 @@ public enum RfkillUnblock {
 
     /// Reads sysfs and writes /dev/rfkill on a thread of its own.
     public static func run(transport: String, probe: BluetoothAdapterProbe = BluetoothAdapterProbe()) async -> Outcome {
-        await BlockingWork.run { check(transport: transport, probe: probe) }
+        await DedicatedThread.run { check(transport: transport, probe: probe) }
     }
 
     /// Blocking (sysfs, /dev/rfkill): a dedicated thread only.

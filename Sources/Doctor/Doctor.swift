@@ -80,7 +80,7 @@ public struct Doctor: Sendable {
     /// sensor reads) and returns the report.
     public func report() async -> DoctorReport {
         let doctor = self
-        return await BoundedWork.detached(name: "blesensor-doctor") { doctor.examine() }
+        return await DedicatedThread.run(name: "blesensor-doctor") { doctor.examine() }
     }
 
     /// Every check, in order; blocking.

@@ -37,11 +37,11 @@ import VirtualController
 
         let directory = NSTemporaryDirectory() + "bsd-\(UInt32.random(in: 0...UInt32.max))"
         let server = ControlServer(path: directory + "/control.sock", handler: runtime)
-        try await BlockingWork.run { () throws(ControlServerError) in try server.start() }
+        try await DedicatedThread.run { () throws(ControlServerError) in try server.start() }
         let path = server.path
 
         // The client blocks on its socket, so it runs on a thread of its own, never on a Swift concurrency thread.
-        let (before, opened, removed, after, bonds) = try await BlockingWork.run {
+        let (before, opened, removed, after, bonds) = try await DedicatedThread.run {
             () throws(ControlClientError) -> (StatusSnapshot, PairingStatus, BondStatus, StatusSnapshot, [BondStatus]) in
             let client = try ControlClient.connect(path: path)
             defer { client.close() }
@@ -59,7 +59,7 @@ import VirtualController
         #expect(bonds.map(\.identity) == ["C4:5B:6C:7D:8E:9F (random)"])
         #expect(await store.bonds().map(\.identity) == [SecurityFixture.phoneIdentity])
 
-        let refusal = await BlockingWork.run { () -> ControlClientError? in
+        let refusal = await DedicatedThread.run { () -> ControlClientError? in
             do throws(ControlClientError) {
                 let client = try ControlClient.connect(path: path)
                 defer { client.close() }
@@ -69,7 +69,7 @@ import VirtualController
         }
         #expect(refusal == .daemonError("no bond with 00:1A:7D:DA:71:13; `blesensor bonds list` shows the bonded centrals"))
 
-        await BlockingWork.run { server.stop() }
+        await DedicatedThread.run { server.stop() }
         await manager.shutdown()
         try? FileManager.default.removeItem(atPath: directory)
     }

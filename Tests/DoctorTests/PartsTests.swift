@@ -82,12 +82,12 @@ import Testing
     }
 
     @Test func aHelperIsRunAndItsOutputAndExitCodeCollected() async throws {
-        let result = await BoundedWork.detached(name: "test") {
+        let result = await DedicatedThread.run(name: "test") {
             ChildProcess.run("/bin/sh", arguments: ["-c", "echo active; echo oops >&2; exit 3"], environment: [:],
                              timeout: .seconds(30), clock: ManualClock())
         }
         #expect(try result.get() == ChildResult(exitCode: 3, standardOutput: "active\n", standardError: "oops\n"))
-        let missing = await BoundedWork.detached(name: "test") {
+        let missing = await DedicatedThread.run(name: "test") {
             ChildProcess.run("/nonexistent/systemctl", arguments: [], environment: [:], timeout: .seconds(30), clock: ManualClock())
         }
         #expect(missing == .failure(.couldNotStart(path: "/nonexistent/systemctl", errno: ENOENT)))
@@ -96,7 +96,7 @@ import Testing
     @Test func aHungHelperIsKilledAtItsTimeLimitInVirtualTime() async throws {
         let clock = ManualClock()
         let run = Task {
-            await BoundedWork.detached(name: "test") {
+            await DedicatedThread.run(name: "test") {
                 ChildProcess.run("/bin/sleep", arguments: ["600"], environment: [:], timeout: .seconds(5), clock: clock)
             }
         }

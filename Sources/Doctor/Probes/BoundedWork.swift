@@ -36,14 +36,4 @@ enum BoundedWork {
         if case .timedOut = outcome { onTimeout() }
         return outcome
     }
-
-    /// Runs `work` on a thread of its own and awaits it, so the doctor's blocking checks never
-    /// occupy a Swift concurrency thread.
-    static func detached<Value: Sendable>(name: String, _ work: @escaping @Sendable () -> Value) async -> Value {
-        await withCheckedContinuation { continuation in
-            let thread = Thread { continuation.resume(returning: work()) }
-            thread.name = name
-            thread.start()
-        }
-    }
 }

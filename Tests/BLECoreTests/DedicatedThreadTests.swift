@@ -2,21 +2,21 @@
 import Glibc
 #endif
 import Testing
-@testable import BLESensorDaemon
+import BLECore
 
-@Suite struct BlockingWorkTests {
+@Suite struct DedicatedThreadTests {
     enum Failure: Error, Equatable { case expected }
 
     @Test func runsOnAThreadOfItsOwnAndReturnsItsValue() async {
         let caller = pthread_self()
-        let (value, worker) = await BlockingWork.run { (42, pthread_self()) }
+        let (value, worker) = await DedicatedThread.run(name: "dedicated-test") { (42, pthread_self()) }
         #expect(value == 42)
         #expect(pthread_equal(caller, worker) == 0)
     }
 
     @Test func passesTheTypedErrorOn() async {
         await #expect(throws: Failure.expected) {
-            try await BlockingWork.run { () throws(Failure) -> Int in throw .expected }
+            try await DedicatedThread.run { () throws(Failure) -> Int in throw .expected }
         }
     }
 }
