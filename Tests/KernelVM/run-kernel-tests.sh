@@ -11,6 +11,11 @@
 #
 #   Tests/KernelVM/run-kernel-tests.sh [--bin DIR] [--gpiod2-bin DIR --gpiod2-lib DIR] [--groups LIST]
 #
+# --bin: the build's bin directory (default .build/debug) with blesensor, blesensord and
+# blesensorPackageTests.xctest. --gpiod2-bin (a directory or its blesensor) and --gpiod2-lib (the
+# directory of libgpiod.so.3): the libgpiod 2.x build of scripts/build-gpiod2.sh's bin= and lib=.
+# --groups: a comma-separated subset of i2c,swift,gpio,bluetooth.
+#
 # One boot runs every group. Prints a line per check and "kernel tests: N passed, M failed"; exits
 # non-zero when any check failed or the guest did not finish. Caches the initramfs and the gpio-sim
 # modules in .build-vm/kernel-tests/; the last run's console.log and results.log stay in
@@ -53,7 +58,13 @@ bin=$(guest_path --bin "$bin")
 for tool in blesensor blesensord; do
     [[ -x $bin/$tool ]] || { echo "kernel tests: no $bin/$tool: swift build first" >&2; exit 1; }
 done
-[[ -z $gpiod2_bin ]] || { gpiod2_bin=$(guest_path --gpiod2-bin "$gpiod2_bin"); gpiod2_lib=$(guest_path --gpiod2-lib "$gpiod2_lib"); }
+if [[ -n $gpiod2_bin ]]; then
+    # The directory, or the blesensor binary in it (scripts/build-gpiod2.sh prints bin=.../blesensor).
+    gpiod2_bin=$(guest_path --gpiod2-bin "$gpiod2_bin")
+    [[ -f $gpiod2_bin ]] && gpiod2_bin=$(dirname "$gpiod2_bin")
+    [[ -x $gpiod2_bin/blesensor ]] || { echo "kernel tests: no blesensor in $gpiod2_bin (--gpiod2-bin)" >&2; exit 1; }
+    gpiod2_lib=$(guest_path --gpiod2-lib "$gpiod2_lib")
+fi
 
 for tool in qemu-system-x86_64 i2cset btvirt btmgmt script modprobe cpio; do
     command -v "$tool" >/dev/null || { echo "kernel tests: $tool is missing: run scripts/install-deps.sh" >&2; exit 1; }
