@@ -151,7 +151,7 @@ def main():
         if error and os.path.exists(console_log):
             with open(console_log, errors="replace") as handle:
                 tail = handle.readlines()[-40:]
-            print(f"console log tail ({console_log}):", file=sys.stderr)
+            print("console log tail (console.log):", file=sys.stderr)
             sys.stderr.writelines(f"  {line}" for line in tail)
         if error:
             print(f"FAIL {error}", file=sys.stderr)
