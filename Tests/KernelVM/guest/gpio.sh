@@ -96,8 +96,14 @@ else
     info "gpio-sim chip $sim_chip, line GPIO17, pull at $sim_pull"
     gpio_pulse_check gpio-pulse-libgpiod1 "$KVM_BIN"
     if [[ -n ${KVM_GPIOD2_BIN:-} ]]; then
-        info "libgpiod 2.x build: $(LD_LIBRARY_PATH=$KVM_GPIOD2_LIB ldd "$KVM_GPIOD2_BIN/blesensor" | grep -o 'libgpiod[^ ]* => [^ ]*' | tr '\n' ' ')"
-        gpio_pulse_check gpio-pulse-libgpiod2 "$KVM_GPIOD2_BIN" "$KVM_GPIOD2_LIB"
+        linked=$(LD_LIBRARY_PATH=$KVM_GPIOD2_LIB ldd "$KVM_GPIOD2_BIN/blesensor" | grep -o 'libgpiod[^ ]* => [^ ]*' | tr '\n' ' ')
+        # libgpiod 2.x is libgpiod.so.3; anything else would test 1.6 a second time.
+        if [[ $linked == *"libgpiod.so.3 => $KVM_GPIOD2_LIB/"* ]]; then
+            info "libgpiod 2.x build: $linked"
+            gpio_pulse_check gpio-pulse-libgpiod2 "$KVM_GPIOD2_BIN" "$KVM_GPIOD2_LIB"
+        else
+            fail gpio-pulse-libgpiod2 "$KVM_GPIOD2_BIN/blesensor does not load libgpiod.so.3 from $KVM_GPIOD2_LIB: ${linked:-no libgpiod}"
+        fi
     else
         skip gpio-pulse-libgpiod2 "no libgpiod 2.x build given (--gpiod2-bin DIR --gpiod2-lib DIR)"
     fi
