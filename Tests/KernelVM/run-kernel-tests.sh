@@ -19,7 +19,7 @@
 # One boot runs every group. Prints a line per check and "kernel tests: N passed, M failed"; exits
 # non-zero when any check failed or the guest did not finish. Caches the initramfs and the gpio-sim
 # modules in .build-vm/kernel-tests/; the last run's console.log and results.log stay in
-# .build-vm/kernel-tests/last-run/. KERNEL_TESTS_TIMEOUT bounds the boot (default 300 s).
+# .build-vm/kernel-tests/last-run/. KERNEL_TESTS_TIMEOUT bounds the boot (default 480 s: twice the slowest run measured on a loaded host).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -102,7 +102,7 @@ for item in "${env[@]}"; do env_args+=(--env "$item"); done
 # kernel_vm.py kills QEMU on its deadline and on SIGINT/SIGTERM/SIGHUP; a signal to this script is
 # passed on to it (bash would otherwise exit and leave it running).
 /usr/bin/python3 "$here/kernel_vm.py" --kernel "/boot/vmlinuz-$kver" --initrd "$initramfs" --run-dir "$run" \
-    --timeout "${KERNEL_TESTS_TIMEOUT:-300}" "${env_args[@]}" &
+    --timeout "${KERNEL_TESTS_TIMEOUT:-480}" "${env_args[@]}" &
 vm=$!
 trap 'kill -TERM "$vm" 2>/dev/null; wait "$vm"; exit 130' INT TERM HUP
 status=0
