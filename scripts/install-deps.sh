@@ -8,6 +8,9 @@ packages=(libbluetooth-dev libgpiod-dev libi2c-dev libsqlite3-dev python3-venv p
 packages+=(dpkg-dev binutils lintian debootstrap)
 # The boot test (Tests/Boot): QEMU, Debian's kernel with its initrd and modules, mke2fs -d.
 packages+=(qemu-system-x86 linux-image-amd64 e2fsprogs)
+# The kernel tests (Tests/KernelVM): a busybox initramfs, the gpio-sim module built from Debian's
+# kernel source against its headers, and the tools run inside the VM (i2cset, gpioinfo, btvirt, btmgmt).
+packages+=(busybox-static cpio kmod linux-headers-amd64 linux-source-6.1 build-essential i2c-tools gpiod bluez bluez-test-tools jq)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the Swift unit and integration tests, then the interop tests against Google's
-# Bumble on a virtual radio, then builds and checks the Debian package for this machine.
+# Bumble on a virtual radio, then the kernel tests (our binaries against i2c-stub, gpio-sim and
+# btvirt in Debian's kernel under QEMU), then builds and checks the Debian package for this machine.
 # Installs what it needs first (apt packages, the Python venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +29,18 @@ BLESENSORD="$bin/blesensord" HEART_RATE_PERIPHERAL="$bin/heart-rate-peripheral" 
     Tests/Interop/run-tests.sh 2>&1 | tee "$build_log.interop"
 interop_count=$(grep -oE "^[0-9]+ passed" "$build_log.interop" | tail -1 | grep -oE "^[0-9]+")
 
+echo "== kernel tests (i2c-stub, gpio-sim, btvirt in Debian's kernel under QEMU)"
+# The build's binaries and test bundle against the real kernel's i2c-dev, GPIO character device and
+# HCI user channel (Tests/KernelVM/README.md). KERNEL_TESTS_GPIOD2_BIN/_LIB add the libgpiod 2.x build.
+kernel_start=$(date +%s)
+kernel_args=(--bin "$bin")
+if [[ -n ${KERNEL_TESTS_GPIOD2_BIN:-} ]]; then
+    kernel_args+=(--gpiod2-bin "$KERNEL_TESTS_GPIOD2_BIN" --gpiod2-lib "${KERNEL_TESTS_GPIOD2_LIB:?KERNEL_TESTS_GPIOD2_LIB goes with KERNEL_TESTS_GPIOD2_BIN}")
+fi
+Tests/KernelVM/run-kernel-tests.sh "${kernel_args[@]}" 2>&1 | tee "$build_log.kernel"
+kernel_count=$(grep -oE "^kernel tests: [0-9]+ passed, 0 failed" "$build_log.kernel" | grep -oE "[0-9]+" | head -1)
+echo "kernel tests step: $(( $(date +%s) - kernel_start )) s"
+
 package_arch=$(dpkg --print-architecture)
 echo "== package ($package_arch)"
 # The .deb for this machine (cross/README.md), then lintian, its contents and an install, upgrade,
@@ -46,5 +59,5 @@ Tests/Boot/run-boot-test.sh "$deb" 2>&1 | tee "$build_log.boot"
 boot_checks=$(grep -oE "all [0-9]+ checks passed" "$build_log.boot" | grep -oE "[0-9]+" || true)
 echo "boot test: $(( $(date +%s) - boot_start )) s"
 
-echo "swift tests: ${swift_count:-0}, interop tests: ${interop_count:-0}, boot checks: ${boot_checks:-0}"
-echo "total: $(( ${swift_count:-0} + ${interop_count:-0} + ${boot_checks:-0} )) passed, 0 failed"
+echo "swift tests: ${swift_count:-0}, interop tests: ${interop_count:-0}, kernel tests: ${kernel_count:-0}, boot checks: ${boot_checks:-0}"
+echo "total: $(( ${swift_count:-0} + ${interop_count:-0} + ${kernel_count:-0} + ${boot_checks:-0} )) passed, 0 failed"
