@@ -193,6 +193,8 @@ public enum PublishedCharacteristic: String, Sendable, Equatable, Hashable, Case
     case pressure
     /// Battery 0x180F / 2A19, notified.
     case batteryLevel = "battery-level"
+    /// Pulse Oximeter 0x1822 / 2A5F PLX Continuous Measurement, notified (with 2A60 PLX Features).
+    case plxContinuousMeasurement = "plx-continuous-measurement"
 
     public var quantity: Quantity {
         switch self {
@@ -201,6 +203,7 @@ public enum PublishedCharacteristic: String, Sendable, Equatable, Hashable, Case
         case .humidity: return .humidity
         case .pressure: return .pressure
         case .batteryLevel: return .batteryLevel
+        case .plxContinuousMeasurement: return .oxygenSaturation
         }
     }
 
@@ -210,6 +213,7 @@ public enum PublishedCharacteristic: String, Sendable, Equatable, Hashable, Case
         case .temperatureMeasurement, .intermediateTemperature: return BluetoothUUID(0x1809)
         case .environmentalTemperature, .humidity, .pressure: return BluetoothUUID(0x181A)
         case .batteryLevel: return BluetoothUUID(0x180F)
+        case .plxContinuousMeasurement: return BluetoothUUID(0x1822)
         }
     }
 
@@ -222,6 +226,7 @@ public enum PublishedCharacteristic: String, Sendable, Equatable, Hashable, Case
         case .humidity: return BluetoothUUID(0x2A6F)
         case .pressure: return BluetoothUUID(0x2A6D)
         case .batteryLevel: return BluetoothUUID(0x2A19)
+        case .plxContinuousMeasurement: return BluetoothUUID(0x2A5F)
         }
     }
 

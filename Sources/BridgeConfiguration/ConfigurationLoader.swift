@@ -165,6 +165,7 @@ public enum ConfigurationLoader {
         case .heartRateMeasurement: return 0x0340 // Generic Heart Rate Sensor
         case .temperatureMeasurement, .intermediateTemperature: return 0x0300 // Generic Thermometer
         case .environmentalTemperature, .humidity, .pressure: return 0x0540 // Generic Sensor
+        case .plxContinuousMeasurement: return 0x0C40 // Generic Pulse Oximeter
         case .batteryLevel, nil: return 0x0000 // Unknown
         }
     }

@@ -17,7 +17,7 @@ struct SensorSection {
     var configuration: SensorConfiguration?
 
     /// The heart-rate drivers sample into a FIFO that holds ~320 ms at 100 Hz, so they are polled faster.
-    static func isHeartRate(_ driver: SensorDriver) -> Bool { driver.quantities == [.heartRate] }
+    static func isHeartRate(_ driver: SensorDriver) -> Bool { driver.quantities.contains(.heartRate) }
 
     static func defaultPollInterval(_ driver: SensorDriver) -> Duration {
         isHeartRate(driver) ? .milliseconds(250) : .seconds(1)
@@ -348,6 +348,7 @@ struct SensorSection {
         case .temperatureMeasurement, .intermediateTemperature: return "Health Thermometer"
         case .environmentalTemperature, .humidity, .pressure: return "Environmental Sensing"
         case .batteryLevel: return "Battery"
+        case .plxContinuousMeasurement: return "Pulse Oximeter"
         }
     }
 

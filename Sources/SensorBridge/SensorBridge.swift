@@ -74,6 +74,11 @@ public final class SensorBridge: Sendable {
             publishers.append(ess)
             environmental.forEach { route($0, to: ess) }
         }
+        if feeders[.plxContinuousMeasurement] != nil {
+            let oximeter = PulseOximeterPublisher(sink: sink)
+            publishers.append(oximeter)
+            route(.plxContinuousMeasurement, to: oximeter)
+        }
         if feeders[.batteryLevel] != nil {
             let battery = BatteryPublisher(sink: sink)
             publishers.append(battery)

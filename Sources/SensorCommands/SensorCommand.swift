@@ -5,7 +5,7 @@ public struct SensorCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "sensor",
         abstract: "Read hardware sensors (I2C, 1-Wire, GPIO, thermal).",
-        subcommands: [SensorReadCommand.self]
+        subcommands: [SensorReadCommand.self, AnalyzePPGCommand.self]
     )
 
     public init() {}

@@ -217,7 +217,7 @@ import Testing
             "sensors[2].options.oversampling.pressure (line 5): 3 is not one of 0, 1, 2, 4, 8, 16",
             "sensors[3].options.sample-rate (line 6): 30 is not one of 50, 100, 200, 400 Hz",
             "sensors[3].options.led-current-ma (line 6): 60 is out of range 0…51 mA",
-            "sensors[3].simulation.celsius (line 6): 'celsius' does not apply to max30102: max30102 does not measure temperature; it measures heart-rate",
+            "sensors[3].simulation.celsius (line 6): 'celsius' does not apply to max30102: max30102 does not measure temperature; it measures heart-rate, spo2",
             "sensors[4].line (line 7): 'GPIO 17' is not a GPIO line: use its name like GPIO17 (see gpioinfo) or an offset 0…1023",
             "sensors[4].options.edge (line 7): 'raising' is not allowed here; did you mean 'rising'?",
         ])

@@ -13,6 +13,9 @@ public enum DecodedValue: Hashable, Sendable {
     case batteryLevel(BatteryLevel)
     case deviceInformation(DeviceInformationString)
     case pnpID(PnPID)
+    case plxSpotCheckMeasurement(PLXSpotCheckMeasurement)
+    case plxContinuousMeasurement(PLXContinuousMeasurement)
+    case plxFeatures(PLXFeatures)
     case validRange(ValidRange)
     case esMeasurement(ESMeasurementDescriptor)
     case esTriggerSetting(ESTriggerSetting)
@@ -34,6 +37,9 @@ public enum DecodedValue: Hashable, Sendable {
         case .batteryLevel: return .batteryLevel
         case let .deviceInformation(value): return SIGAttribute(rawValue: value.kind.rawValue) ?? .manufacturerName
         case .pnpID: return .pnpID
+        case .plxSpotCheckMeasurement: return .plxSpotCheckMeasurement
+        case .plxContinuousMeasurement: return .plxContinuousMeasurement
+        case .plxFeatures: return .plxFeatures
         case .validRange: return .validRange
         case .esMeasurement: return .esMeasurement
         case .esTriggerSetting: return .esTriggerSetting
@@ -56,6 +62,9 @@ public enum DecodedValue: Hashable, Sendable {
         case let .batteryLevel(value): return value
         case let .deviceInformation(value): return value
         case let .pnpID(value): return value
+        case let .plxSpotCheckMeasurement(value): return value
+        case let .plxContinuousMeasurement(value): return value
+        case let .plxFeatures(value): return value
         case let .validRange(value): return value
         case let .esMeasurement(value): return value
         case let .esTriggerSetting(value): return value

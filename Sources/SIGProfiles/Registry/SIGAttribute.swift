@@ -18,6 +18,9 @@ public enum SIGAttribute: UInt16, Hashable, Sendable, CaseIterable {
     case firmwareRevision = 0x2A26
     case softwareRevision = 0x2A28
     case pnpID = 0x2A50
+    case plxSpotCheckMeasurement = 0x2A5E
+    case plxContinuousMeasurement = 0x2A5F
+    case plxFeatures = 0x2A60
     case validRange = 0x2906
     case esMeasurement = 0x290C
     case esTriggerSetting = 0x290D
@@ -44,6 +47,9 @@ public enum SIGAttribute: UInt16, Hashable, Sendable, CaseIterable {
         case .firmwareRevision: return "Firmware Revision String"
         case .softwareRevision: return "Software Revision String"
         case .pnpID: return "PnP ID"
+        case .plxSpotCheckMeasurement: return "PLX Spot-check Measurement"
+        case .plxContinuousMeasurement: return "PLX Continuous Measurement"
+        case .plxFeatures: return "PLX Features"
         case .validRange: return "Valid Range"
         case .esMeasurement: return "ES Measurement"
         case .esTriggerSetting: return "ES Trigger Setting"

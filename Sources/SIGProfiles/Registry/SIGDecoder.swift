@@ -29,6 +29,9 @@ public enum SIGDecoder {
             let kind = DeviceInformationString.Kind(rawValue: attribute.rawValue) ?? .manufacturerName
             return .deviceInformation(try DeviceInformationString(kind: kind, decoding: bytes))
         case .pnpID: return .pnpID(try PnPID(decoding: bytes))
+        case .plxSpotCheckMeasurement: return .plxSpotCheckMeasurement(try PLXSpotCheckMeasurement(decoding: bytes))
+        case .plxContinuousMeasurement: return .plxContinuousMeasurement(try PLXContinuousMeasurement(decoding: bytes))
+        case .plxFeatures: return .plxFeatures(try PLXFeatures(decoding: bytes))
         case .validRange:
             return .validRange(try ValidRange(decoding: bytes, format: try format(for: attribute, characteristic)))
         case .esTriggerSetting:

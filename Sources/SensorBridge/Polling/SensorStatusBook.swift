@@ -92,6 +92,9 @@ final class SensorStatusBook: Sendable {
         case .humidity: return measurement.humidity.map { QuantityReading(quantity: quantity.rawValue, value: $0, unit: quantity.unit) }
         case .pressure: return measurement.pressure.map { QuantityReading(quantity: quantity.rawValue, value: $0, unit: quantity.unit) }
         case .batteryLevel: return measurement.batteryPercent.map { QuantityReading(quantity: quantity.rawValue, value: $0, unit: quantity.unit) }
+        case .oxygenSaturation:
+            guard case let .success(estimate) = measurement.oxygenSaturation else { return nil }
+            return QuantityReading(quantity: quantity.rawValue, value: estimate.percent, unit: quantity.unit)
         case .heartRate:
             guard let heart = measurement.heartRate, let bpm = heart.beatsPerMinute else { return nil }
             let contact: String = switch heart.contact {

@@ -11,14 +11,18 @@ public struct Measurement: Sendable, Equatable {
     /// % state of charge.
     public var batteryPercent: Double?
     public var heartRate: HeartRateReading?
+    /// SpO2 or why there is none (MAX3010x in SpO2 mode only).
+    public var oxygenSaturation: Result<SpO2Estimator.Estimate, SpO2Estimator.Gate>?
 
     public init(temperature: Double? = nil, humidity: Double? = nil, pressure: Double? = nil,
-                batteryPercent: Double? = nil, heartRate: HeartRateReading? = nil) {
+                batteryPercent: Double? = nil, heartRate: HeartRateReading? = nil,
+                oxygenSaturation: Result<SpO2Estimator.Estimate, SpO2Estimator.Gate>? = nil) {
         self.temperature = temperature
         self.humidity = humidity
         self.pressure = pressure
         self.batteryPercent = batteryPercent
         self.heartRate = heartRate
+        self.oxygenSaturation = oxygenSaturation
     }
 }
 

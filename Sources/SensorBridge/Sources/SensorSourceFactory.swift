@@ -133,12 +133,13 @@ public struct SensorSourceFactory: Sendable {
             }, read: { () throws(SensorError) in
                 try monitor.poll()
                 do throws(SensorError) {
-                    return Measurement(heartRate: try monitor.reading())
+                    return Measurement(heartRate: try monitor.reading(), oxygenSaturation: monitor.oxygenSaturation())
                 } catch {
                     // Right after configuration the FIFO has not filled yet: still starting, not "no signal".
                     let since = configuredAt.withLock { $0 }.map { clock.nowNanoseconds() &- $0 } ?? .max
                     guard case .noSignal = error, since < PPGHeartRateMonitor.sampleTimeoutNanoseconds else { throw error }
-                    return Measurement(heartRate: HeartRateReading(beatsPerMinute: nil, rrIntervalsMilliseconds: [], contact: .unsupported))
+                    return Measurement(heartRate: HeartRateReading(beatsPerMinute: nil, rrIntervalsMilliseconds: [], contact: .unsupported),
+                                       oxygenSaturation: .failure(.acquiring))
                 }
             }, close: close)
         case .ds18b20, .gpioPulse, .cpuTemperature:

@@ -9,6 +9,10 @@ import Synchronization
 /// answering (a NACK, as an unplugged sensor gives) to show fault handling.
 public final class SimulatedBoard: Sendable {
     public let clock: any SensorClock
+    /// The simulated finger's red/IR ratio of ratios: 0.5, which the MAXREFDES117 curve maps to
+    /// −45.060·0.25 + 30.354·0.5 + 94.845 = 98.757 % SpO2.
+    public static let simulatedRatio = 0.5
+    static let simulatedRedDC = 100_000.0
     private let buses = Mutex<[Int: SimulatedI2CBus]>([:])
     private let started: UInt64
 
@@ -77,9 +81,9 @@ public final class SimulatedBoard: Sendable {
             let period = 60 / bpm
             let ppg = SyntheticPPG(beatsPerMinute: bpm, duration: 4 * period, rrVariability: 0)
             let middle = (ppg.beatTimes.first ?? 0.3) + period
+            let oximetry = OximetryWaveform(ratio: Self.simulatedRatio, irDC: ppg.dc, redDC: Self.simulatedRedDC)
             return SimulatedMAX3010x(clock: clock) { t in
-                let value = ppg.value(at: middle + t.truncatingRemainder(dividingBy: period))
-                return (red: value, ir: value)
+                oximetry.sample(ir: ppg.value(at: middle + t.truncatingRemainder(dividingBy: period)))
             }
         }
     }

@@ -1,11 +1,13 @@
 import Synchronization
 
 /// Heart rate from a MAX3010x: drains the FIFO and runs the beat detector on the IR channel
-/// (red in heart-rate mode).
+/// (red in heart-rate mode). In SpO2 mode (both LEDs on) the red/IR pairs also feed a
+/// `SpO2Estimator`, which the detector's beats delimit into cardiac cycles.
 public final class PPGHeartRateMonitor: Sendable {
     public let sensor: MAX3010x
     private struct State {
         var detector: BeatDetector
+        var oximeter: SpO2Estimator?
         var pendingRR: [Double] = []
         var lostSamples = 0
         /// Monotonic time of the last poll that returned samples.
@@ -17,8 +19,9 @@ public final class PPGHeartRateMonitor: Sendable {
 
     public init(sensor: MAX3010x, fingerThreshold: Double = 30_000) {
         self.sensor = sensor
-        state = Mutex(State(detector: BeatDetector(sampleRate: Double(sensor.configuration.sampleRate),
-                                                   fingerThreshold: fingerThreshold)))
+        let rate = Double(sensor.configuration.sampleRate)
+        let oximeter = sensor.configuration.mode == .spO2 ? SpO2Estimator(sampleRate: rate, contactThreshold: fingerThreshold) : nil
+        state = Mutex(State(detector: BeatDetector(sampleRate: rate, fingerThreshold: fingerThreshold), oximeter: oximeter))
     }
 
     /// Reads the FIFO once and feeds every sample to the detector; returns the new beats.
@@ -29,15 +32,24 @@ public final class PPGHeartRateMonitor: Sendable {
         return state.withLock { state in
             state.lostSamples += fifo.lostSamples
             if !fifo.samples.isEmpty { state.lastSamplesAt = now }
+            // Dropped samples split a cycle: its AC and DC would be wrong, so start the cycles afresh.
+            if fifo.lostSamples > 0 { state.oximeter?.reset() }
             var beats: [BeatDetector.Beat] = []
             for sample in fifo.samples {
+                if let ir = sample.ir { state.oximeter?.process(red: Double(sample.red), ir: Double(ir)) }
                 if let beat = state.detector.process(Double(sample.ir ?? sample.red)) {
+                    state.oximeter?.beat(at: beat.time)
                     beats.append(beat)
                     if let rr = beat.rrMilliseconds { state.pendingRR.append(rr) }
                 }
             }
             return beats
         }
+    }
+
+    /// SpO2 from the samples so far, or why there is none; nil in heart-rate mode (red LED only).
+    public func oxygenSaturation() -> Result<SpO2Estimator.Estimate, SpO2Estimator.Gate>? {
+        state.withLock { $0.oximeter?.current }
     }
 
     /// Samples dropped by the chip because the FIFO was not drained in time.

@@ -25,7 +25,8 @@ public enum SensorDriver: String, Sendable, Equatable, CaseIterable {
         case .tmp102, .mcp9808, .ds18b20, .cpuTemperature: return [.temperature]
         case .bme280: return [.temperature, .humidity, .pressure]
         case .sht31, .sht4x: return [.temperature, .humidity]
-        case .max30102, .max30101, .gpioPulse: return [.heartRate]
+        case .max30102, .max30101: return [.heartRate, .oxygenSaturation]
+        case .gpioPulse: return [.heartRate]
         case .max17048: return [.batteryLevel]
         }
     }
@@ -36,6 +37,8 @@ public enum Quantity: String, Sendable, Equatable, Hashable, CaseIterable {
     case temperature, humidity, pressure
     case heartRate = "heart-rate"
     case batteryLevel = "battery-level"
+    /// SpO2 from a pulse oximeter's red/IR ratio.
+    case oxygenSaturation = "spo2"
 
     public var unit: String {
         switch self {
@@ -43,7 +46,7 @@ public enum Quantity: String, Sendable, Equatable, Hashable, CaseIterable {
         case .humidity: return "%RH"
         case .pressure: return "Pa"
         case .heartRate: return "bpm"
-        case .batteryLevel: return "%"
+        case .batteryLevel, .oxygenSaturation: return "%"
         }
     }
 }

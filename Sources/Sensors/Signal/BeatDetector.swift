@@ -3,7 +3,9 @@
 /// Pipeline: slow DC tracker (also the finger-present signal) → subtract DC → 0.5 Hz high-pass
 /// twice (baseline wander, breathing) → 4 Hz low-pass (noise; 4 Hz passes 220 BPM) → invert, because
 /// absorbed light peaks at systole so the raw count dips → local maxima above an adaptive threshold
-/// (half the recent peak height, decaying while no beat is seen) outside a refractory period.
+/// (55 % of the recent peak level, decaying while no beat is seen) outside a refractory period; soon
+/// after a beat only a comparably high peak counts (diastolic waves). Checked against HeartPy's
+/// recordings and peak detector by Tests/Interop/bench_heartpy.py.
 public struct BeatDetector: Sendable {
     public struct Beat: Sendable, Equatable {
         /// Time of the systolic peak in seconds since the first sample (sub-sample interpolated).
@@ -43,6 +45,9 @@ public struct BeatDetector: Sendable {
     private var recentRR: [Double] = []
     private var consecutiveRejections = 0
     private var pending: (time: Double, value: Double)?
+    /// Filtered level of the last accepted beat.
+    private var lastPeakValue: Double?
+    private var troughSinceCandidate = Double.infinity
     public private(set) var fingerPresent = false
     /// Signal time when the finger was last placed, the reference before the first beat.
     private var presentSince = 0.0
@@ -82,6 +87,8 @@ public struct BeatDetector: Sendable {
         lowPass.reset()
         trough = .infinity
         pending = nil
+        lastPeakValue = nil
+        troughSinceCandidate = .infinity
         history = (0, 0, 0)
         settleSamples = Int(saturating: sampleRate * 1.5)
         peakEstimate = 0
@@ -91,7 +98,7 @@ public struct BeatDetector: Sendable {
         consecutiveRejections = 0
     }
 
-    /// Feeds one raw sample (counts); returns a beat once confirmed (about 120 ms after its peak).
+    /// Feeds one raw sample (counts); returns a beat once confirmed (about 200 ms after its peak).
     public mutating func process(_ raw: Double) -> Beat? {
         defer { sampleIndex += 1 }
         let level = dc.map { $0 + (raw - $0) * dcAlpha } ?? raw
@@ -122,9 +129,10 @@ public struct BeatDetector: Sendable {
         // Let the threshold sag while no beat comes, so a weaker pulse is found again.
         let sinceBeat = lastPeakTime.map { now - $0 } ?? 0
         let decay = sinceBeat > 1.5 ? 0.5 : 1.0
-        let threshold = 0.45 * peakEstimate * decay
+        let threshold = 0.55 * peakEstimate * decay
         let (a, b, c) = history
         trough = min(trough, c)
+        troughSinceCandidate = min(troughSinceCandidate, c)
         let height = b - trough
         // A candidate is held for `confirmWindow`: a higher local maximum inside it (noise splits a
         // broad peak into several) replaces it, so the beat is timed at the true top.
@@ -138,22 +146,48 @@ public struct BeatDetector: Sendable {
         let denominator = a - 2 * b + c
         let offset = denominator != 0 ? 0.5 * (a - c) / denominator : 0
         let peakTime = (Double(sampleIndex - 1) + offset) / sampleRate
-        let refractory = max(Self.minimumRRMilliseconds / 1000, 0.6 * medianRR / 1000)
+        // The rhythm-based refractory period keeps dicrotic and diastolic waves out; a peak as high
+        // as the last beat, at least 40 % of the usual interval after it, is only held to the
+        // physiological minimum, so a rhythm locked at half the rate (every other beat missed in
+        // noise) sees the missed beats again and re-learns.
+        let sinceLast = lastPeakTime.map { peakTime - $0 } ?? .infinity
+        let asHigh = sinceLast >= 0.4 * medianRR / 1000 && lastPeakValue.map { b >= Self.tallPeakFraction * $0 } ?? false
+        let refractory = asHigh ? Self.minimumRRMilliseconds / 1000
+                                : max(Self.minimumRRMilliseconds / 1000, 0.6 * medianRR / 1000)
         if let last = lastPeakTime, peakTime - last < refractory {
+            return nil
+        }
+        // Soon after a beat, only a peak about as high is another beat: the diastolic (reflected)
+        // wave that follows systole is clearly lower, but in real recordings (HeartPy's data.csv)
+        // high enough to pass the threshold, which locked the rhythm at a multiple of the rate.
+        if let last = lastPeakTime, let lastPeakValue, peakTime - last < Self.echoWindow,
+           b < Self.echoLevelFraction * lastPeakValue {
             return nil
         }
         if let candidate = pending, candidate.value >= b { return nil }
         pending = (peakTime, b)
+        troughSinceCandidate = c
         return nil
     }
 
-    private static let confirmWindow = 0.12
+    /// Long enough for the next systole to replace a late diastolic wave taken just before it.
+    private static let confirmWindow = 0.2
+    /// Within this time after a beat a candidate needs `echoLevelFraction` of the beat's level.
+    static let echoWindow = 0.5
+    static let echoLevelFraction = 0.6
+    /// A candidate this high relative to the last beat skips the rhythm-based refractory period.
+    static let tallPeakFraction = 0.8
 
     private mutating func accept(_ candidate: (time: Double, value: Double)) -> Beat? {
         let peakTime = candidate.time
         let b = candidate.value
-        peakEstimate = peakEstimate == 0 ? b : peakEstimate * 0.8 + b * 0.2
-        trough = history.2
+        // The start-up seed comes from a window the filters were still settling in: the first beat
+        // replaces a lower seed, so a diastolic wave does not pass a threshold set too low.
+        peakEstimate = lastPeakValue == nil ? max(peakEstimate, b) : peakEstimate * 0.8 + b * 0.2
+        lastPeakValue = b
+        // The next rise counts from the valley after this peak (the newest sample may already be on
+        // the next beat's upstroke).
+        trough = troughSinceCandidate
         lastPeakTime = peakTime
         var rr: Double? = nil
         if let previous = lastBeatTime, peakTime - previous > Self.beatTimeoutSeconds {

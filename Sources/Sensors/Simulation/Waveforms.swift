@@ -102,6 +102,26 @@ public struct SyntheticPPG: Sendable {
     }
 }
 
+/// Red and IR from one IR pulse wave, with the red channel scaled so the ratio of ratios
+/// R = (AC_red/DC_red)/(AC_ir/DC_ir) is exactly `ratio`: red = redDC − ratio·(redDC/irDC)·(irDC − ir).
+/// The SpO2 a ratio-of-ratios oximeter should report then follows from its calibration curve.
+public struct OximetryWaveform: Sendable {
+    public let ratio: Double
+    public let irDC: Double
+    public let redDC: Double
+
+    public init(ratio: Double, irDC: Double, redDC: Double) {
+        self.ratio = ratio
+        self.irDC = irDC
+        self.redDC = redDC
+    }
+
+    /// `ir` is the IR sample of a wave whose DC level is `irDC`.
+    public func sample(ir: Double) -> (red: Double, ir: Double) {
+        (redDC - ratio * redDC / irDC * (irDC - ir), ir)
+    }
+}
+
 /// A linear temperature ramp over time, for scripted temperature sensors.
 public struct TemperatureRamp: Sendable {
     public let start: Double
