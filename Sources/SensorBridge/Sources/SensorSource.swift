@@ -11,9 +11,13 @@ public struct Measurement: Sendable, Equatable {
     /// % state of charge.
     public var batteryPercent: Double?
     public var heartRate: HeartRateReading?
+    /// Something the chip reported along with the values that the log should show once (a fuel
+    /// gauge reset), not a fault.
+    public var notice: String?
 
     public init(temperature: Double? = nil, humidity: Double? = nil, pressure: Double? = nil,
-                batteryPercent: Double? = nil, heartRate: HeartRateReading? = nil) {
+                batteryPercent: Double? = nil, heartRate: HeartRateReading? = nil, notice: String? = nil) {
+        self.notice = notice
         self.temperature = temperature
         self.humidity = humidity
         self.pressure = pressure
