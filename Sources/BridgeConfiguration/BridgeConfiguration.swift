@@ -285,6 +285,8 @@ public struct DriverOptions: Sendable, Equatable {
     public var temperatureOversampling: Int?
     public var pressureOversampling: Int?
     public var humidityOversampling: Int?
+    /// bme280: IIR filter coefficient (`iir-filter`: off, 2, 4, 8 or 16); nil means the driver's default, off.
+    public var iirFilter: BME280.FilterCoefficient?
     /// max30102 / max30101: sample rate in Hz (50, 100, 200 or 400).
     public var sampleRate: Int?
     /// max30102 / max30101: LED current in mA (0 … 51).
@@ -295,8 +297,10 @@ public struct DriverOptions: Sendable, Equatable {
     public var bias: String?
 
     public init(temperatureOversampling: Int? = nil, pressureOversampling: Int? = nil, humidityOversampling: Int? = nil,
-                sampleRate: Int? = nil, ledCurrentMilliamps: Double? = nil, edge: String? = nil, bias: String? = nil) {
+                sampleRate: Int? = nil, ledCurrentMilliamps: Double? = nil, edge: String? = nil, bias: String? = nil,
+                iirFilter: BME280.FilterCoefficient? = nil) {
         self.temperatureOversampling = temperatureOversampling
+        self.iirFilter = iirFilter
         self.pressureOversampling = pressureOversampling
         self.humidityOversampling = humidityOversampling
         self.sampleRate = sampleRate

@@ -61,6 +61,7 @@ struct SensorSection {
         } ?? DriverOptions()
         if let publishValue = map["publish"] {
             publications = Self.publications(publishValue, path: map.path("publish"), driver: driver, problems: &problems)
+            Self.checkDisabledChannels(publications, options: options, path: map.path("publish"), problems: &problems)
         }
         let simulation = map["simulation"].flatMap {
             Self.simulation($0, path: map.path("simulation"), driver: driver, problems: &problems)
@@ -237,6 +238,7 @@ struct SensorSection {
 
     private static let optionDrivers: [(key: String, drivers: [SensorDriver])] = [
         ("oversampling", [.bme280]),
+        ("iir-filter", [.bme280]),
         ("sample-rate", [.max30102, .max30101]),
         ("led-current-ma", [.max30102, .max30101]),
         ("edge", [.gpioPulse]),
@@ -264,6 +266,14 @@ struct SensorSection {
                 options.temperatureOversampling = ratio("temperature")
                 options.pressureOversampling = ratio("pressure")
                 options.humidityOversampling = ratio("humidity")
+            case "iir-filter":
+                let names = BME280.FilterCoefficient.allCases.map(\.name).joined(separator: ", ")
+                guard let text = option.text(path: optionPath, expected: "one of \(names)", problems: &problems) else { continue }
+                guard let filter = BME280.FilterCoefficient(name: text) else {
+                    problems.add(optionPath, option, "\(abbreviated(text)) is not an IIR filter coefficient; use one of \(names)")
+                    continue
+                }
+                options.iirFilter = filter
             case "sample-rate":
                 options.sampleRate = oneOf([50, 100, 200, 400], option, path: optionPath, unit: " Hz", problems: &problems)
             case "led-current-ma":
@@ -275,6 +285,23 @@ struct SensorSection {
             }
         }
         return options
+    }
+
+    /// A BME280 channel with oversampling 0 measures nothing, so there is nothing to publish for it.
+    private static func checkDisabledChannels(_ publications: [(characteristic: PublishedCharacteristic, line: Int?)],
+                                              options: DriverOptions, path: String, problems: inout ProblemList) {
+        for publication in publications {
+            let disabled = switch publication.characteristic.quantity {
+            case .humidity: options.humidityOversampling == 0
+            case .pressure: options.pressureOversampling == 0
+            default: false
+            }
+            guard disabled else { continue }
+            let quantity = publication.characteristic.quantity.rawValue
+            problems.add(path, publication.line,
+                         "'\(publication.characteristic.rawValue)' publishes \(quantity), but oversampling.\(quantity) is 0 (the channel "
+                         + "is skipped and measures nothing); enable it or remove '\(publication.characteristic.rawValue)'")
+        }
     }
 
     private static func oneOf(_ allowed: [Int], _ value: YAMLValue, path: String, unit: String = "",

@@ -165,10 +165,12 @@ public final class SensorBridge: Sendable {
             switch (current, outcome) {
             case let (.failed, .failed(error)): logger.error("sensor \(sensor): \(error); retrying with back-off")
             case let (.noSignal, .noSignal(reason)): logger.notice("sensor \(sensor): no signal: \(reason)")
+            case (.noSignal, .measured): logger.notice("sensor \(sensor): \(SensorStatusBook.noContact)")
             case (.ok, _) where previous == .failed || previous == .noSignal: logger.notice("sensor \(sensor): reading again")
             default: break
             }
         }
+        if case let .measured(measurement) = outcome, let notice = measurement.notice { logger.notice("sensor \(sensor): \(notice)") }
         // The values one poll produces (2A1C and 2A1E, the three ES values) leave in one write.
         sink.batching {
             for (characteristic, publisher) in routes[sensor] ?? [] {

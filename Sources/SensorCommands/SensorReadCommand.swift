@@ -27,6 +27,10 @@ public struct SensorReadCommand: ParsableCommand {
     @Option(help: "1-Wire device id for ds18b20, e.g. 28-0316a2795dff (default: the first one).")
     public var id: String?
 
+    @Option(name: .customLong("iir-filter"),
+            help: "bme280 IIR filter coefficient: off, 2, 4, 8 or 16 (default off, the datasheet's choice for forced mode).")
+    public var iirFilter: String?
+
     @Option(help: "Seconds to collect pulses for heart-rate drivers (0 < s <= 3600).")
     public var seconds: Double = 8
 
@@ -61,12 +65,21 @@ public struct SensorReadCommand: ParsableCommand {
     struct ValidatedArguments {
         var address: UInt8?
         var line: String?
+        var filter: BME280.FilterCoefficient = .off
     }
 
     func validatedArguments() throws(SensorCommandError) -> ValidatedArguments {
         // Checked here because a non-finite or huge value would trap in the integer conversions below.
         guard seconds.isFinite, seconds > 0, seconds <= Self.maximumSeconds else {
             throw .usage("--seconds must be a number of seconds with 0 < s <= \(Int(Self.maximumSeconds)), got \(seconds)")
+        }
+        if let iirFilter {
+            guard driver == .bme280 else { throw .usage("--iir-filter applies to bme280 only, not to \(driver.rawValue)") }
+            guard let filter = BME280.FilterCoefficient(name: iirFilter) else {
+                let names = BME280.FilterCoefficient.allCases.map(\.name).joined(separator: ", ")
+                throw .usage("--iir-filter must be one of \(names), got '\(iirFilter)'")
+            }
+            return ValidatedArguments(address: try parsedAddress(), filter: filter)
         }
         switch driver {
         case .gpioPulse:
@@ -177,11 +190,13 @@ public struct SensorReadCommand: ParsableCommand {
         case .tmp102:
             return "tmp102: " + Self.format(celsius: try TMP102(bus: i2c, address: address, clock: clock).read().celsius)
         case .mcp9808:
-            return "mcp9808: " + Self.format(celsius: try MCP9808(bus: i2c, address: address).read().celsius)
+            return "mcp9808: " + Self.format(celsius: try MCP9808(bus: i2c, address: address, clock: clock).read().celsius)
         case .bme280:
-            let reading = try BME280(bus: i2c, address: address, clock: clock).read()
+            let reading = try BME280(bus: i2c, address: address, clock: clock, filter: arguments.filter).read()
+            // The CLI uses x1 on every channel, so both are present; a disabled one would be left out.
             return "bme280: " + Self.format(celsius: reading.celsius)
-                + String(format: ", %.2f hPa, %.1f %%RH", reading.pascals / 100, reading.relativeHumidity)
+                + (reading.pascals.map { String(format: ", %.2f hPa", $0 / 100) } ?? "")
+                + (reading.relativeHumidity.map { String(format: ", %.1f %%RH", $0) } ?? "")
         case .sht31:
             let reading = try SHT31(bus: i2c, address: address, clock: clock).read()
             return "sht31: " + Self.format(celsius: reading.celsius) + String(format: ", %.1f %%RH", reading.relativeHumidity)
@@ -191,6 +206,7 @@ public struct SensorReadCommand: ParsableCommand {
         case .max17048:
             let reading = try MAX17048(bus: i2c, address: address).read()
             return String(format: "max17048: %.3f V, %.1f %%", reading.cellVolts, reading.stateOfChargePercent)
+                + (reading.resetDetected ? " (\(MAX17048.resetNotice); reset indicator cleared)" : "")
         case .max30102, .max30101:
             let variant: MAX3010x.Variant = driver == .max30101 ? .max30101 : .max30102
             let sensor = MAX3010x(bus: i2c, address: address, variant: variant, clock: clock)
@@ -217,6 +233,9 @@ public struct SensorReadCommand: ParsableCommand {
     }
 
     static func format(heartRate: HeartRateReading, name: String) -> String {
+        if heartRate.beatsPerMinute == nil, heartRate.contact == .notDetected {
+            return "\(name): no contact (no finger on the sensor)"
+        }
         guard let bpm = heartRate.beatsPerMinute else {
             return "\(name): collecting beats (no rate yet)"
         }

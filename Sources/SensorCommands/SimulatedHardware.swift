@@ -12,7 +12,7 @@ struct SimulatedHardware {
         guard let address = driver.defaultAddress else { return bus }
         switch driver {
         case .tmp102: bus.attach(SimulatedTMP102(celsius: 23.5, clock: clock), at: address)
-        case .mcp9808: bus.attach(SimulatedMCP9808(celsius: 21.25), at: address)
+        case .mcp9808: bus.attach(SimulatedMCP9808(celsius: 21.25, clock: clock), at: address)
         case .bme280:
             let chip = SimulatedBME280(clock: clock)
             chip.setEnvironment(celsius: 21.5, pascals: 101_325, relativeHumidity: 40)

@@ -197,6 +197,30 @@ import Testing
         #expect(problems("") == ["the file is empty; it needs at least board and sensors (see systemd/blesensor.yaml)"])
     }
 
+    @Test func bme280IIRFilterAndDisabledChannels() throws {
+        let yaml = """
+            board: simulated
+            sensors:
+              - {name: room, driver: bme280, options: {iir-filter: 16, oversampling: {humidity: 0}}, publish: [es-temperature, pressure]}
+              - {name: hall, driver: bme280, address: 0x77, options: {iir-filter: "off"}}
+            """
+        let sensors = try load(yaml).get().sensors
+        #expect(sensors[0].options.iirFilter == .x16)
+        #expect(sensors[0].options.humidityOversampling == 0)
+        #expect(sensors[1].options.iirFilter == .off)
+        #expect(problems("""
+            board: simulated
+            sensors:
+              - {name: a, driver: bme280, options: {iir-filter: 3}}
+              - {name: b, driver: tmp102, options: {iir-filter: 2}}
+              - {name: c, driver: bme280, address: 0x77, options: {oversampling: {humidity: 0}}, publish: [humidity]}
+            """) == [
+            "sensors[0].options.iir-filter (line 3): 3 is not an IIR filter coefficient; use one of off, 2, 4, 8, 16",
+            "sensors[1].options.iir-filter (line 4): tmp102 takes no 'iir-filter' option; it applies to bme280",
+            "sensors[2].publish (line 5): 'humidity' publishes humidity, but oversampling.humidity is 0 (the channel is skipped and measures nothing); enable it or remove 'humidity'",
+        ])
+    }
+
     @Test func sensorFieldChecks() {
         let yaml = """
             board: simulated

@@ -48,6 +48,24 @@ import TestSupport
         #expect(decoded.heartRate == 0)
     }
 
+    @Test func aNoContactReadingSetsTheContactBitsOnceASecondAndStillCollectingSendsNothing() throws {
+        let publisher = HeartRatePublisher(location: .finger, sink: sink, clock: clock)
+        publisher.publish(heart(nil, rr: [], contact: .detected), to: .heartRateMeasurement)
+        #expect(sink.values(of: HeartRatePublisher.measurement).isEmpty)
+        publisher.publish(heart(nil, rr: [], contact: .notDetected), to: .heartRateMeasurement)
+        clock.advance(by: .milliseconds(250))
+        publisher.publish(heart(nil, rr: [], contact: .notDetected), to: .heartRateMeasurement)
+        clock.advance(by: .seconds(1))
+        publisher.publish(heart(nil, rr: [], contact: .notDetected), to: .heartRateMeasurement)
+        let values = sink.values(of: HeartRatePublisher.measurement)
+        #expect(values.count == 2)
+        // Heart Rate Measurement flags bits 1-2 = 0b10: contact supported, not detected; rate unknown (0).
+        let decoded = try HeartRateMeasurement(decoding: values[0])
+        #expect(values[0][0] & 0x06 == 0x04)
+        #expect(decoded.sensorContact == .notDetected)
+        #expect(decoded.heartRate == 0)
+    }
+
     @Test func aFailedSensorSendsNothingRatherThanAnOldRate() {
         let publisher = HeartRatePublisher(location: .finger, sink: sink, clock: clock)
         publisher.publish(heart(70, rr: [850]), to: .heartRateMeasurement)
@@ -226,5 +244,22 @@ import TestSupport
         #expect(try publisher.read(BatteryPublisher.level, descriptor: nil).get() == [87])
         publisher.publish(.failed(Fixtures.measurementError), to: .batteryLevel)
         #expect(throws: ATTErrorCode.unlikelyError) { try publisher.read(BatteryPublisher.level, descriptor: nil).get() }
+    }
+}
+
+@Suite struct NoContactStatusTests {
+    @Test func noContactIsShownAsNoSignalWithoutAValue() throws {
+        let clock = ManualClock()
+        let sensor = SensorConfiguration(name: "pulse", driver: .max30102, pollInterval: .milliseconds(200), publish: [.heartRateMeasurement])
+        let book = SensorStatusBook(sensors: [sensor], clock: clock)
+        book.record(.measured(Measurement(heartRate: HeartRateReading(beatsPerMinute: 70, rrIntervalsMilliseconds: [857], contact: .detected))),
+                    sensor: "pulse")
+        #expect(try #require(book.status(of: "pulse")).state == .ok)
+        let change = book.record(.measured(Measurement(heartRate: HeartRateReading(beatsPerMinute: nil, rrIntervalsMilliseconds: [],
+                                                                                    contact: .notDetected))), sensor: "pulse")
+        #expect(change?.previous == .ok && change?.current == .noSignal)
+        let status = try #require(book.status(of: "pulse"))
+        #expect(status.value == nil && status.readings.isEmpty)
+        #expect(status.error == "no contact: no finger on the sensor")
     }
 }

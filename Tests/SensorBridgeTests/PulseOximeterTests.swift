@@ -49,7 +49,9 @@ import TestSupport
     }
 
     @Test func noFingerIsSensorUnconnectedToUser() throws {
-        let value = try published(.noSignal("no finger on the sensor (IR level below threshold)"))
+        // The monitor reports no finger as a reading whose contact is "not detected", not as a fault.
+        let noContact = HeartRateReading(beatsPerMinute: nil, rrIntervalsMilliseconds: [], contact: .notDetected)
+        let value = try published(.measured(Measurement(heartRate: noContact, oxygenSaturation: .failure(.noContact))))
         #expect(value.normal.spO2.value == .nan && value.normal.pulseRate.value == .nan)
         #expect(value.measurementStatus == .measurementUnavailable)
         #expect(value.deviceAndSensorStatus == .sensorUnconnectedToUser)

@@ -27,8 +27,8 @@ import Testing
                 let sensor = TMP102(bus: bus, clock: clock)
                 return { () throws(SensorError) in _ = try sensor.read() }
             case .mcp9808:
-                bus.attach(SimulatedMCP9808(), at: address)
-                let sensor = MCP9808(bus: bus)
+                bus.attach(SimulatedMCP9808(clock: clock), at: address)
+                let sensor = MCP9808(bus: bus, clock: clock)
                 return { () throws(SensorError) in _ = try sensor.read() }
             case .bme280:
                 let chip = SimulatedBME280(clock: clock)
@@ -62,6 +62,8 @@ import Testing
 
     enum Fault: String, CaseIterable, Sendable {
         case nack, dataNack, ioError, stuckBus, unplugged
+        /// A kernel driver bound the address: SMBus and raw (I2C_RDWR) transfers alike must see it.
+        case claimedByKernel
     }
 
     @Test(arguments: Driver.allCases, Fault.allCases)
@@ -85,6 +87,9 @@ import Testing
         case .stuckBus:
             bus.inject(.stuckBus, at: address)
             expected = .timeout(bus: 1, address: address)
+        case .claimedByKernel:
+            bus.inject(.claimedByKernel, at: address)
+            expected = .addressClaimed(bus: 1, address: address)
         case .unplugged:
             bus.unplug(address: address)
             expected = .noDevice(bus: 1, address: address)

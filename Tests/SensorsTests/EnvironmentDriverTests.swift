@@ -55,10 +55,11 @@ import Testing
         let start = clock.nowNanoseconds()
         let reading = try BME280(bus: bus, clock: clock).read()
         #expect(abs(reading.celsius - 23.4) <= 0.01)
-        #expect(abs(reading.pascals - 98_765) < 1)
-        #expect(abs(reading.relativeHumidity - 55) < 0.05)
-        // Waited the datasheet maximum for 1x/1x/1x oversampling: 9.3 ms.
-        #expect(clock.nowNanoseconds() - start == 9_300_000)
+        #expect(abs(try #require(reading.pascals) - 98_765) < 1)
+        #expect(abs(try #require(reading.relativeHumidity) - 55) < 0.05)
+        // Waited out the just-powered chip's NVM copy (2 ms start-up, table 1), then the datasheet
+        // maximum for 1x/1x/1x oversampling: 9.3 ms.
+        #expect(clock.nowNanoseconds() - start == 2_000_000 + 9_300_000)
     }
 
     @Test func faults() {
@@ -70,6 +71,7 @@ import Testing
             try BME280(bus: bus, address: 0x77, clock: clock).read()
         }
         let chip = SimulatedBME280(clock: clock)
+        clock.advance(milliseconds: 2)  // past its start-up: the hung chip below never clears im_update
         bus.attach(chip, at: 0x76)
         bus.inject(.nack, at: 0x76)
         #expect(throws: SensorError.bus(.noDevice(bus: 1, address: 0x76))) { try BME280(bus: bus, clock: clock).read() }

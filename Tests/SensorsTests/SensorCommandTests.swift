@@ -18,7 +18,8 @@ import Testing
         #expect(try run(["read", "bme280", "--simulated"]).hasPrefix("bme280: 21.50 °C, 1013.2"))
         #expect(try run(["read", "sht31", "--simulated"]) == "sht31: 22.50 °C, 48.0 %RH")
         #expect(try run(["read", "sht4x", "--simulated"]) == "sht4x: 22.50 °C, 48.0 %RH")
-        #expect(try run(["read", "max17048", "--simulated"]) == "max17048: 3.920 V, 81.5 %")
+        // The simulated gauge has just powered up, so its reset indicator is reported (and cleared).
+        #expect(try run(["read", "max17048", "--simulated"]) == "max17048: 3.920 V, 81.5 % (\(MAX17048.resetNotice); reset indicator cleared)")
         #expect(try run(["read", "ds18b20", "--simulated"]) == "ds18b20 28-00000a1b2c3d: 19.62 °C")
         #expect(try run(["read", "cpu-temp", "--simulated"]) == "cpu-temp: 48.31 °C")
         #expect(try run(["read", "gpio-pulse", "--simulated", "--line", "GPIO17"]).hasPrefix("gpio-pulse: 72 bpm, RR ms: 833"))
@@ -54,6 +55,17 @@ import Testing
                 #expect(message.hasPrefix("--seconds must be"), "\(message)")
                 #expect(error.exitCode == 64)
             }
+        }
+    }
+
+    @Test func iirFilterOption() throws {
+        #expect(try run(["read", "bme280", "--simulated", "--iir-filter", "16"]).hasPrefix("bme280: 21.50 °C, 1013.2"))
+        #expect(try run(["read", "bme280", "--simulated", "--iir-filter", "off"]).hasPrefix("bme280: 21.50 °C"))
+        #expect(throws: SensorCommandError.usage("--iir-filter must be one of off, 2, 4, 8, 16, got '3'")) {
+            try run(["read", "bme280", "--simulated", "--iir-filter", "3"])
+        }
+        #expect(throws: SensorCommandError.usage("--iir-filter applies to bme280 only, not to tmp102")) {
+            try run(["read", "tmp102", "--simulated", "--iir-filter", "2"])
         }
     }
 

@@ -50,15 +50,16 @@ import Testing
     }
 
     @Test func readsAndChecksIdentity() throws {
+        let clock = SimulatedSensorClock()
         let bus = SimulatedI2CBus()
-        let chip = SimulatedMCP9808(celsius: 31.25)
+        let chip = SimulatedMCP9808(celsius: 31.25, clock: clock)
         bus.attach(chip, at: 0x18)
-        bus.attach(SimulatedMCP9808(deviceID: 0x7500), at: 0x19)
-        let sensor = MCP9808(bus: bus)
+        bus.attach(SimulatedMCP9808(deviceID: 0x7500, clock: clock), at: 0x19)
+        let sensor = MCP9808(bus: bus, clock: clock)
         #expect(try sensor.read().celsius == 31.25)
         chip.setTemperature(-12.5)
         #expect(try sensor.read().celsius == -12.5)
-        #expect(throws: SensorError.self) { try MCP9808(bus: bus, address: 0x19).read() }
+        #expect(throws: SensorError.self) { try MCP9808(bus: bus, address: 0x19, clock: clock).read() }
         bus.inject(.nack, at: 0x18)
         #expect(throws: SensorError.bus(.noDevice(bus: 1, address: 0x18))) { try sensor.read() }
     }
@@ -82,7 +83,8 @@ import Testing
         do {
             _ = try DS18B20(bus: tree.bus, id: "28-000002").read()
         } catch {
-            guard case .crcMismatch = error else { Issue.record("expected CRC error, got \(error)"); return }
+            // Linux 5.9+ gives an empty w1_slave when every CRC retry failed.
+            guard case .noSignal = error else { Issue.record("expected no answer, got \(error)"); return }
         }
         #expect(throws: SensorError.self) { try DS18B20(bus: tree.bus, id: "28-000003").read() }
         #expect(throws: SensorError.self) { try DS18B20(bus: tree.bus, id: "28-000004").read() }

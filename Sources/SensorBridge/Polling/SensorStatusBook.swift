@@ -40,8 +40,13 @@ final class SensorStatusBook: Sendable {
             case let .measured(measurement):
                 entry.reads += 1
                 entry.error = nil
-                // A heart-rate sensor still collecting its first beats has no rate yet: not a value.
-                if measurement.heartRate.map({ $0.beatsPerMinute == nil }) ?? false {
+                // No contact is a state of the sensor, shown like no signal, with no value.
+                if measurement.heartRate.map({ $0.beatsPerMinute == nil && $0.contact == .notDetected }) ?? false {
+                    entry.state = .noSignal
+                    entry.error = Self.noContact
+                    entry.measurement = nil
+                } else if measurement.heartRate.map({ $0.beatsPerMinute == nil }) ?? false {
+                    // A heart-rate sensor still collecting its first beats has no rate yet: not a value.
                     entry.state = .starting
                 } else {
                     entry.state = .ok
@@ -62,6 +67,8 @@ final class SensorStatusBook: Sendable {
             return (previous, entry.state)
         }
     }
+
+    static let noContact = "no contact: no finger on the sensor"
 
     func status(of name: String) -> SensorStatus? {
         let now = clock.now

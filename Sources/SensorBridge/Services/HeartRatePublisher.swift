@@ -72,7 +72,14 @@ final class HeartRatePublisher: ServicePublisher {
         let measurement: HeartRateMeasurement? = state.withLock { state in
             switch outcome {
             case let .measured(reading):
-                guard let heart = reading.heartRate, let bpm = heart.beatsPerMinute else { return nil }
+                guard let heart = reading.heartRate else { return nil }
+                guard let bpm = heart.beatsPerMinute else {
+                    guard heart.contact == .notDetected else { return nil }  // still collecting beats
+                    // No contact: the rate is unknown (0) and the contact bits say why, once a second.
+                    state.pendingRR.removeAll()
+                    guard state.lastSent.map({ now - $0 >= Self.quietInterval }) ?? true else { return nil }
+                    return HeartRateMeasurement(heartRate: 0, sensorContact: .notDetected)
+                }
                 state.pendingRR += heart.rrIntervals1024
                 if state.pendingRR.count > Self.maximumPendingIntervals {
                     state.pendingRR.removeFirst(state.pendingRR.count - Self.maximumPendingIntervals)
@@ -82,7 +89,7 @@ final class HeartRatePublisher: ServicePublisher {
                 return HeartRateMeasurement(heartRate: UInt16(saturating: bpm.rounded()), sensorContact: Self.contact(heart.contact),
                                             rrIntervals: state.pendingRR)
             case .noSignal:
-                // No finger: the rate is unknown (0) and the contact bit says why, once a second.
+                // No usable signal (no samples, ambient light): the rate is unknown (0), once a second.
                 state.pendingRR.removeAll()
                 guard state.lastSent.map({ now - $0 >= Self.quietInterval }) ?? true else { return nil }
                 return HeartRateMeasurement(heartRate: 0, sensorContact: .notDetected)

@@ -64,6 +64,10 @@ final class PulseOximeterPublisher: ServicePublisher {
     static func measurement(for outcome: PollOutcome) -> PLXContinuousMeasurement? {
         switch outcome {
         case let .measured(reading):
+            if reading.heartRate?.contact == .notDetected {
+                return PLXContinuousMeasurement(normal: PLXSpO2PR(spO2: .nan, pulseRate: .nan),
+                                                measurementStatus: .measurementUnavailable, deviceAndSensorStatus: .sensorUnconnectedToUser)
+            }
             let pulseRate = (reading.heartRate?.beatsPerMinute).flatMap { try? IEEE11073SFloat($0, fractionDigits: 0) } ?? .nan
             switch reading.oxygenSaturation {
             case let .success(estimate):
@@ -81,9 +85,9 @@ final class PulseOximeterPublisher: ServicePublisher {
                                                 measurementStatus: .measurementUnavailable, deviceAndSensorStatus: .inadequateSignalDetected)
             }
         case let .noSignal(reason):
-            // The monitor's reasons are text; the one kind the PLX status can name separately is no finger.
-            let device: PLXDeviceAndSensorStatus = reason.contains("no finger") ? .sensorUnconnectedToUser
-                : reason.contains("no heartbeat") ? .nonpulsatileSignalDetected : .sensorMalfunctioning
+            // No finger arrives as a reading with contact "not detected" (above). Of the monitor's
+            // remaining reasons, which are text, the PLX status can name a missing pulse separately.
+            let device: PLXDeviceAndSensorStatus = reason.contains("no heartbeat") ? .nonpulsatileSignalDetected : .sensorMalfunctioning
             return PLXContinuousMeasurement(normal: PLXSpO2PR(spO2: .nan, pulseRate: .nan),
                                             measurementStatus: .measurementUnavailable, deviceAndSensorStatus: device)
         case .failed:

@@ -13,16 +13,20 @@ public struct Measurement: Sendable, Equatable {
     public var heartRate: HeartRateReading?
     /// SpO2 or why there is none (MAX3010x in SpO2 mode only).
     public var oxygenSaturation: Result<SpO2Estimator.Estimate, SpO2Estimator.Gate>?
+    /// Something the chip reported along with the values that the log should show once (a fuel
+    /// gauge reset), not a fault.
+    public var notice: String?
 
     public init(temperature: Double? = nil, humidity: Double? = nil, pressure: Double? = nil,
                 batteryPercent: Double? = nil, heartRate: HeartRateReading? = nil,
-                oxygenSaturation: Result<SpO2Estimator.Estimate, SpO2Estimator.Gate>? = nil) {
+                oxygenSaturation: Result<SpO2Estimator.Estimate, SpO2Estimator.Gate>? = nil, notice: String? = nil) {
+        self.oxygenSaturation = oxygenSaturation
+        self.notice = notice
         self.temperature = temperature
         self.humidity = humidity
         self.pressure = pressure
         self.batteryPercent = batteryPercent
         self.heartRate = heartRate
-        self.oxygenSaturation = oxygenSaturation
     }
 }
 

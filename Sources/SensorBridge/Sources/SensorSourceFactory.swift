@@ -87,14 +87,15 @@ public struct SensorSourceFactory: Sendable {
             let chip = TMP102(bus: bus, address: address, clock: clock)
             return DriverSource(offsets: offsets, read: { () throws(SensorError) in Measurement(temperature: try chip.read().celsius) }, close: close)
         case .mcp9808:
-            let chip = MCP9808(bus: bus, address: address)
+            let chip = MCP9808(bus: bus, address: address, clock: clock)
             return DriverSource(offsets: offsets, read: { () throws(SensorError) in Measurement(temperature: try chip.read().celsius) }, close: close)
         case .bme280:
             let options = sensor.options
             let chip = BME280(bus: bus, address: address, clock: clock,
                               temperature: oversampling(options.temperatureOversampling, default: .x2),
                               pressure: oversampling(options.pressureOversampling, default: .x16),
-                              humidity: oversampling(options.humidityOversampling, default: .x1))
+                              humidity: oversampling(options.humidityOversampling, default: .x1),
+                              filter: options.iirFilter ?? .off)
             return DriverSource(offsets: offsets, read: { () throws(SensorError) in
                 let reading = try chip.read()
                 return Measurement(temperature: reading.celsius, humidity: reading.relativeHumidity, pressure: reading.pascals)
@@ -114,7 +115,9 @@ public struct SensorSourceFactory: Sendable {
         case .max17048:
             let chip = MAX17048(bus: bus, address: address)
             return DriverSource(offsets: offsets, read: { () throws(SensorError) in
-                Measurement(batteryPercent: try chip.read().stateOfChargePercent)
+                let reading = try chip.read()
+                return Measurement(batteryPercent: reading.stateOfChargePercent,
+                                   notice: reading.resetDetected ? MAX17048.resetNotice : nil)
             }, close: close)
         case .max30102, .max30101:
             var configuration = MAX3010x.Configuration()

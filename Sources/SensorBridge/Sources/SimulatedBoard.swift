@@ -65,7 +65,7 @@ public final class SimulatedBoard: Sendable {
         let humidity = settings.relativeHumidity ?? 45
         switch sensor.driver {
         case .tmp102: return SimulatedTMP102(celsius: celsius, clock: clock)
-        case .mcp9808: return SimulatedMCP9808(celsius: celsius)
+        case .mcp9808: return SimulatedMCP9808(celsius: celsius, clock: clock)
         case .bme280:
             let chip = SimulatedBME280(clock: clock)
             chip.setEnvironment(celsius: celsius, pascals: settings.pascals ?? 101_325, relativeHumidity: humidity)

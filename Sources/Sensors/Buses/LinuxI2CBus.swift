@@ -143,10 +143,25 @@ public final class LinuxI2CBus: I2CBus {
                 raw.append(i2c_msg(addr: UInt16(address), flags: clh_i2c_m_rd(), len: UInt16(count), buf: buffer.baseAddress))
             }
         }
-        let status = raw.withUnsafeMutableBufferPointer { pointer in
-            clh_i2c_rdwr(fd, pointer.baseAddress, UInt32(pointer.count))
+        // I2C_RDWR skips the check I2C_SLAVE makes, so a raw transfer would talk to a chip a kernel
+        // driver owns (SHT31 bound by sht3x); selecting each address first gets the same EBUSY.
+        let addresses = Set(messages.map(\.address)).sorted()
+        let bus = busNumber
+        let status: Result<Int32, SensorBusError> = raw.withUnsafeMutableBufferPointer { pointer in
+            selectedAddress.withLock { current in
+                for address in addresses {
+                    let selected = clh_i2c_set_address(fd, UInt16(address))
+                    if selected < 0 {
+                        current = nil
+                        return .failure(Self.selectError(-selected, bus: bus, address: address))
+                    }
+                    current = address
+                }
+                return .success(clh_i2c_rdwr(fd, pointer.baseAddress, UInt32(pointer.count)))
+            }
         }
-        if status < 0 { throw Self.error(-status, bus: busNumber, address: first.address) }
+        let code = try status.get()
+        if code < 0 { throw Self.error(-code, bus: busNumber, address: first.address) }
         var result: [[UInt8]] = []
         for (index, message) in messages.enumerated() {
             if case let .read(_, count) = message {

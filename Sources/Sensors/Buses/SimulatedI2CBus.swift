@@ -27,6 +27,8 @@ public enum SimulatedI2CFault: Sendable, Equatable {
     case ioError
     /// A device holds SDA low: every transfer on the bus times out (ETIMEDOUT).
     case stuckBus
+    /// A kernel driver has bound the address, so i2c-dev refuses it (EBUSY from I2C_SLAVE).
+    case claimedByKernel
 }
 
 /// An adapter hosting several simulated chips by 7-bit address, producing the same
@@ -89,6 +91,7 @@ public final class SimulatedI2CBus: I2CBus {
             switch state.faults[address] {
             case .nack: return .failure(.noDevice(bus: bus, address: address))
             case .ioError: return .failure(.ioError(bus: bus, address: address))
+            case .claimedByKernel: return .failure(.addressClaimed(bus: bus, address: address))
             case .dataNack:
                 if case .write(let bytes)? = phases.first, !bytes.isEmpty { return .failure(.remoteIO(bus: bus, address: address)) }
             case .stuckBus, nil: break

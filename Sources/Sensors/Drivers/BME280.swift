@@ -39,18 +39,40 @@ public final class BME280: Sendable {
     public let temperatureOversampling: Oversampling
     public let pressureOversampling: Oversampling
     public let humidityOversampling: Oversampling
+    public let filter: FilterCoefficient
+
+    /// IIR filter coefficient, config register 0xF5 bits 4:2 (datasheet 3.4.4, table 6 / 5.4.6).
+    public enum FilterCoefficient: UInt8, Sendable, CaseIterable {
+        case off = 0, x2 = 1, x4 = 2, x8 = 3, x16 = 4
+
+        /// The name used in configuration files and on the command line: off, 2, 4, 8, 16.
+        public var name: String { self == .off ? "off" : String(1 << Int(rawValue)) }
+
+        public init?(name: String) {
+            guard let match = Self.allCases.first(where: { $0.name == name }) else { return nil }
+            self = match
+        }
+    }
 
     /// The 7-bit address the chip answers on when its address pins are left at their default.
     public static let defaultAddress: UInt8 = 0x76
 
+    /// Datasheet table 1: start-up time 2 ms, in which the chip copies its NVM trimming (im_update).
+    static let startUpMilliseconds = 2.0
+
+    /// `filter` defaults to off, the datasheet's recommendation for forced mode at a low rate
+    /// (3.5.1 weather monitoring): a filter would average readings seconds apart into a lagging value.
+    /// It is always written, so no setting left behind by another program is inherited.
     public init(bus: any I2CBus, address: UInt8 = defaultAddress, clock: any SensorClock = SystemSensorClock(),
-                temperature: Oversampling = .x1, pressure: Oversampling = .x1, humidity: Oversampling = .x1) {
+                temperature: Oversampling = .x1, pressure: Oversampling = .x1, humidity: Oversampling = .x1,
+                filter: FilterCoefficient = .off) {
         self.bus = bus
         self.address = address
         self.clock = clock
         self.temperatureOversampling = temperature
         self.pressureOversampling = pressure
         self.humidityOversampling = humidity
+        self.filter = filter
     }
 
     /// Datasheet 9.1 maximum measurement time in ms.
@@ -68,9 +90,20 @@ public final class BME280: Sendable {
                 throw SensorError.wrongChip(sensor: "BME280", expected: "chip ID 0x60",
                                             found: "chip ID \(id.i2cHex)" + (id == 0x58 ? " (a BMP280, which has no humidity)" : ""))
             }
+            // The trimming is copied from NVM after power-up or reset (im_update); read too early it is garbage.
+            if try bus.readByteData(address: address, command: Register.status.rawValue) & Self.statusUpdatingNVM != 0 {
+                clock.sleep(milliseconds: Self.startUpMilliseconds)
+                guard try bus.readByteData(address: address, command: Register.status.rawValue) & Self.statusUpdatingNVM == 0 else {
+                    throw SensorError.conversionTimeout(sensor: "BME280", waitedMilliseconds: Self.startUpMilliseconds)
+                }
+            }
             let block1 = try bus.readI2CBlockData(address: address, command: Register.calibration1.rawValue, count: 26)
             let block2 = try bus.readI2CBlockData(address: address, command: Register.calibration2.rawValue, count: 7)
-            return try BME280Calibration(block1: block1, block2: block2)
+            let calibration = try BME280Calibration(block1: block1, block2: block2)
+            if let problem = BME280Calibration.implausibility(block1: block1, block2: block2, calibration: calibration) {
+                throw SensorError.invalidData(sensor: "BME280", reason: "implausible calibration: \(problem); the NVM read failed or this is not a working BME280")
+            }
+            return calibration
         } catch let error as SensorError {
             throw error
         } catch let error as SensorBusError {
@@ -87,6 +120,8 @@ public final class BME280: Sendable {
         do {
             // ctrl_hum only takes effect after a write to ctrl_meas, so it goes first.
             try bus.writeByteData(address: address, command: Register.controlHumidity.rawValue, value: humidityOversampling.rawValue)
+            // In sleep mode (where forced mode returns) config writes are taken; t_sb and spi3w_en stay 0.
+            try bus.writeByteData(address: address, command: Register.config.rawValue, value: filter.rawValue << 2)
             let control = temperatureOversampling.rawValue << 5 | pressureOversampling.rawValue << 2 | 0x01
             try bus.writeByteData(address: address, command: Register.controlMeasurement.rawValue, value: control)
             clock.sleep(milliseconds: maxMeasurementMilliseconds)
@@ -118,8 +153,9 @@ public final class BME280: Sendable {
             throw .invalidData(sensor: "BME280", reason: "humidity channel reads its reset value 0x8000: no conversion happened; check ctrl_hum")
         }
         let (centi, tFine) = calibration.compensateTemperature(adc: adcT)
-        let pressure = pressureOversampling == .skipped ? 0 : Double(calibration.compensatePressure(adc: adcP, tFine: tFine)) / 256
-        let humidity = humidityOversampling == .skipped ? 0 : Double(calibration.compensateHumidity(adc: adcH, tFine: tFine)) / 1024
+        // A disabled channel measured nothing: absent, not 0 Pa / 0 %RH.
+        let pressure = pressureOversampling == .skipped ? nil : Double(calibration.compensatePressure(adc: adcP, tFine: tFine)) / 256
+        let humidity = humidityOversampling == .skipped ? nil : Double(calibration.compensateHumidity(adc: adcH, tFine: tFine)) / 1024
         return EnvironmentReading(celsius: Double(centi) / 100, pascals: pressure, relativeHumidity: humidity)
     }
 }

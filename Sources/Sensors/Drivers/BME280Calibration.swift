@@ -36,6 +36,18 @@ public struct BME280Calibration: Sendable, Equatable {
         h6 = try second.readInt8()
     }
 
+    /// Why trimming read from the chip cannot be real, or nil. dig_T1 and dig_P1 are never zero on a
+    /// trimmed part (dig_P1 = 0 makes the pressure formula divide by zero); an all-0x00 or all-0xFF
+    /// image is what a failed or too-early NVM read returns.
+    static func implausibility(block1: [UInt8], block2: [UInt8], calibration: BME280Calibration) -> String? {
+        let bytes = block1 + block2
+        if bytes.allSatisfy({ $0 == 0x00 }) { return "every byte reads 0x00" }
+        if bytes.allSatisfy({ $0 == 0xFF }) { return "every byte reads 0xFF" }
+        if calibration.t1 == 0 { return "dig_T1 is 0" }
+        if calibration.p1 == 0 { return "dig_P1 is 0" }
+        return nil
+    }
+
     /// Register images for the simulated chip, the inverse of `init(block1:block2:)`.
     public var registerBlocks: (block1: [UInt8], block2: [UInt8]) {
         var writer = ByteWriter()

@@ -27,21 +27,23 @@ public struct DS18B20: Sendable {
     /// Parses w1_slave:
     ///   "72 01 4b 46 7f ff 0e 10 57 : crc=57 YES"
     ///   "72 01 4b 46 7f ff 0e 10 57 t=23125"
-    /// The scratchpad bytes are checked again here, because a disconnected probe reads as all zeros,
-    /// whose CRC is also zero and which the kernel therefore reports as YES.
+    /// Since Linux 5.9 w1_therm returns an empty file when the probe did not answer or every retry
+    /// failed its CRC. The scratchpad bytes are checked again here, because a disconnected probe reads
+    /// as all zeros, whose CRC is also zero and which the kernel therefore reports as YES.
     public static func parse(w1Slave text: String) throws(SensorError) -> TemperatureReading {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        guard !lines.isEmpty else {
+            throw .noSignal(sensor: "DS18B20", reason: "w1_slave is empty: the probe did not answer (or failed its CRC on every try); "
+                            + "check the wiring and the 4.7 kΩ pull-up between DQ and 3.3 V")
+        }
         guard lines.count >= 2 else {
             throw .invalidData(sensor: "DS18B20", reason: "w1_slave has \(lines.count) line(s), expected 2")
         }
         let scratchpad = try scratchpadBytes(String(lines[0]))
-        guard let crcField = lines[0].split(separator: " ").first(where: { $0.hasPrefix("crc=") }),
-              let reported = UInt8(crcField.dropFirst(4), radix: 16) else {
-            throw .invalidData(sensor: "DS18B20", reason: "no crc= field in '\(lines[0])'")
-        }
         let computed = CRC8.maxim(scratchpad.prefix(8))
+        // The received CRC is the scratchpad's 9th byte; the kernel's crc= field repeats it.
         guard lines[0].hasSuffix("YES"), computed == scratchpad[8] else {
-            throw .crcMismatch(sensor: "DS18B20", expected: computed, received: reported)
+            throw .crcMismatch(sensor: "DS18B20", expected: computed, received: scratchpad[8])
         }
         guard scratchpad.contains(where: { $0 != 0 }) else {
             throw .noSignal(sensor: "DS18B20", reason: "scratchpad reads all zeros: the probe is disconnected or unpowered")
@@ -51,8 +53,9 @@ public struct DS18B20: Sendable {
             throw .invalidData(sensor: "DS18B20", reason: "no t= field in '\(lines[1])'")
         }
         let raw = Int16(bitPattern: UInt16(scratchpad[0]) | UInt16(scratchpad[1]) << 8)
-        // 0x0550 (85 °C) is the power-on reset value: the conversion never ran (parasite power too weak).
-        if raw == 0x0550 {
+        // 0x0550 (85 °C) with reserved byte 6 = 0x0C is the power-on scratchpad (datasheet figure 9,
+        // the check w1_therm makes): the conversion never ran. A converted 85 °C has byte 6 = 0x10.
+        if raw == 0x0550, scratchpad[6] == 0x0C {
             throw .invalidData(sensor: "DS18B20", reason: "85 °C power-on reset value: the conversion did not run; check power (avoid parasite mode)")
         }
         let celsius = Double(raw) / 16

@@ -18,6 +18,7 @@ public final class GPIOPulseReceiver: Sendable {
         var lastBeat: UInt64?
         var recentRR: [Double] = []
         var pendingRR: [Double] = []
+        var lateInARow = 0
         var failure: GPIOError?
     }
     private let state = Mutex(State())
@@ -61,7 +62,10 @@ public final class GPIOPulseReceiver: Sendable {
     }
 
     /// One pulse at `timestamp` (monotonic ns). Implausible intervals are rejected: too short is a
-    /// glitch or bounce (ignored entirely); too long is a gap (restart the rhythm, no RR).
+    /// glitch or bounce (ignored entirely); too long is a gap (restart the rhythm, no RR). Once the
+    /// rhythm is known, an interval is kept only within 0.5...1.5 times the recent median: an early
+    /// pulse is an extra trigger (interference) and is ignored; a late one spans a missed pulse, so
+    /// the pulse counts as a beat but the interval is not reported.
     func record(timestamp: UInt64) {
         state.withLock { state in
             guard let last = state.lastBeat, timestamp > last else {
@@ -70,16 +74,24 @@ public final class GPIOPulseReceiver: Sendable {
             }
             let rr = Double(timestamp - last) / 1e6
             if rr < Self.minimumRRMilliseconds { return }
-            if !state.recentRR.isEmpty, state.recentRR.count >= 3 {
-                let median = state.recentRR.sorted()[state.recentRR.count / 2]
-                // A pulse far earlier than the rhythm is an extra trigger (interference), not a beat.
-                if rr < 0.5 * median { return }
-            }
+            let median = state.recentRR.count >= 3 ? state.recentRR.sorted()[state.recentRR.count / 2] : nil
+            if let median, rr < 0.5 * median { return }
             state.lastBeat = timestamp
             guard rr <= Self.maximumRRMilliseconds else {
                 state.recentRR.removeAll()
+                state.lateInARow = 0
                 return
             }
+            if let median, rr > 1.5 * median {
+                state.lateInARow += 1
+                // Three late in a row is a slower rhythm, not missed pulses: learn it again.
+                if state.lateInARow >= 3 {
+                    state.recentRR.removeAll()
+                    state.lateInARow = 0
+                }
+                return
+            }
+            state.lateInARow = 0
             state.recentRR.append(rr)
             if state.recentRR.count > 8 { state.recentRR.removeFirst() }
             state.pendingRR.append(rr)

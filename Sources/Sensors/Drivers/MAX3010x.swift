@@ -22,6 +22,9 @@ public final class MAX3010x: Sendable {
     public static let partID: UInt8 = 0x15
     static let fifoDepth = 32
     static let powerReady: UInt8 = 0x01
+    /// Interrupt status 1 bit 5 (ALC_OVF): ambient light cancellation hit its limit, so ambient light
+    /// is in the samples.
+    static let ambientLightOverflow: UInt8 = 0x20
     static let resetBit: UInt8 = 0x40
 
     public enum Variant: String, Sendable {
@@ -76,8 +79,11 @@ public final class MAX3010x: Sendable {
 
     public struct FIFORead: Sendable, Equatable {
         public var samples: [Sample]
-        /// Samples the chip dropped because the FIFO was full (OVF_COUNTER).
+        /// Samples the chip dropped because the FIFO was full (OVF_COUNTER, saturating at 31). With
+        /// rollover off they are the ones after `samples`: a gap in time before the next read's samples.
         public var lostSamples: Int
+        /// ALC_OVF was set: ambient light reached the photodiode beyond what the chip can cancel.
+        public var ambientLightOverflow = false
     }
 
     public let bus: any I2CBus
@@ -153,7 +159,8 @@ public final class MAX3010x: Sendable {
             let write = Int(pointers[0] & 0x1F), overflow = Int(pointers[1] & 0x1F), read = Int(pointers[2] & 0x1F)
             var available = (write - read) & 0x1F
             if available == 0 && overflow > 0 { available = Self.fifoDepth }
-            guard available > 0 else { return FIFORead(samples: [], lostSamples: overflow) }
+            let ambient = status & Self.ambientLightOverflow != 0
+            guard available > 0 else { return FIFORead(samples: [], lostSamples: overflow, ambientLightOverflow: ambient) }
             let size = configuration.mode.bytesPerSample
             // FIFO_DATA does not auto-increment: every byte read pops the FIFO.
             let bytes = try bus.writeRead(address: address, write: [Register.fifoData.rawValue], readCount: available * size)
@@ -168,7 +175,7 @@ public final class MAX3010x: Sendable {
                 let ir = size == 6 ? Self.counts(bytes[base + 3], bytes[base + 4], bytes[base + 5]) : nil
                 samples.append(Sample(red: red, ir: ir))
             }
-            return FIFORead(samples: samples, lostSamples: overflow)
+            return FIFORead(samples: samples, lostSamples: overflow, ambientLightOverflow: ambient)
         } catch let error as SensorError {
             throw error
         } catch let error as SensorBusError {

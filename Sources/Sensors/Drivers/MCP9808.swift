@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Microchip MCP9808 ±0.25 °C temperature sensor (addresses 0x18...0x1F).
 public final class MCP9808: Sendable {
     public enum Register: UInt8 {
@@ -18,15 +20,36 @@ public final class MCP9808: Sendable {
     /// CONFIG bit 8 (SHDN): shutdown mode; the ambient register keeps its last conversion.
     static let shutdownBit: UInt16 = 0x0100
 
+    /// Datasheet table 1-1 / 5.2.4: t_CONV is 250 ms at the power-up resolution (0.0625 °C); until the
+    /// first conversion the ambient register reads 0x0000, which would be 0.00 °C.
+    static let firstConversionMilliseconds = 250.0
+
     public let bus: any I2CBus
     public let address: UInt8
+    public let clock: any SensorClock
+    /// When the first conversion after this driver first reached the chip is done: the driver cannot
+    /// tell how long the chip has been powered, so its first read waits one conversion time.
+    private let firstConversionDue = Mutex<UInt64?>(nil)
 
     /// The 7-bit address the chip answers on when its address pins are left at their default.
     public static let defaultAddress: UInt8 = 0x18
 
-    public init(bus: any I2CBus, address: UInt8 = defaultAddress) {
+    public init(bus: any I2CBus, address: UInt8 = defaultAddress, clock: any SensorClock = SystemSensorClock()) {
         self.bus = bus
         self.address = address
+        self.clock = clock
+    }
+
+    /// Sleeps (on the injectable clock) until the first conversion is surely done: at most 250 ms,
+    /// once, on the sensor's own thread, simpler for callers than a "not ready yet" error to retry.
+    private func waitForFirstConversion() {
+        let now = clock.nowNanoseconds()
+        let due = firstConversionDue.withLock { due -> UInt64 in
+            let value = due ?? now.saturatingAdd(UInt64(Self.firstConversionMilliseconds * 1e6))
+            due = value
+            return value
+        }
+        if now < due { clock.sleep(nanoseconds: due - now) }
     }
 
     /// Checks manufacturer (0x0054) and device (0x04xx) IDs so a wrong address is not read as a temperature.
@@ -49,6 +72,7 @@ public final class MCP9808: Sendable {
         do {
             let configuration = try bus.readBigEndianWord(address: address, command: Register.configuration.rawValue)
             guard configuration & Self.shutdownBit == 0 else { throw SensorError.shutDown(sensor: "MCP9808", bit: "SHDN") }
+            waitForFirstConversion()
             raw = try bus.readBigEndianWord(address: address, command: Register.ambientTemperature.rawValue)
         } catch let error as SensorError {
             throw error

@@ -10,6 +10,8 @@ public final class PPGHeartRateMonitor: Sendable {
         var oximeter: SpO2Estimator?
         var pendingRR: [Double] = []
         var lostSamples = 0
+        /// The newest poll saw ALC_OVF: the samples carry ambient light, so no rate is reported.
+        var ambientLightOverflow = false
         /// Monotonic time of the last poll that returned samples.
         var lastSamplesAt: UInt64?
     }
@@ -32,17 +34,22 @@ public final class PPGHeartRateMonitor: Sendable {
         return state.withLock { state in
             state.lostSamples += fifo.lostSamples
             if !fifo.samples.isEmpty { state.lastSamplesAt = now }
-            // Dropped samples split a cycle: its AC and DC would be wrong, so start the cycles afresh.
-            if fifo.lostSamples > 0 { state.oximeter?.reset() }
+            state.ambientLightOverflow = fifo.ambientLightOverflow
             var beats: [BeatDetector.Beat] = []
+            func record(_ beat: BeatDetector.Beat?) {
+                guard let beat else { return }
+                state.oximeter?.beat(at: beat.time)
+                beats.append(beat)
+                if let rr = beat.rrMilliseconds { state.pendingRR.append(rr) }
+            }
             for sample in fifo.samples {
                 if let ir = sample.ir { state.oximeter?.process(red: Double(sample.red), ir: Double(ir)) }
-                if let beat = state.detector.process(Double(sample.ir ?? sample.red)) {
-                    state.oximeter?.beat(at: beat.time)
-                    beats.append(beat)
-                    if let rr = beat.rrMilliseconds { state.pendingRR.append(rr) }
-                }
+                record(state.detector.process(Double(sample.ir ?? sample.red)))
             }
+            // Lost samples came after these (rollover is off): a gap before the next read's samples.
+            record(state.detector.skipLostSamples(fifo.lostSamples))
+            // The gap splits a cycle, so its AC and DC would be wrong: start the cycles afresh.
+            if fifo.lostSamples > 0 { state.oximeter?.reset() }
             return beats
         }
     }
@@ -55,9 +62,11 @@ public final class PPGHeartRateMonitor: Sendable {
     /// Samples dropped by the chip because the FIFO was not drained in time.
     public var lostSamples: Int { state.withLock { $0.lostSamples } }
 
-    /// The current heart rate and the RR-intervals since the previous call.
-    /// Throws `.noSignal` without a finger, when the chip has delivered no samples for a second, or
-    /// when no beat has been seen for `BeatDetector.beatTimeoutSeconds`, so no stale rate is reported.
+    /// The current heart rate and the RR-intervals since the previous call. Without a finger the
+    /// reading says "no contact" (no rate), which Heart Rate reports in its contact bits.
+    /// Throws `.noSignal` when the chip has delivered no samples for a second, when ambient light
+    /// overflows its cancellation, or when no beat has been seen for `BeatDetector.beatTimeoutSeconds`,
+    /// so no stale rate is reported.
     public func reading() throws(SensorError) -> HeartRateReading {
         let now = sensor.clock.nowNanoseconds()
         return try state.withLock { state throws(SensorError) -> HeartRateReading in
@@ -66,9 +75,14 @@ public final class PPGHeartRateMonitor: Sendable {
                 throw .noSignal(sensor: sensor.variant.rawValue,
                                 reason: "no samples from the sensor for 1 s: it stopped sampling (reset or shut down?); reconfigure it")
             }
+            if state.ambientLightOverflow {
+                state.pendingRR.removeAll()
+                throw .noSignal(sensor: sensor.variant.rawValue,
+                                reason: "ambient light overflow: too much light reaches the sensor; shade it or cover it with the finger")
+            }
             guard state.detector.fingerPresent else {
                 state.pendingRR.removeAll()
-                throw .noSignal(sensor: sensor.variant.rawValue, reason: "no finger on the sensor (IR level below threshold)")
+                return HeartRateReading(beatsPerMinute: nil, rrIntervalsMilliseconds: [], contact: .notDetected)
             }
             if let since = state.detector.secondsSinceLastBeat, since > BeatDetector.beatTimeoutSeconds {
                 state.pendingRR.removeAll()

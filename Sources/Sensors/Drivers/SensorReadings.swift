@@ -22,9 +22,10 @@ public struct TemperatureHumidityReading: Sendable, Equatable {
 
 public struct EnvironmentReading: Sendable, Equatable {
     public var celsius: Double
-    public var pascals: Double
-    public var relativeHumidity: Double
-    public init(celsius: Double, pascals: Double, relativeHumidity: Double) {
+    /// nil when the channel is disabled (oversampling skipped): it measured nothing.
+    public var pascals: Double?
+    public var relativeHumidity: Double?
+    public init(celsius: Double, pascals: Double?, relativeHumidity: Double?) {
         self.celsius = celsius
         self.pascals = pascals
         self.relativeHumidity = relativeHumidity
@@ -54,9 +55,13 @@ public struct BatteryReading: Sendable, Equatable {
     public var cellVolts: Double
     public var stateOfChargePercent: Double
     public var chargeRatePercentPerHour: Double
-    public init(cellVolts: Double, stateOfChargePercent: Double, chargeRatePercentPerHour: Double) {
+    /// The gauge reset (power-up, brown-out) since the previous read (MAX17048 STATUS.RI): its
+    /// state-of-charge estimate restarted from the cell voltage, so it may jump.
+    public var resetDetected: Bool
+    public init(cellVolts: Double, stateOfChargePercent: Double, chargeRatePercentPerHour: Double, resetDetected: Bool = false) {
         self.cellVolts = cellVolts
         self.stateOfChargePercent = stateOfChargePercent
         self.chargeRatePercentPerHour = chargeRatePercentPerHour
+        self.resetDetected = resetDetected
     }
 }

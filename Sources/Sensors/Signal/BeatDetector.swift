@@ -48,6 +48,8 @@ public struct BeatDetector: Sendable {
     /// Filtered level of the last accepted beat.
     private var lastPeakValue: Double?
     private var troughSinceCandidate = Double.infinity
+    /// Samples were lost since the last accepted beat: the next interval spans the gap and is not an RR.
+    private var gapSinceLastBeat = false
     public private(set) var fingerPresent = false
     /// Signal time when the finger was last placed, the reference before the first beat.
     private var presentSince = 0.0
@@ -82,20 +84,45 @@ public struct BeatDetector: Sendable {
     public var recentRRMilliseconds: [Double] { recentRR }
 
     private mutating func restart() {
+        restartFilters()
+        peakEstimate = 0
+        lastPeakValue = nil
+        lastPeakTime = nil
+        lastBeatTime = nil
+        recentRR.removeAll()
+        consecutiveRejections = 0
+        gapSinceLastBeat = false
+    }
+
+    /// Accounts for samples the sensor dropped (FIFO overflow): the clock moves on by `count`
+    /// samples, and the interval from the last beat to the next one, which spans the gap, is dropped
+    /// rather than reported short (18 lost samples at 100 Hz would turn 833 ms into 653 ms).
+    /// A peak still waiting for confirmation is confirmed now, since what followed it is lost. The
+    /// filters start again: fed across the jump they would ring and misplace the next peaks.
+    @discardableResult
+    public mutating func skipLostSamples(_ count: Int) -> Beat? {
+        guard count > 0 else { return nil }
+        var beat: Beat?
+        if fingerPresent, let candidate = pending {
+            beat = accept(candidate)
+        }
+        restartFilters()
+        // OVF_COUNTER saturates at 31; the bound only keeps the index arithmetic safe.
+        sampleIndex += min(count, 1 << 20)
+        gapSinceLastBeat = true
+        return beat
+    }
+
+    /// Filter state and peak search start over; the learned rhythm and the last beat are kept.
+    private mutating func restartFilters() {
         highPass.reset()
         highPass2.reset()
         lowPass.reset()
         trough = .infinity
         pending = nil
-        lastPeakValue = nil
         troughSinceCandidate = .infinity
         history = (0, 0, 0)
         settleSamples = Int(saturating: sampleRate * 1.5)
-        peakEstimate = 0
-        lastPeakTime = nil
-        lastBeatTime = nil
-        recentRR.removeAll()
-        consecutiveRejections = 0
     }
 
     /// Feeds one raw sample (counts); returns a beat once confirmed (about 200 ms after its peak).
@@ -190,7 +217,11 @@ public struct BeatDetector: Sendable {
         trough = troughSinceCandidate
         lastPeakTime = peakTime
         var rr: Double? = nil
-        if let previous = lastBeatTime, peakTime - previous > Self.beatTimeoutSeconds {
+        if gapSinceLastBeat {
+            // The interval spans lost samples: its length is not known, so it is neither used nor
+            // counted as a rejection.
+            gapSinceLastBeat = false
+        } else if let previous = lastBeatTime, peakTime - previous > Self.beatTimeoutSeconds {
             // After a gap the old rhythm says nothing about the new one: start again.
             recentRR.removeAll()
             consecutiveRejections = 0

@@ -7,6 +7,8 @@ public final class SimulatedBME280: SimulatedI2CDevice {
         var registers = [UInt8](repeating: 0, count: 256)
         var pointer: UInt8 = 0
         var measuringUntil: UInt64 = 0
+        /// im_update: the NVM trimming copy after power-up (datasheet table 1: 2 ms start-up).
+        var copyingNVMUntil: UInt64 = 0
         var adc: (t: Int32, p: Int32, h: Int32)
         var pending: (t: Int32, p: Int32, h: Int32)?
         var skipPressure = false
@@ -32,6 +34,8 @@ public final class SimulatedBME280: SimulatedI2CDevice {
         for (index, byte) in blocks.block1.enumerated() { initial.registers[0x88 + index] = byte }
         for (index, byte) in blocks.block2.enumerated() { initial.registers[0xE1 + index] = byte }
         Self.latch(&initial.registers, adc: initial.adc)
+        initial.copyingNVMUntil = clock.nowNanoseconds().saturatingAdd(UInt64(BME280.startUpMilliseconds * 1e6))
+        initial.registers[0xF3] = BME280.statusUpdatingNVM
         state = Mutex(initial)
     }
 
@@ -39,6 +43,34 @@ public final class SimulatedBME280: SimulatedI2CDevice {
     public func setADC(temperature: Int32, pressure: Int32, humidity: Int32) {
         state.withLock { $0.adc = (temperature, pressure, humidity) }
     }
+
+    /// The config register (0xF5): t_sb[7:5], filter[4:2], spi3w_en[0].
+    public var configRegister: UInt8 { state.withLock { $0.registers[0xF5] } }
+
+    /// Models another program having left a setting in the config register.
+    public func setConfigRegister(_ value: UInt8) { state.withLock { $0.registers[0xF5] = value } }
+
+    /// Fault injection: the NVM copy (im_update) runs until `milliseconds` from now, as after a reset.
+    public func copyNVM(forMilliseconds milliseconds: Double) {
+        let until = clock.nowNanoseconds().saturatingAdd(UInt64(saturating: milliseconds * 1e6))
+        state.withLock { $0.copyingNVMUntil = until }
+    }
+
+    /// Loads raw register bytes from `start` on, e.g. a datasheet's calibration words.
+    public func setRegisters(_ bytes: [UInt8], at start: UInt8) {
+        state.withLock { state in
+            for (offset, byte) in bytes.enumerated() where Int(start) + offset < 256 { state.registers[Int(start) + offset] = byte }
+        }
+    }
+
+    /// Fault injection: every trimming register reads `byte`, as a blank or unreadable NVM does.
+    public func fillCalibration(with byte: UInt8) {
+        state.withLock { state in
+            for register in Self.calibrationRegisters { state.registers[register] = byte }
+        }
+    }
+
+    static let calibrationRegisters = Array(0x88...0xA1) + Array(0xE1...0xE7)
 
     /// Fault injection: the next measurements leave these channels at their reset values
     /// (0x80000 / 0x8000), as when their oversampling setting was lost.
@@ -84,7 +116,8 @@ public final class SimulatedBME280: SimulatedI2CDevice {
             state.pending = nil
             state.registers[0xF4] &= 0xFC  // back to sleep mode after a forced measurement
         }
-        state.registers[0xF3] = now < state.measuringUntil ? BME280.statusMeasuring : 0
+        state.registers[0xF3] = (now < state.measuringUntil ? BME280.statusMeasuring : 0)
+            | (now < state.copyingNVMUntil ? BME280.statusUpdatingNVM : 0)
     }
 
     public func receive(_ bytes: [UInt8]) throws(SimulatedI2CNack) {
@@ -131,8 +164,11 @@ public final class SimulatedBME280: SimulatedI2CDevice {
         return state.withLock { state in
             update(&state, now: now)
             var out: [UInt8] = []
+            let copying = now < state.copyingNVMUntil
             for _ in 0..<count {
-                out.append(state.registers[Int(state.pointer)])
+                // Until the NVM copy finishes the trimming registers hold nothing yet.
+                let blank = copying && Self.calibrationRegisters.contains(Int(state.pointer))
+                out.append(blank ? 0 : state.registers[Int(state.pointer)])
                 state.pointer &+= 1
             }
             return out

@@ -11,6 +11,21 @@ public final class SimulatedMAX17048: SimulatedI2CDevice {
         set(cellVolts: cellVolts, percent: percent, ratePercentPerHour: 0)
     }
 
+    /// STATUS (0x1A); RI (bit 8) is set at power-up.
+    public var status: UInt16 { state.withLock { $0.registers[0x1A] ?? 0 } }
+
+    /// Fault injection: a brown-out reset sets RI again.
+    public func reset() { state.withLock { $0.registers[0x1A] = ($0.registers[0x1A] ?? 0) | 0x0100 } }
+
+    /// Loads register words as the chip would report them (datasheet examples).
+    public func setRaw(vcell: UInt16, soc: UInt16, crate: UInt16 = 0) {
+        state.withLock { file in
+            file.registers[0x02] = vcell
+            file.registers[0x04] = soc
+            file.registers[0x16] = crate
+        }
+    }
+
     public func set(cellVolts: Double, percent: Double, ratePercentPerHour: Double) {
         state.withLock { file in
             // Saturating: scripted values outside the registers' range (or NaN) must not trap.

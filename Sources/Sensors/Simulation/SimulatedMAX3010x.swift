@@ -13,6 +13,7 @@ public final class SimulatedMAX3010x: SimulatedI2CDevice {
         var fifo: [(UInt32, UInt32)] = []
         var samplingSince: UInt64?
         var nextSample = 0
+        var ambientLightOverflow = false
     }
     private let state: Mutex<State>
     private let clock: any SensorClock
@@ -27,6 +28,9 @@ public final class SimulatedMAX3010x: SimulatedI2CDevice {
         initial.registers[0x00] = MAX3010x.powerReady
         state = Mutex(initial)
     }
+
+    /// Fault injection: strong ambient light; ALC_OVF (status bit 5) is set with every new sample.
+    public func setAmbientLightOverflow(_ on: Bool) { state.withLock { $0.ambientLightOverflow = on } }
 
     public func setWaveform(_ waveform: @escaping Waveform) { self.waveform.withLock { $0 = waveform } }
 
@@ -56,6 +60,7 @@ public final class SimulatedMAX3010x: SimulatedI2CDevice {
         while state.nextSample < due {
             let t = Double(state.nextSample) / rate
             state.nextSample += 1
+            if state.ambientLightOverflow { state.registers[0x00] |= MAX3010x.ambientLightOverflow }
             if state.fifo.count >= 32 {
                 // Rollover disabled: the new sample is lost and counted.
                 state.registers[0x05] = min(0x1F, state.registers[0x05] + 1)

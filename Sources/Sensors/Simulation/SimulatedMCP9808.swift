@@ -7,17 +7,28 @@ public final class SimulatedMCP9808: SimulatedI2CDevice {
                                                 0x06: MCP9808.manufacturerID, 0x07: 0x0400, 0x08: 0x0003],
                                     writable: [0x01, 0x02, 0x03, 0x04])
         var celsius: Double
+        /// The ambient register reads 0x0000 until the first conversion after power-up.
+        var firstConversionAt: UInt64 = 0
+        /// A register word to report instead of converting `celsius` (datasheet table values).
+        var rawTemperature: UInt16?
     }
     private let state: Mutex<State>
+    private let clock: (any SensorClock)?
 
-    /// `deviceID` lets tests model a different chip answering at the address.
-    public init(celsius: Double = 25, deviceID: UInt16 = 0x0400) {
+    /// `deviceID` lets tests model a different chip answering at the address. With a `clock` the
+    /// chip has just powered up: its first conversion takes 250 ms (datasheet t_CONV at 0.0625 °C).
+    public init(celsius: Double = 25, deviceID: UInt16 = 0x0400, clock: (any SensorClock)? = nil) {
         var initial = State(celsius: celsius)
         initial.file.registers[0x07] = deviceID
+        if let clock { initial.firstConversionAt = clock.nowNanoseconds().saturatingAdd(250_000_000) }
         state = Mutex(initial)
+        self.clock = clock
     }
 
-    public func setTemperature(_ celsius: Double) { state.withLock { $0.celsius = celsius } }
+    public func setTemperature(_ celsius: Double) { state.withLock { $0.celsius = celsius; $0.rawTemperature = nil } }
+
+    /// The ambient register holds `word`, alert flags included, after each conversion.
+    public func setRawTemperature(_ word: UInt16) { state.withLock { $0.rawTemperature = word } }
 
     /// Fault injection: sets or clears CONFIG.SHDN as if another program had.
     public func setShutdown(_ on: Bool) {
@@ -32,9 +43,18 @@ public final class SimulatedMCP9808: SimulatedI2CDevice {
     }
 
     public func transmit(count: Int) throws(SimulatedI2CNack) -> [UInt8] {
-        state.withLock { state in
+        let now = clock?.nowNanoseconds() ?? .max
+        return state.withLock { state in
             // Shut down: no conversions, the ambient register keeps the last result.
             if (state.file.registers[0x01] ?? 0) & MCP9808.shutdownBit != 0 { return state.file.transmit(count: count) }
+            guard now >= state.firstConversionAt else {
+                state.file.registers[0x05] = 0x0000
+                return state.file.transmit(count: count)
+            }
+            if let word = state.rawTemperature {
+                state.file.registers[0x05] = word
+                return state.file.transmit(count: count)
+            }
             var raw = MCP9808.raw(celsius: state.celsius)
             // Tcrit/Tupper/Tlower flags sit above the temperature; the default limits are 0 °C.
             if state.celsius > 0 { raw |= 0xC000 }

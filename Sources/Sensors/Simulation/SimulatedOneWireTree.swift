@@ -11,14 +11,28 @@ public final class SimulatedOneWireTree: Sendable {
 
     public var bus: OneWireBus { OneWireBus(root: root) }
 
-    /// Writes a w1_slave file for a 12-bit conversion of `celsius`; `crcOK: false` corrupts the CRC.
+    /// Writes a w1_slave file for a 12-bit conversion of `celsius`. `crcOK: false` models a CRC failure
+    /// on every retry, which w1_therm (Linux 5.9 and later) reports as an empty file.
     public func setTemperature(id: String, celsius: Double, crcOK: Bool = true) throws {
+        guard crcOK else { return try setNoAnswer(id: id) }
         let raw = UInt16(bitPattern: Int16(saturating: (celsius * 16).rounded()))
-        let scratchpad: [UInt8] = [UInt8(truncatingIfNeeded: raw), UInt8(raw >> 8), 0x4B, 0x46, 0x7F, 0xFF, 0x0C, 0x10]
-        var crc = CRC8.maxim(scratchpad)
-        if !crcOK { crc ^= 0x5A }
-        try write(id: id, scratchpad: scratchpad + [crc], verdict: crcOK ? "YES" : "NO",
+        // Byte 6 (reserved) reads 0x10 minus the fraction bits after a conversion, as real parts show.
+        let scratchpad: [UInt8] = [UInt8(truncatingIfNeeded: raw), UInt8(raw >> 8), 0x4B, 0x46, 0x7F, 0xFF,
+                                   0x10 - UInt8(raw & 0x0F), 0x10]
+        try write(id: id, scratchpad: scratchpad + [CRC8.maxim(scratchpad)], verdict: "YES",
                   milli: Int((Double(Int16(bitPattern: raw)) / 16 * 1000).rounded()))
+    }
+
+    /// The probe did not answer: w1_therm (Linux 5.9 and later) gives an empty w1_slave.
+    public func setNoAnswer(id: String) throws {
+        let directory = root + "/" + id
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "".write(toFile: directory + "/w1_slave", atomically: true, encoding: .utf8)
+    }
+
+    /// The power-on scratchpad (datasheet figure 9: 85 °C, byte 6 = 0x0C): no conversion ran.
+    public func setPowerOnScratchpad(id: String) throws {
+        try write(id: id, scratchpad: [0x50, 0x05, 0x4B, 0x46, 0x7F, 0xFF, 0x0C, 0x10, 0x1C], verdict: "YES", milli: 85_000)
     }
 
     /// Writes an arbitrary scratchpad, e.g. all zeros for a disconnected probe.

@@ -9,16 +9,32 @@ public final class SimulatedTMP102: SimulatedI2CDevice {
         var celsius: Double
         var formatChangedAt: UInt64 = 0
         var extendedFormatShown = false
+        /// The temperature register reads 0x0000 until the first conversion after power-up.
+        var firstConversionAt: UInt64
+        /// A register word to report instead of converting `celsius` (datasheet table values).
+        var rawTemperature: UInt16?
     }
     private let state: Mutex<State>
     private let clock: any SensorClock
 
     public init(celsius: Double = 25, clock: any SensorClock) {
-        state = Mutex(State(celsius: celsius))
+        // Datasheet 6.5: conversion time 26 ms typical.
+        state = Mutex(State(celsius: celsius, firstConversionAt: clock.nowNanoseconds().saturatingAdd(Self.typicalConversionNanoseconds)))
         self.clock = clock
     }
 
-    public func setTemperature(_ celsius: Double) { state.withLock { $0.celsius = celsius } }
+    static let typicalConversionNanoseconds: UInt64 = 26_000_000
+
+    /// Fault injection: the chip powers up again now (its temperature register reads 0x0000 for 26 ms).
+    public func powerCycle() {
+        let now = clock.nowNanoseconds()
+        state.withLock { $0.firstConversionAt = now.saturatingAdd(Self.typicalConversionNanoseconds) }
+    }
+
+    public func setTemperature(_ celsius: Double) { state.withLock { $0.celsius = celsius; $0.rawTemperature = nil } }
+
+    /// The temperature register holds `word` (MSB first) after each conversion.
+    public func setRawTemperature(_ word: UInt16) { state.withLock { $0.rawTemperature = word } }
 
     public var configuration: UInt16 { state.withLock { $0.file.registers[0x01] ?? 0 } }
 
@@ -51,7 +67,8 @@ public final class SimulatedTMP102: SimulatedI2CDevice {
             if now - state.formatChangedAt >= UInt64(TMP102.maxConversionMilliseconds * 1e6) {
                 state.extendedFormatShown = extended
             }
-            state.file.registers[0x00] = TMP102.raw(celsius: state.celsius, extendedMode: state.extendedFormatShown)
+            state.file.registers[0x00] = now < state.firstConversionAt
+                ? 0x0000 : state.rawTemperature ?? TMP102.raw(celsius: state.celsius, extendedMode: state.extendedFormatShown)
             return state.file.transmit(count: count)
         }
     }
