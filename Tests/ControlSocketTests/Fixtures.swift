@@ -152,10 +152,19 @@ final class TestServer {
     let events = Recorder<ControlServerEvent>()
     let server: ControlServer
 
-    init(options: ControlServerOptions = ControlServerOptions(), handler: any ControlHandler = FixedHandler()) throws {
+    init(options: ControlServerOptions = TestServer.defaultOptions, handler: any ControlHandler = FixedHandler()) throws {
         let events = self.events
         server = ControlServer(path: directory.socketPath, options: options, handler: handler) { events.append($0) }
         try server.start()
+    }
+
+    /// The daemon's 10 s reply timeout is wall-clock: a test whose `await` resumes late on a loaded
+    /// machine (the cooperative pool busy with other suites) would see its deferred request time out
+    /// before it answered it. Only the timeout test sets a short one.
+    static var defaultOptions: ControlServerOptions {
+        var options = ControlServerOptions()
+        options.replyTimeout = .seconds(300)
+        return options
     }
 
     var path: String { server.path }
