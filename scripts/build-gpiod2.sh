@@ -20,7 +20,7 @@ die() { echo "build-gpiod2: $*" >&2; exit 1; }
 while (($#)); do
     case $1 in
         --tests) tests=yes; shift ;;
-        -h|--help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) die "unknown argument '$1' (see --help)" ;;
     esac
 done

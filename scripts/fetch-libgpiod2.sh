@@ -23,7 +23,7 @@ die() { echo "fetch-libgpiod2: $*" >&2; exit 1; }
 while (($#)); do
     case $1 in
         --dir) dir=${2:?--dir needs a directory}; shift 2 ;;
-        -h|--help) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,14s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) die "unknown argument '$1' (see --help)" ;;
     esac
 done
