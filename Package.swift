@@ -89,8 +89,11 @@ let package = Package(
             "BLECore", "SIGProfiles",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        // Hardware sensors: i2c-dev, libgpiod 1.6, w1 and thermal sysfs, independent of the BLE layers.
-        .target(name: "CLinuxHardware", linkerSettings: [.linkedLibrary("gpiod"), .linkedLibrary("i2c")]),
+        // libgpiod through pkg-config (libgpiod.pc), so PKG_CONFIG_PATH can pick 2.x from a build-local
+        // prefix (scripts/build-gpiod2.sh); CLinuxHardware's shim compiles for the API of the header it gets.
+        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        // Hardware sensors: i2c-dev, libgpiod 1.6 or 2.x, w1 and thermal sysfs, independent of the BLE layers.
+        .target(name: "CLinuxHardware", dependencies: ["CGPIOD"], linkerSettings: [.linkedLibrary("i2c")]),
         .target(name: "Sensors", dependencies: [
             "BLECore", "CLinuxHardware",
             .product(name: "Logging", package: "swift-log"),

@@ -23,6 +23,30 @@ timeout 900 swift test --skip-build 2>&1 | tee "$build_log.tests"
 swift_summary=$(grep -E "Test run with [0-9]+ tests? .*passed" "$build_log.tests" | tail -1 || true)
 swift_count=$(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$swift_summary")
 
+echo "== libgpiod 2.x build (Debian trixie's libgpiod in a build-local prefix)"
+# The same sources against libgpiod 2.x, as on trixie (scripts/build-gpiod2.sh: its own build
+# directory, .build-gpiod2), then the GPIO tests with that library loaded; the environment
+# variable makes them fail if the build fell back to the system's 1.6.
+gpiod2_start=$(date +%s)
+scripts/build-gpiod2.sh --tests 2>&1 | tee "$build_log.gpiod2-build"
+if grep -E "^$(pwd)/(Sources|Tests)/.*warning:" "$build_log.gpiod2-build"; then
+    echo "compiler warnings in our code against libgpiod 2.x (listed above)" >&2
+    exit 1
+fi
+gpiod2_lib=$(sed -n 's/^lib=//p' "$build_log.gpiod2-build")
+gpiod2_tests=$(sed -n 's/^tests=//p' "$build_log.gpiod2-build")
+gpiod2_bin=$(sed -n 's/^bin=//p' "$build_log.gpiod2-build")
+LD_LIBRARY_PATH=$gpiod2_lib BLESENSOR_EXPECT_LIBGPIOD_API=2 timeout 600 "$gpiod2_tests" --testing-library swift-testing \
+    --filter 'LinuxGPIOShimTests|GPIOFailureIsolationTests|GPIOPulseReceiverTests|ErrorMessageTests|FDReaderThreadTests|SensorCommandTests' \
+    2>&1 | tee "$build_log.gpiod2"
+gpiod2_summary=$(grep -E "Test run with [0-9]+ tests? .*passed" "$build_log.gpiod2" | tail -1 || true)
+gpiod2_count=$(sed -E 's/.*Test run with ([0-9]+) tests?.*/\1/' <<<"$gpiod2_summary")
+[[ -n $gpiod2_count ]] || { echo "the libgpiod 2.x tests did not pass" >&2; exit 1; }
+# The CLI itself, loading trixie's libgpiod.so.3: a missing chip is reported as such.
+gpiod2_cli=$(LD_LIBRARY_PATH=$gpiod2_lib "$gpiod2_bin" sensor read gpio-pulse --chip gpiochip97 --line 17 2>&1 || true)
+grep -q "GPIO chip gpiochip97 not found" <<<"$gpiod2_cli" || { echo "blesensor built against libgpiod 2.x: $gpiod2_cli" >&2; exit 1; }
+echo "libgpiod 2.x step: $gpiod2_count tests passed, $(( $(date +%s) - gpiod2_start )) s"
+
 echo "== interop tests against Bumble"
 bin="$(swift build --show-bin-path)"
 BLESENSORD="$bin/blesensord" HEART_RATE_PERIPHERAL="$bin/heart-rate-peripheral" \
@@ -31,13 +55,10 @@ interop_count=$(grep -oE "^[0-9]+ passed" "$build_log.interop" | tail -1 | grep 
 
 echo "== kernel tests (i2c-stub, gpio-sim, btvirt in Debian's kernel under QEMU)"
 # The build's binaries and test bundle against the real kernel's i2c-dev, GPIO character device and
-# HCI user channel (Tests/KernelVM/README.md). KERNEL_TESTS_GPIOD2_BIN/_LIB add the libgpiod 2.x build.
+# HCI user channel (Tests/KernelVM/README.md); the pulse receiver runs twice, on libgpiod 1.6 (this
+# build) and on 2.x (the build of the step above).
 kernel_start=$(date +%s)
-kernel_args=(--bin "$bin")
-if [[ -n ${KERNEL_TESTS_GPIOD2_BIN:-} ]]; then
-    kernel_args+=(--gpiod2-bin "$KERNEL_TESTS_GPIOD2_BIN" --gpiod2-lib "${KERNEL_TESTS_GPIOD2_LIB:?KERNEL_TESTS_GPIOD2_LIB goes with KERNEL_TESTS_GPIOD2_BIN}")
-fi
-Tests/KernelVM/run-kernel-tests.sh "${kernel_args[@]}" 2>&1 | tee "$build_log.kernel"
+Tests/KernelVM/run-kernel-tests.sh --bin "$bin" --gpiod2-bin "$gpiod2_bin" --gpiod2-lib "$gpiod2_lib" 2>&1 | tee "$build_log.kernel"
 kernel_count=$(grep -oE "^kernel tests: [0-9]+ passed, 0 failed" "$build_log.kernel" | grep -oE "[0-9]+" | head -1)
 echo "kernel tests step: $(( $(date +%s) - kernel_start )) s"
 
@@ -59,5 +80,5 @@ Tests/Boot/run-boot-test.sh "$deb" 2>&1 | tee "$build_log.boot"
 boot_checks=$(grep -oE "all [0-9]+ checks passed" "$build_log.boot" | grep -oE "[0-9]+" || true)
 echo "boot test: $(( $(date +%s) - boot_start )) s"
 
-echo "swift tests: ${swift_count:-0}, interop tests: ${interop_count:-0}, kernel tests: ${kernel_count:-0}, boot checks: ${boot_checks:-0}"
-echo "total: $(( ${swift_count:-0} + ${interop_count:-0} + ${kernel_count:-0} + ${boot_checks:-0} )) passed, 0 failed"
+echo "swift tests: ${swift_count:-0}, libgpiod 2.x tests: ${gpiod2_count:-0}, interop tests: ${interop_count:-0}, kernel tests: ${kernel_count:-0}, boot checks: ${boot_checks:-0}"
+echo "total: $(( ${swift_count:-0} + ${gpiod2_count:-0} + ${interop_count:-0} + ${kernel_count:-0} + ${boot_checks:-0} )) passed, 0 failed"

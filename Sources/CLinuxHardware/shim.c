@@ -1,2 +1,3 @@
-// SwiftPM needs one translation unit per C target; all wrappers are static inline in the header.
+// The i2c-dev and eventfd wrappers are static inline in the header; this unit makes them part of
+// the target. The GPIO surface is in gpio_libgpiod1.c and gpio_libgpiod2.c.
 #include "CLinuxHardware.h"

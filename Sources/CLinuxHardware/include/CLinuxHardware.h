@@ -1,7 +1,8 @@
 #ifndef CLINUXHARDWARE_H
 #define CLINUXHARDWARE_H
 
-// Thin wrappers over i2c-dev ioctls and libgpiod 1.6 so Swift never touches variadic ioctl().
+// Thin wrappers over i2c-dev ioctls so Swift never touches variadic ioctl(), and the GPIO surface
+// over libgpiod 1.6 or 2.x (clh_gpio.h).
 // Every wrapper returns a negative errno on failure, which keeps error mapping in one place.
 
 #include <errno.h>
@@ -14,7 +15,7 @@
 #include <linux/i2c.h>
 #include <linux/i2c-dev.h>
 #include <i2c/smbus.h>
-#include <gpiod.h>
+#include "clh_gpio.h"
 
 static inline int clh_i2c_set_address(int fd, uint16_t address) {
     return ioctl(fd, I2C_SLAVE, (unsigned long)address) < 0 ? -errno : 0;
@@ -74,24 +75,6 @@ static inline int clh_smbus_write_block_data(int fd, uint8_t command, uint8_t le
 static inline int clh_smbus_read_i2c_block_data(int fd, uint8_t command, uint8_t length, uint8_t *values) {
     int32_t r = i2c_smbus_read_i2c_block_data(fd, command, length, values);
     return r < 0 ? -errno : r;
-}
-
-// libgpiod 1.6: the request-type and flag enums are anonymous in C, so expose them as functions.
-static inline int clh_gpiod_request_both_edges(void) { return GPIOD_LINE_REQUEST_EVENT_BOTH_EDGES; }
-static inline int clh_gpiod_request_rising_edge(void) { return GPIOD_LINE_REQUEST_EVENT_RISING_EDGE; }
-static inline int clh_gpiod_request_falling_edge(void) { return GPIOD_LINE_REQUEST_EVENT_FALLING_EDGE; }
-static inline int clh_gpiod_request_input(void) { return GPIOD_LINE_REQUEST_DIRECTION_INPUT; }
-static inline int clh_gpiod_flag_bias_disable(void) { return GPIOD_LINE_REQUEST_FLAG_BIAS_DISABLE; }
-static inline int clh_gpiod_flag_pull_up(void) { return GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP; }
-static inline int clh_gpiod_flag_pull_down(void) { return GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN; }
-static inline int clh_gpiod_event_rising(void) { return GPIOD_LINE_EVENT_RISING_EDGE; }
-
-static inline int clh_gpiod_line_request(struct gpiod_line *line, const char *consumer, int request_type, int flags) {
-    struct gpiod_line_request_config config;
-    config.consumer = consumer;
-    config.request_type = request_type;
-    config.flags = flags;
-    return gpiod_line_request(line, &config, 0) < 0 ? -errno : 0;
 }
 
 static inline int clh_errno(void) { return errno; }

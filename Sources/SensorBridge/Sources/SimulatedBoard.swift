@@ -15,10 +15,16 @@ public final class SimulatedBoard: Sendable {
     static let simulatedRedDC = 100_000.0
     private let buses = Mutex<[Int: SimulatedI2CBus]>([:])
     private let started: UInt64
+    /// Real GPIO chips for gpio-pulse sensors (through libgpiod), or nil for a simulated line.
+    private let gpioChips: [String]?
 
-    public init(clock: any SensorClock = SystemSensorClock()) {
+    /// `gpioChips` puts gpio-pulse sensors on those real chips, the line looked up as on a real
+    /// board, while everything else stays simulated: real GPIO (gpio-sim in a VM, a missing chip
+    /// in tests) beside simulated I2C.
+    public init(clock: any SensorClock = SystemSensorClock(), gpioChips: [String]? = nil) {
         self.clock = clock
         self.started = clock.nowNanoseconds()
+        self.gpioChips = gpioChips
     }
 
     /// The simulated adapter for bus N (created on first use, shared by the sensors on it).
@@ -37,6 +43,9 @@ public final class SimulatedBoard: Sendable {
         switch sensor.driver {
         case .cpuTemperature, .ds18b20:
             return try sysfsSource(for: sensor, failAt: failAt)
+        case .gpioPulse where gpioChips != nil:
+            let line = try SensorSourceFactory.resolveLine(sensor.gpioLine ?? "", chips: gpioChips ?? [])
+            return try SensorSourceFactory.pulseSource(line: line, sensor: sensor, clock: clock)
         case .gpioPulse:
             let chip = SimulatedGPIOChip(name: "gpiochip0", lineNames: (0..<28).map { "GPIO\($0)" })
             let line: SimulatedGPIOLine

@@ -47,7 +47,10 @@ public enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
     case chipNotFound(String)
     case permissionDenied(String)
     case lineNotFound(chip: String, line: String)
+    /// This process already holds the line (another sensor or command on the same line).
     case lineBusy(chip: String, offset: Int)
+    /// The kernel refused the request (EBUSY): `consumer` holds it, as gpioinfo's "used by" shows.
+    case lineInUse(chip: String, offset: Int, consumer: String)
     case requestFailed(chip: String, offset: Int, errno: Int32)
     case readFailed(chip: String, offset: Int, errno: Int32)
     case monitorFailed(chip: String, offset: Int, errno: Int32)
@@ -62,11 +65,17 @@ public enum GPIOError: Error, Equatable, Sendable, CustomStringConvertible {
             return "no GPIO line \(line) on \(chip): list lines with gpioinfo \(chip)"
         case let .lineBusy(chip, offset):
             return "GPIO line \(offset) on \(chip) is used by another consumer (see gpioinfo); stop it or pick another line"
+        case let .lineInUse(chip, offset, consumer):
+            let holder = consumer.isEmpty ? "a consumer that gave no name" : "\"\(consumer)\""
+            return "GPIO line \(offset) on \(chip) is in use by \(holder) (gpioinfo \(chip) shows it): stop that program, "
+                + "remove the driver or overlay that claims the line, or pick another line"
         case let .requestFailed(chip, offset, code):
             switch code {
             case EBUSY:
                 return "could not request GPIO line \(offset) on \(chip): it is in use by another process or a kernel driver (see gpioinfo \(chip))"
-            case EINVAL:
+            // 1.6 on kernels before 5.5 (no bias flags) says EINVAL; drivers without bias support may leak
+            // the kernel's internal ENOTSUPP (524) or EOPNOTSUPP.
+            case EINVAL, EOPNOTSUPP, 524:
                 return "could not request GPIO line \(offset) on \(chip): the kernel or chip does not support the requested pull-up/pull-down bias: request the line without bias and fit an external resistor"
             default:
                 return "could not request GPIO line \(offset) on \(chip): \(Self.errnoText(code)) (errno \(code))"

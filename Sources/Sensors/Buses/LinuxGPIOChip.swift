@@ -8,95 +8,150 @@ import Foundation
 import Logging
 import Synchronization
 
-/// A /dev/gpiochipN through libgpiod 1.6.
+/// A /dev/gpiochipN through libgpiod: 1.6 or 2.x, whichever pkg-config gave the build (`libgpiod`).
 public final class LinuxGPIOChip: GPIOChip, @unchecked Sendable {
-    // @unchecked: the chip handle is only used for line lookup (serialised by `lock`) and closed in deinit.
+    // @unchecked: the chip handle is used only under `lock` (libgpiod's chip objects are not
+    // thread-safe; 1.6 keeps its line objects in the chip) and closed in deinit.
     public let name: String
-    private let chip: OpaquePointer
+    private let handle: OpaquePointer
     private let lock = Mutex(())
 
-    /// `name` is "gpiochip0", a path, a number or a label, as gpiod_chip_open_lookup accepts.
-    public init(name: String) throws(GPIOError) {
-        guard let handle = gpiod_chip_open_lookup(name) else {
-            let code = errno
-            if code == EACCES || code == EPERM { throw .permissionDenied(name) }
-            throw .chipNotFound(name)
-        }
-        self.name = name
-        self.chip = handle
+    /// The libgpiod API the build compiled against (1 or 2) and the library version loaded at run time.
+    public static var libgpiod: (api: Int, version: String) {
+        (Int(clh_gpiod_api_major()), String(cString: clh_gpiod_library_version()))
     }
 
-    deinit { gpiod_chip_close(chip) }
+    /// `name` is "gpiochip0", a /dev path, a number or a label, as libgpiod 1.6's gpiod_chip_open_lookup
+    /// accepts (the 2.x shim looks names up the same way).
+    public init(name: String) throws(GPIOError) {
+        var code: Int32 = 0
+        guard let handle = clh_gpio_chip_open(name, &code) else { throw Self.openError(code, chip: name) }
+        self.name = name
+        self.handle = handle
+    }
+
+    deinit { clh_gpio_chip_close(handle) }
+
+    /// ENOENT (no such device), ENOTTY/ENODEV (not a GPIO chip) and the rest: not found.
+    static func openError(_ code: Int32, chip: String) -> GPIOError {
+        code == EACCES || code == EPERM ? .permissionDenied(chip) : .chipNotFound(chip)
+    }
 
     public func line(offset: Int) throws(GPIOError) -> any GPIOLine {
-        guard offset >= 0, offset < Int(gpiod_chip_num_lines(chip)) else {
-            throw .lineNotFound(chip: name, line: String(offset))
+        let (exists, lineName) = lock.withLock { _ -> (Bool, String?) in
+            guard offset >= 0, offset < Int(clh_gpio_chip_num_lines(handle)) else { return (false, nil) }
+            return (true, Self.lineName(handle, offset: offset))
         }
-        let handle: OpaquePointer? = lock.withLock { _ in gpiod_chip_get_line(chip, UInt32(offset)) }
-        guard let handle else { throw .lineNotFound(chip: name, line: String(offset)) }
-        return LinuxGPIOLine(chip: self, handle: handle, offset: offset)
+        guard exists else { throw .lineNotFound(chip: name, line: String(offset)) }
+        return LinuxGPIOLine(chip: self, offset: offset, name: lineName)
     }
 
     public func line(named lineName: String) throws(GPIOError) -> any GPIOLine {
-        let handle: OpaquePointer? = lock.withLock { _ in gpiod_chip_find_line(chip, lineName) }
-        guard let handle else { throw .lineNotFound(chip: name, line: lineName) }
-        return LinuxGPIOLine(chip: self, handle: handle, offset: Int(gpiod_line_offset(handle)))
+        let offset = lock.withLock { _ in clh_gpio_chip_find_line(handle, lineName) }
+        guard offset >= 0 else { throw .lineNotFound(chip: name, line: lineName) }
+        return LinuxGPIOLine(chip: self, offset: Int(offset), name: lineName)
+    }
+
+    /// Runs `body` with the chip handle, serialised with every other use of it.
+    func withHandle<Result>(_ body: (OpaquePointer) -> Result) -> Result {
+        lock.withLock { _ in body(handle) }
+    }
+
+    private static func lineName(_ handle: OpaquePointer, offset: Int) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(CLH_GPIO_NAME_CAPACITY))
+        let status = clh_gpio_line_name(handle, UInt32(offset), &buffer, buffer.count)
+        guard status == 1 else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Who holds the line according to the kernel (gpioinfo's "used by"); nil when free or unknown.
+    func consumer(ofLine offset: Int) -> String? {
+        withHandle { handle in
+            var buffer = [CChar](repeating: 0, count: Int(CLH_GPIO_NAME_CAPACITY))
+            guard clh_gpio_line_consumer(handle, UInt32(offset), &buffer, buffer.count) == 1 else { return nil }
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
     }
 }
 
-/// A line owned by a `LinuxGPIOChip`; keeps the chip alive while it exists.
-final class LinuxGPIOLine: GPIOLine, @unchecked Sendable {
-    // @unchecked: the libgpiod line handle is requested and released under `requestLock`.
-    private let chip: LinuxGPIOChip
-    private let handle: OpaquePointer
-    private let requestLock = Mutex(false)
-    let offset: Int
+/// A granted line request (clh_gpio_request); released exactly once, by `LinuxGPIOLine.release`.
+struct LinuxGPIORequest: @unchecked Sendable {
+    // @unchecked: only the reader thread reads events through it, and it is released after that thread ended.
+    let pointer: OpaquePointer
+}
 
-    init(chip: LinuxGPIOChip, handle: OpaquePointer, offset: Int) {
+/// A line owned by a `LinuxGPIOChip`; keeps the chip alive while it exists.
+final class LinuxGPIOLine: GPIOLine, Sendable {
+    private let chip: LinuxGPIOChip
+    /// The line's current request by this process, if any.
+    private let request = Mutex<LinuxGPIORequest?>(nil)
+    let offset: Int
+    let name: String?
+
+    init(chip: LinuxGPIOChip, offset: Int, name: String?) {
         self.chip = chip
-        self.handle = handle
         self.offset = offset
+        self.name = name
     }
 
     var chipName: String { chip.name }
 
-    var name: String? {
-        guard let cName = gpiod_line_name(handle) else { return nil }
-        return String(cString: cName)
-    }
-
-    static func flags(for bias: GPIOBias) -> Int32 {
+    static func bias(_ bias: GPIOBias) -> clh_gpio_bias {
         switch bias {
-        case .asIs: return 0
-        case .disabled: return clh_gpiod_flag_bias_disable()
-        case .pullUp: return clh_gpiod_flag_pull_up()
-        case .pullDown: return clh_gpiod_flag_pull_down()
+        case .asIs: CLH_GPIO_BIAS_AS_IS
+        case .disabled: CLH_GPIO_BIAS_DISABLED
+        case .pullUp: CLH_GPIO_BIAS_PULL_UP
+        case .pullDown: CLH_GPIO_BIAS_PULL_DOWN
         }
     }
 
-    private func request(type: Int32, bias: GPIOBias, consumer: String) throws(GPIOError) {
-        let status = requestLock.withLock { requested -> Int32 in
-            if requested { return -EBUSY }
-            let result = clh_gpiod_line_request(handle, consumer, type, Self.flags(for: bias))
-            if result == 0 { requested = true }
-            return result
+    static func edges(_ edges: GPIOEdgeSelection) -> clh_gpio_edges {
+        switch edges {
+        case .rising: CLH_GPIO_EDGES_RISING
+        case .falling: CLH_GPIO_EDGES_FALLING
+        case .both: CLH_GPIO_EDGES_BOTH
         }
-        if status == -EBUSY { throw .lineBusy(chip: chip.name, offset: offset) }
-        if status < 0 { throw .requestFailed(chip: chip.name, offset: offset, errno: -status) }
+    }
+
+    /// The kernel refused the request: EBUSY names the holder when the kernel knows it.
+    static func requestError(_ code: Int32, chip: String, offset: Int, holder: String?) -> GPIOError {
+        if code == EBUSY, let holder { return .lineInUse(chip: chip, offset: offset, consumer: holder) }
+        return .requestFailed(chip: chip, offset: offset, errno: code)
+    }
+
+    private func acquire(edges: clh_gpio_edges, bias: GPIOBias, consumer: String) throws(GPIOError) -> LinuxGPIORequest {
+        let outcome = request.withLock { current -> Result<LinuxGPIORequest, GPIOError> in
+            if current != nil { return .failure(.lineBusy(chip: chip.name, offset: offset)) }
+            var code: Int32 = 0
+            let granted = chip.withHandle { handle in
+                clh_gpio_request_input(handle, UInt32(offset), edges, Self.bias(bias), consumer, &code)
+            }
+            guard let granted else { return .failure(.requestFailed(chip: chip.name, offset: offset, errno: code)) }
+            let made = LinuxGPIORequest(pointer: granted)
+            current = made
+            return .success(made)
+        }
+        switch outcome {
+        case let .success(granted): return granted
+        case let .failure(.requestFailed(chipName, offset, code)):
+            throw Self.requestError(code, chip: chipName, offset: offset, holder: code == EBUSY ? chip.consumer(ofLine: offset) : nil)
+        case let .failure(error): throw error
+        }
     }
 
     func release() {
-        requestLock.withLock { requested in
-            if requested { gpiod_line_release(handle) }
-            requested = false
+        request.withLock { current in
+            guard let granted = current else { return }
+            chip.withHandle { _ in clh_gpio_request_release(granted.pointer) }
+            current = nil
         }
     }
 
     func readInput(bias: GPIOBias, consumer: String) throws(GPIOError) -> Bool {
-        try request(type: clh_gpiod_request_input(), bias: bias, consumer: consumer)
+        let granted = try acquire(edges: CLH_GPIO_EDGES_NONE, bias: bias, consumer: consumer)
         defer { release() }
-        let value = gpiod_line_get_value(handle)
-        guard value >= 0 else { throw .readFailed(chip: chip.name, offset: offset, errno: errno) }
+        let value = clh_gpio_request_value(granted.pointer)
+        guard value >= 0 else { throw .readFailed(chip: chip.name, offset: offset, errno: -value) }
         return value == 1
     }
 
@@ -106,21 +161,14 @@ final class LinuxGPIOLine: GPIOLine, @unchecked Sendable {
         consumer: String,
         handler: @escaping @Sendable (GPIOMonitorEvent) -> Void
     ) throws(GPIOError) -> any GPIOEdgeMonitor {
-        let type: Int32
-        switch edges {
-        case .rising: type = clh_gpiod_request_rising_edge()
-        case .falling: type = clh_gpiod_request_falling_edge()
-        case .both: type = clh_gpiod_request_both_edges()
-        }
-        try request(type: type, bias: bias, consumer: consumer)
-        let eventFD = gpiod_line_event_get_fd(handle)
+        let granted = try acquire(edges: Self.edges(edges), bias: bias, consumer: consumer)
+        let eventFD = clh_gpio_request_event_fd(granted.pointer)
         guard eventFD >= 0 else {
-            let code = errno
             release()
-            throw .monitorFailed(chip: chip.name, offset: offset, errno: code)
+            throw .monitorFailed(chip: chip.name, offset: offset, errno: -eventFD)
         }
         do {
-            return try LinuxGPIOEdgeMonitor(line: self, eventFD: eventFD, handler: handler)
+            return try LinuxGPIOEdgeMonitor(line: self, request: granted, eventFD: eventFD, handler: handler)
         } catch {
             release()
             throw .monitorFailed(chip: chip.name, offset: offset, errno: error.errno)
@@ -128,38 +176,37 @@ final class LinuxGPIOLine: GPIOLine, @unchecked Sendable {
     }
 }
 
-/// Edge events read on a dedicated thread (`FDReaderThread`: poll() on the line's event fd and a
+/// Edge events read on a dedicated thread (`FDReaderThread`: poll() on the request's event fd and a
 /// wake eventfd), so stop() never waits on a timeout and can never write to a closed pipe.
 final class LinuxGPIOEdgeMonitor: GPIOEdgeMonitor {
     private let reader: FDReaderThread
     private static let logger = Logger(label: "blesensor.sensors.gpio")
 
-    init(line: LinuxGPIOLine, eventFD: Int32,
+    init(line: LinuxGPIOLine, request: LinuxGPIORequest, eventFD: Int32,
          handler: @escaping @Sendable (GPIOMonitorEvent) -> Void) throws(FDReaderError) {
         let chipName = line.chipName
         let offset = line.offset
         reader = try FDReaderThread(
             name: "gpio-edges-\(chipName)-\(offset)", fd: eventFD,
-            onReadable: { fd in
-                var events = [gpiod_line_event](repeating: gpiod_line_event(), count: 16)
+            onReadable: { _ in
+                var events = [clh_gpio_edge_event](repeating: clh_gpio_edge_event(), count: 16)
                 let count = events.withUnsafeMutableBufferPointer { buffer in
-                    gpiod_line_event_read_fd_multiple(fd, buffer.baseAddress, UInt32(buffer.count))
+                    clh_gpio_request_read_edges(request.pointer, buffer.baseAddress, UInt32(buffer.count))
                 }
                 guard count >= 0 else {
-                    let code = errno
-                    return code == EINTR || code == EAGAIN ? .continue : .failed(errno: code)
+                    return -count == EINTR || -count == EAGAIN ? .continue : .failed(errno: -count)
                 }
                 for event in events.prefix(Int(count)) {
-                    let nanoseconds = UInt64(max(0, event.ts.tv_sec)) &* 1_000_000_000 &+ UInt64(max(0, event.ts.tv_nsec))
-                    let edge: GPIOEdgeEvent.Edge = event.event_type == clh_gpiod_event_rising() ? .rising : .falling
-                    handler(.edge(GPIOEdgeEvent(edge: edge, timestampNanoseconds: nanoseconds)))
+                    let edge: GPIOEdgeEvent.Edge = event.rising ? .rising : .falling
+                    handler(.edge(GPIOEdgeEvent(edge: edge, timestampNanoseconds: event.timestamp_ns)))
                 }
                 return .continue
             },
             onFailure: { code in handler(.failed(.monitorFailed(chip: chipName, offset: offset, errno: code))) },
             // The line (and with it the event fd) is released only once the thread no longer polls it.
             onFinish: { line.release() })
-        Self.logger.debug("monitoring edges", metadata: ["chip": "\(chipName)", "line": "\(offset)"])
+        Self.logger.debug("monitoring edges", metadata: ["chip": "\(chipName)", "line": "\(offset)",
+                                                         "libgpiod": "\(LinuxGPIOChip.libgpiod.version)"])
     }
 
     func stop() { reader.stop() }
