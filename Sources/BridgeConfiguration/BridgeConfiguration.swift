@@ -295,10 +295,24 @@ public struct DriverOptions: Sendable, Equatable {
     public var edge: String?
     /// gpio-pulse: `pull-up`, `pull-down`, `disabled` or `as-is`.
     public var bias: String?
+    /// tmp102: conversions per second in continuous mode (`conversion-rate`: 0.25, 1, 4 or 8 Hz); nil keeps the chip's 4 Hz.
+    public var conversionRate: TMP102.ConversionRate?
+    /// tmp102: 13-bit extended mode (`extended-mode: on`) for readings above 128 °C, up to 150 °C.
+    public var extendedMode: Bool?
+    /// mcp9808: resolution step (`resolution`: 0.5, 0.25, 0.125 or 0.0625 °C); nil keeps the chip's 0.0625 °C.
+    public var resolution: MCP9808.Resolution?
+    /// sht31: single-shot repeatability (`repeatability`: high, medium or low); nil means high.
+    public var repeatability: SHT31.Repeatability?
+    /// sht31: the heater (`heater`: on or off); on raises the temperature reading, so it is for diagnosis only.
+    public var heater: Bool?
+    /// sht4x: measurement precision (`precision`: high, medium or low); nil means high.
+    public var precision: SHT4x.Precision?
 
     public init(temperatureOversampling: Int? = nil, pressureOversampling: Int? = nil, humidityOversampling: Int? = nil,
                 sampleRate: Int? = nil, ledCurrentMilliamps: Double? = nil, edge: String? = nil, bias: String? = nil,
-                iirFilter: BME280.FilterCoefficient? = nil) {
+                iirFilter: BME280.FilterCoefficient? = nil, conversionRate: TMP102.ConversionRate? = nil,
+                extendedMode: Bool? = nil, resolution: MCP9808.Resolution? = nil, repeatability: SHT31.Repeatability? = nil,
+                heater: Bool? = nil, precision: SHT4x.Precision? = nil) {
         self.temperatureOversampling = temperatureOversampling
         self.iirFilter = iirFilter
         self.pressureOversampling = pressureOversampling
@@ -307,6 +321,12 @@ public struct DriverOptions: Sendable, Equatable {
         self.ledCurrentMilliamps = ledCurrentMilliamps
         self.edge = edge
         self.bias = bias
+        self.conversionRate = conversionRate
+        self.extendedMode = extendedMode
+        self.resolution = resolution
+        self.repeatability = repeatability
+        self.heater = heater
+        self.precision = precision
     }
 }
 
