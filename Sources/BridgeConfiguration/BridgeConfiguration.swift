@@ -260,11 +260,14 @@ public struct SensorConfiguration: Sendable, Equatable {
     public var publish: [PublishedCharacteristic]
     /// For the simulated board: what the simulated chip produces.
     public var simulation: SimulationSettings
+    /// How the temperature is shown (status, `blesensor sensors`) and sent in the Health Thermometer
+    /// measurement; Environmental Sensing and calibration offsets stay in °C.
+    public var unit: TemperatureUnit
 
     public init(name: String, driver: SensorDriver, i2cBus: Int? = nil, i2cAddress: UInt8? = nil, gpioLine: String? = nil,
                 oneWireID: String? = nil, pollInterval: Duration, calibrationOffsets: [Quantity: Double] = [:],
                 options: DriverOptions = DriverOptions(), publish: [PublishedCharacteristic],
-                simulation: SimulationSettings = SimulationSettings()) {
+                simulation: SimulationSettings = SimulationSettings(), unit: TemperatureUnit = .celsius) {
         self.name = name
         self.driver = driver
         self.i2cBus = i2cBus
@@ -276,6 +279,7 @@ public struct SensorConfiguration: Sendable, Equatable {
         self.options = options
         self.publish = publish
         self.simulation = simulation
+        self.unit = unit
     }
 }
 

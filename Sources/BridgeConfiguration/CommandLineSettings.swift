@@ -14,12 +14,14 @@ public enum CommandLineSettings {
     public struct Settings: Sendable, Equatable {
         public var options: DriverOptions
         public var calibrationOffsets: [Quantity: Double]
+        public var unit: TemperatureUnit
     }
 
     /// `options` pairs option names with their command-line text; `calibrationOffset` is one number
-    /// (the driver's first quantity) or `quantity=number,…`. Problems carry the option name as path.
+    /// (the driver's first quantity) or `quantity=number,…`; `unit` is the sensor's `unit` key.
+    /// Problems carry the option name as path.
     public static func settings(driver: SensorDriver, options: [(name: String, text: String)],
-                                calibrationOffset: String?) -> Result<Settings, ConfigurationProblems> {
+                                calibrationOffset: String?, unit: String? = nil) -> Result<Settings, ConfigurationProblems> {
         var problems = ProblemList()
         var entries: [(Node, Node)] = []
         for (name, text) in options {
@@ -33,10 +35,11 @@ public enum CommandLineSettings {
             offsets = SensorSection.calibration(YAMLValue(node: value), path: "calibration-offset", driver: driver,
                                                 problems: &problems) ?? [:]
         }
+        let parsedUnit = unit.flatMap { SensorSection.unit(YAMLValue(node: Node($0)), path: "unit", driver: driver, problems: &problems) }
         guard problems.isEmpty, let parsedOptions else {
             return .failure(ConfigurationProblems(fileName: "command line", problems: problems.problems))
         }
-        return .success(Settings(options: parsedOptions, calibrationOffsets: offsets))
+        return .success(Settings(options: parsedOptions, calibrationOffsets: offsets, unit: parsedUnit ?? .celsius))
     }
 
     /// `a=1,b=2` as the map `{a: 1, b: 2}`; a word without `=` becomes a key with an empty value,

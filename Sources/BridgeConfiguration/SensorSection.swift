@@ -5,7 +5,7 @@ import Sensors
 /// made by the loader from the located facts kept here.
 struct SensorSection {
     static let keys = ["name", "driver", "bus", "address", "line", "id", "poll-interval",
-                       "calibration-offset", "options", "publish", "simulation"]
+                       "calibration-offset", "options", "publish", "simulation", "unit"]
 
     let path: String
     var name: String?
@@ -56,6 +56,7 @@ struct SensorSection {
         let offsets = map["calibration-offset"].flatMap {
             Self.calibration($0, path: map.path("calibration-offset"), driver: driver, problems: &problems)
         } ?? [:]
+        let unit = map["unit"].flatMap { Self.unit($0, path: map.path("unit"), driver: driver, problems: &problems) } ?? .celsius
         let options = map["options"].flatMap {
             Self.options($0, path: map.path("options"), driver: driver, problems: &problems)
         } ?? DriverOptions()
@@ -71,7 +72,7 @@ struct SensorSection {
         configuration = SensorConfiguration(
             name: name, driver: driver, i2cBus: wiring.bus, i2cAddress: wiring.address, gpioLine: wiring.line,
             oneWireID: wiring.oneWireID, pollInterval: pollInterval, calibrationOffsets: offsets, options: options,
-            publish: publications.map(\.characteristic), simulation: simulation)
+            publish: publications.map(\.characteristic), simulation: simulation, unit: unit)
     }
 
     private static func sensorName(_ value: YAMLValue, path: String, problems: inout ProblemList) -> String? {
@@ -230,6 +231,18 @@ struct SensorSection {
             }
         }
         return offsets
+    }
+
+    /// `celsius` or `fahrenheit`, for drivers that measure temperature.
+    static func unit(_ value: YAMLValue, path: String, driver: SensorDriver?, problems: inout ProblemList) -> TemperatureUnit? {
+        let names = TemperatureUnit.allCases.map(\.rawValue)
+        guard let text = value.choice(path: path, among: names, problems: &problems) else { return nil }
+        if let driver, !driver.quantities.contains(.temperature) {
+            let takers = SensorDriver.allCases.filter { $0.quantities.contains(.temperature) }.map(\.rawValue).joined(separator: ", ")
+            problems.add(path, value, "\(driver.rawValue) does not measure temperature; 'unit' applies to \(takers)")
+            return nil
+        }
+        return TemperatureUnit(rawValue: text)
     }
 
     static func notMeasured(_ quantity: Quantity, by driver: SensorDriver) -> String {

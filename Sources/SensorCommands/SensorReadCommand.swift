@@ -67,6 +67,9 @@ public struct SensorReadCommand: ParsableCommand {
     @Option(help: "sht4x precision: high, medium or low (default high).")
     public var precision: String?
 
+    @Option(help: "Temperature unit to print: celsius or fahrenheit (calibration offsets stay in °C).")
+    public var unit: String?
+
     // Unconditional so a negative offset (`--calibration-offset -0.3`) is read as the value, not as an option.
     @Option(name: .customLong("calibration-offset"), parsing: .unconditional,
             help: "Added to the reading: a number for the driver's first quantity (°C for temperature) or e.g. temperature=-0.3,humidity=2.")
@@ -108,6 +111,7 @@ public struct SensorReadCommand: ParsableCommand {
         var line: String?
         var options = DriverOptions()
         var calibrationOffsets: [Quantity: Double] = [:]
+        var unit = TemperatureUnit.celsius
     }
 
     /// The driver settings given, by their configuration names.
@@ -127,10 +131,11 @@ public struct SensorReadCommand: ParsableCommand {
             throw .usage("--seconds must be a number of seconds with 0 < s <= \(Int(Self.maximumSeconds)), got \(seconds)")
         }
         var arguments = try wiringArguments()
-        switch CommandLineSettings.settings(driver: driver, options: givenSettings, calibrationOffset: calibrationOffset) {
+        switch CommandLineSettings.settings(driver: driver, options: givenSettings, calibrationOffset: calibrationOffset, unit: unit) {
         case let .success(settings):
             arguments.options = settings.options
             arguments.calibrationOffsets = settings.calibrationOffsets
+            arguments.unit = settings.unit
         case let .failure(problems):
             throw .usage(problems.problems.map { "--\($0.path.replacingOccurrences(of: ".", with: " ")): \($0.message)" }.joined(separator: "\n"))
         }
@@ -174,6 +179,7 @@ public struct SensorReadCommand: ParsableCommand {
     private func read(_ arguments: ValidatedArguments) throws(SensorError) -> String {
         let options = arguments.options
         let offsets = Offsets(arguments.calibrationOffsets)
+        let unit = arguments.unit
         let simulation = simulated ? SimulatedHardware() : nil
         let clock: any SensorClock = simulation?.clock ?? SystemSensorClock()
         switch driver {
@@ -195,7 +201,7 @@ public struct SensorReadCommand: ParsableCommand {
             }
             let reading = try CPUTemperature(zones: zones).read()
             _ = tree
-            return "cpu-temp: " + Self.format(celsius: reading.celsius + offsets.temperature)
+            return "cpu-temp: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
         case .ds18b20:
             var tree: SimulatedOneWireTree?
             let oneWire: OneWireBus
@@ -215,7 +221,7 @@ public struct SensorReadCommand: ParsableCommand {
             if let id { sensor = DS18B20(bus: oneWire, id: id) } else { sensor = try DS18B20.first(on: oneWire) }
             let reading = try sensor.read()
             tree = nil  // removes the simulated tree now that it has been read
-            return "ds18b20 \(sensor.id): " + Self.format(celsius: reading.celsius + offsets.temperature)
+            return "ds18b20 \(sensor.id): " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
         case .gpioPulse:
             let lineSpec = arguments.line ?? ""
             let gpioLine: any GPIOLine
@@ -251,11 +257,11 @@ public struct SensorReadCommand: ParsableCommand {
             if options.extendedMode != nil || options.conversionRate != nil {
                 try sensor.configure(extendedMode: options.extendedMode ?? false, conversionRate: options.conversionRate)
             }
-            return "tmp102: " + Self.format(celsius: try sensor.read().celsius + offsets.temperature)
+            return "tmp102: " + Self.format(unit: unit, celsius: try sensor.read().celsius + offsets.temperature)
         case .mcp9808:
             let sensor = MCP9808(bus: i2c, address: address, clock: clock)
             if let resolution = options.resolution { try sensor.configure(resolution: resolution) }
-            return "mcp9808: " + Self.format(celsius: try sensor.read().celsius + offsets.temperature)
+            return "mcp9808: " + Self.format(unit: unit, celsius: try sensor.read().celsius + offsets.temperature)
         case .bme280:
             let reading = try BME280(bus: i2c, address: address, clock: clock,
                                      temperature: Self.oversampling(options.temperatureOversampling),
@@ -263,19 +269,19 @@ public struct SensorReadCommand: ParsableCommand {
                                      humidity: Self.oversampling(options.humidityOversampling),
                                      filter: options.iirFilter ?? .off).read()
             // A channel with oversampling 0 is skipped by the chip and left out here.
-            return "bme280: " + Self.format(celsius: reading.celsius + offsets.temperature)
+            return "bme280: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
                 + (reading.pascals.map { String(format: ", %.2f hPa", ($0 + offsets.pressure) / 100) } ?? "")
                 + (reading.relativeHumidity.map { String(format: ", %.1f %%RH", Self.clampedHumidity($0 + offsets.humidity)) } ?? "")
         case .sht31:
             let sensor = SHT31(bus: i2c, address: address, clock: clock, repeatability: options.repeatability ?? .high)
             if let heater = options.heater { try sensor.setHeater(heater) }
             let reading = try sensor.read()
-            return "sht31: " + Self.format(celsius: reading.celsius + offsets.temperature)
+            return "sht31: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
                 + String(format: ", %.1f %%RH", Self.clampedHumidity(reading.relativeHumidity + offsets.humidity))
                 + (options.heater == true ? " (heater on: not the ambient temperature)" : "")
         case .sht4x:
             let reading = try SHT4x(bus: i2c, address: address, clock: clock, precision: options.precision ?? .high).read()
-            return "sht4x: " + Self.format(celsius: reading.celsius + offsets.temperature)
+            return "sht4x: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
                 + String(format: ", %.1f %%RH", Self.clampedHumidity(reading.relativeHumidity + offsets.humidity))
         case .max17048:
             let reading = try MAX17048(bus: i2c, address: address).read()
@@ -351,8 +357,8 @@ public struct SensorReadCommand: ParsableCommand {
         }
     }
 
-    static func format(celsius: Double) -> String {
-        String(format: "%.2f °C", celsius)
+    static func format(unit: TemperatureUnit = .celsius, celsius: Double) -> String {
+        String(format: "%.2f ", unit.value(celsius: celsius)) + unit.symbol
     }
 
     static func format(heartRate: HeartRateReading, name: String) -> String {

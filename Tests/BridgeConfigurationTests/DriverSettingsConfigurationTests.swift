@@ -84,4 +84,27 @@ import Testing
             "resolution", "repeatability", "heater", "precision",
         ]))
     }
+
+    @Test func temperatureUnit() throws {
+        // Computed, so drivers added later join the list.
+        let thermometers = SensorDriver.allCases.filter { $0.quantities.contains(.temperature) }.map(\.rawValue).joined(separator: ", ")
+        let sensors = try load("""
+            board: simulated
+            sensors:
+              - {name: a, driver: tmp102, unit: fahrenheit}
+              - {name: b, driver: bme280}
+            """).get().sensors
+        #expect(sensors[0].unit == .fahrenheit)
+        #expect(sensors[1].unit == .celsius)
+        #expect(problems("""
+            board: simulated
+            sensors:
+              - {name: a, driver: tmp102, unit: kelvin}
+              - {name: b, driver: max17048, unit: celsius}
+            """) == [
+            "sensors[0].unit (line 3): 'kelvin' is not allowed here (use one of celsius, fahrenheit)",
+            "sensors[1].unit (line 4): max17048 does not measure temperature; 'unit' applies to "
+                + thermometers,
+        ])
+    }
 }

@@ -68,4 +68,16 @@ import Testing
             try run(["sht31", "--simulated", "--resolution", "0.5", "--repeatability", "best"])
         }
     }
+
+    @Test func fahrenheitWithOffsetsInCelsius() throws {
+        let thermometers = SensorDriver.allCases.filter { $0.quantities.contains(.temperature) }.map(\.rawValue).joined(separator: ", ")
+        // 23.5 °C = 74.30 °F; the offset is in °C: 23.0 °C = 73.40 °F.
+        #expect(try run(["tmp102", "--simulated", "--unit", "fahrenheit"]) == "tmp102: 74.30 °F")
+        #expect(try run(["tmp102", "--simulated", "--unit", "fahrenheit", "--calibration-offset", "-0.5"]) == "tmp102: 73.40 °F")
+        #expect(try run(["sht31", "--simulated", "--unit", "celsius"]) == "sht31: 22.50 °C, 48.0 %RH")
+        #expect(throws: SensorCommandError.usage("--unit: max17048 does not measure temperature; 'unit' applies to "
+                                                  + thermometers)) {
+            try run(["max17048", "--simulated", "--unit", "fahrenheit"])
+        }
+    }
 }
