@@ -55,6 +55,9 @@ import Testing
         #expect(try sensor.read().celsius == 20.5)
         #expect(clock.nowNanoseconds() - start == 250_000_000)
         #expect(MCP9808.Resolution(name: "0.1") == nil)
+        // 20.5 °C with 0.5 °C resolution: 0x0148 (20.5 × 16 = 328); set 20.9375 (0x014F), read 20.5.
+        chip.setTemperature(20.9375)
+        #expect(try sensor.read().celsius == 20.5)
     }
 
     @Test func mcp9808ResolutionIsNotWrittenToAnotherChip() throws {

@@ -26,6 +26,8 @@ import Testing
         #expect(try run(["tmp102", "--simulated", "--conversion-rate", "8", "--calibration-offset", "-0.5"]) == "tmp102: 23.00 °C")
         #expect(try run(["tmp102", "--simulated", "--extended-mode", "on"]) == "tmp102: 23.50 °C")
         #expect(try run(["mcp9808", "--simulated", "--resolution", "0.25"]) == "mcp9808: 21.25 °C")
+        // The simulated chip reads 21.25 °C; at 0.5 °C resolution bits 2-0 read as 0: 21.0 °C.
+        #expect(try run(["mcp9808", "--simulated", "--resolution", "0.5"]) == "mcp9808: 21.00 °C")
         #expect(try run(["sht31", "--simulated", "--repeatability", "low", "--calibration-offset", "temperature=0.5,humidity=-3"])
                 == "sht31: 23.00 °C, 45.0 %RH")
         #expect(try run(["sht31", "--simulated", "--heater", "on"]) == "sht31: 22.50 °C, 48.0 %RH (heater on: not the ambient temperature)")

@@ -40,15 +40,15 @@ final class HealthThermometerPublisher: ServicePublisher {
     private let state: Mutex<State>
     private let intervalChanged: @Sendable (Duration) -> Void
     private let timeStamp: @Sendable () -> DateTime?
-    /// 2A1C/2A1E carry a Fahrenheit flag (flags bit 0), so the sensor's display unit is sent as is.
-    private let unit: TemperatureUnit
+    /// 2A1C/2A1E carry a Fahrenheit flag (flags bit 0), so each is sent in its feeding sensor's unit.
+    private let units: [PublishedCharacteristic: TemperatureUnit]
 
     /// `interval` is the feeding sensor's poll interval (the measurement interval is that in whole
     /// seconds, at least 1); `intervalChanged` reschedules the sensor.
     init(type: TemperatureType, interval: Duration, includesIntermediate: Bool, sink: any UpdateSink, clock: any HostClock,
-         unit: TemperatureUnit = .celsius, timeStamp: @escaping @Sendable () -> DateTime? = WallClockTimeStamp.now,
+         units: [PublishedCharacteristic: TemperatureUnit] = [:], timeStamp: @escaping @Sendable () -> DateTime? = WallClockTimeStamp.now,
          intervalChanged: @escaping @Sendable (Duration) -> Void) {
-        self.unit = unit
+        self.units = units
         self.timeStamp = timeStamp
         self.sink = sink
         self.clock = clock
@@ -112,6 +112,7 @@ final class HealthThermometerPublisher: ServicePublisher {
     func publish(_ outcome: PollOutcome, to characteristic: PublishedCharacteristic) {
         let id = characteristic == .intermediateTemperature ? Self.intermediate : Self.measurement
         let now = clock.now
+        let unit = units[characteristic] ?? .celsius
         let temperature: IEEE11073Float?
         switch outcome {
         case let .measured(reading):

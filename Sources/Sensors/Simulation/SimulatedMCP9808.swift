@@ -67,7 +67,10 @@ public final class SimulatedMCP9808: SimulatedI2CDevice {
                 state.file.registers[0x05] = word
                 return state.file.transmit(count: count)
             }
-            var raw = MCP9808.raw(celsius: state.celsius)
+            // Bits below the configured resolution read as 0 (register 5-4 notes): 0.5 °C keeps
+            // bits 12-3, 0.25 °C bits 12-2, 0.125 °C bits 12-1.
+            let droppedBits = 3 - Int((state.file.registers[0x08] ?? 0) >> 8 & 0x03)
+            var raw = MCP9808.raw(celsius: state.celsius) & ~UInt16((1 << droppedBits) - 1)
             // Tcrit/Tupper/Tlower flags sit above the temperature; the default limits are 0 °C.
             if state.celsius > 0 { raw |= 0xC000 }
             state.file.registers[0x05] = raw
