@@ -61,7 +61,7 @@ public struct SensorReadCommand: ParsableCommand {
     @Option(help: "sht31 repeatability: high, medium or low (default high).")
     public var repeatability: String?
 
-    @Option(help: "sht31 heater: on or off; on warms the chip, so the temperature read is not the ambient one.")
+    @Option(help: "sht31 heater: on or off; it stays so after the read (until --heater off or a power cycle). On warms the chip, so the temperature read is not the ambient one.")
     public var heater: String?
 
     @Option(help: "sht4x precision: high, medium or low (default high).")
