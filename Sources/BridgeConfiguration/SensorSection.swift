@@ -208,7 +208,7 @@ struct SensorSection {
 
     /// A number for the driver's first quantity, or a map quantity → number.
     static func calibration(_ value: YAMLValue, path: String, driver: SensorDriver?,
-                                    problems: inout ProblemList) -> [Quantity: Double]? {
+                            problems: inout ProblemList) -> [Quantity: Double]? {
         let range = -10_000.0...10_000.0
         if value.scalarText != nil {
             guard let offset = value.number(path: path, in: range, problems: &problems), let driver else { return nil }
