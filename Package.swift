@@ -98,8 +98,9 @@ let package = Package(
             "BLECore", "CLinuxHardware",
             .product(name: "Logging", package: "swift-log"),
         ], exclude: ["README.md"]),
+        // `sensor read` checks its driver settings with the configuration's own rules (same names and messages).
         .target(name: "SensorCommands", dependencies: [
-            "Sensors",
+            "Sensors", "BridgeConfiguration",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The CoreBluetooth-shaped peripheral facade over GAP, L2CAP, the GATT server and the notification engine.
@@ -201,7 +202,7 @@ let package = Package(
             "SensorBridge", "TestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore"]),
+        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore", "BridgeConfiguration"]),
         .testTarget(name: "ServiceManagerTests", dependencies: [
             "ServiceManager",
             .product(name: "Logging", package: "swift-log"),

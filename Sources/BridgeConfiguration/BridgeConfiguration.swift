@@ -260,11 +260,14 @@ public struct SensorConfiguration: Sendable, Equatable {
     public var publish: [PublishedCharacteristic]
     /// For the simulated board: what the simulated chip produces.
     public var simulation: SimulationSettings
+    /// How the temperature is shown (status, `blesensor sensors`) and sent in the Health Thermometer
+    /// measurement; Environmental Sensing and calibration offsets stay in °C.
+    public var unit: TemperatureUnit
 
     public init(name: String, driver: SensorDriver, i2cBus: Int? = nil, i2cAddress: UInt8? = nil, gpioLine: String? = nil,
                 oneWireID: String? = nil, pollInterval: Duration, calibrationOffsets: [Quantity: Double] = [:],
                 options: DriverOptions = DriverOptions(), publish: [PublishedCharacteristic],
-                simulation: SimulationSettings = SimulationSettings()) {
+                simulation: SimulationSettings = SimulationSettings(), unit: TemperatureUnit = .celsius) {
         self.name = name
         self.driver = driver
         self.i2cBus = i2cBus
@@ -276,6 +279,7 @@ public struct SensorConfiguration: Sendable, Equatable {
         self.options = options
         self.publish = publish
         self.simulation = simulation
+        self.unit = unit
     }
 }
 
@@ -295,10 +299,24 @@ public struct DriverOptions: Sendable, Equatable {
     public var edge: String?
     /// gpio-pulse: `pull-up`, `pull-down`, `disabled` or `as-is`.
     public var bias: String?
+    /// tmp102: conversions per second in continuous mode (`conversion-rate`: 0.25, 1, 4 or 8 Hz); nil keeps the chip's 4 Hz.
+    public var conversionRate: TMP102.ConversionRate?
+    /// tmp102: 13-bit extended mode (`extended-mode: on`) for readings above 128 °C, up to 150 °C.
+    public var extendedMode: Bool?
+    /// mcp9808: resolution step (`resolution`: 0.5, 0.25, 0.125 or 0.0625 °C); nil keeps the chip's 0.0625 °C.
+    public var resolution: MCP9808.Resolution?
+    /// sht31: single-shot repeatability (`repeatability`: high, medium or low); nil means high.
+    public var repeatability: SHT31.Repeatability?
+    /// sht31: the heater (`heater`: on or off); on raises the temperature reading, so it is for diagnosis only.
+    public var heater: Bool?
+    /// sht4x: measurement precision (`precision`: high, medium or low); nil means high.
+    public var precision: SHT4x.Precision?
 
     public init(temperatureOversampling: Int? = nil, pressureOversampling: Int? = nil, humidityOversampling: Int? = nil,
                 sampleRate: Int? = nil, ledCurrentMilliamps: Double? = nil, edge: String? = nil, bias: String? = nil,
-                iirFilter: BME280.FilterCoefficient? = nil) {
+                iirFilter: BME280.FilterCoefficient? = nil, conversionRate: TMP102.ConversionRate? = nil,
+                extendedMode: Bool? = nil, resolution: MCP9808.Resolution? = nil, repeatability: SHT31.Repeatability? = nil,
+                heater: Bool? = nil, precision: SHT4x.Precision? = nil) {
         self.temperatureOversampling = temperatureOversampling
         self.iirFilter = iirFilter
         self.pressureOversampling = pressureOversampling
@@ -307,6 +325,12 @@ public struct DriverOptions: Sendable, Equatable {
         self.ledCurrentMilliamps = ledCurrentMilliamps
         self.edge = edge
         self.bias = bias
+        self.conversionRate = conversionRate
+        self.extendedMode = extendedMode
+        self.resolution = resolution
+        self.repeatability = repeatability
+        self.heater = heater
+        self.precision = precision
     }
 }
 

@@ -5,7 +5,7 @@ import Sensors
 /// made by the loader from the located facts kept here.
 struct SensorSection {
     static let keys = ["name", "driver", "bus", "address", "line", "id", "poll-interval",
-                       "calibration-offset", "options", "publish", "simulation"]
+                       "calibration-offset", "options", "publish", "simulation", "unit"]
 
     let path: String
     var name: String?
@@ -56,6 +56,7 @@ struct SensorSection {
         let offsets = map["calibration-offset"].flatMap {
             Self.calibration($0, path: map.path("calibration-offset"), driver: driver, problems: &problems)
         } ?? [:]
+        let unit = map["unit"].flatMap { Self.unit($0, path: map.path("unit"), driver: driver, problems: &problems) } ?? .celsius
         let options = map["options"].flatMap {
             Self.options($0, path: map.path("options"), driver: driver, problems: &problems)
         } ?? DriverOptions()
@@ -71,7 +72,7 @@ struct SensorSection {
         configuration = SensorConfiguration(
             name: name, driver: driver, i2cBus: wiring.bus, i2cAddress: wiring.address, gpioLine: wiring.line,
             oneWireID: wiring.oneWireID, pollInterval: pollInterval, calibrationOffsets: offsets, options: options,
-            publish: publications.map(\.characteristic), simulation: simulation)
+            publish: publications.map(\.characteristic), simulation: simulation, unit: unit)
     }
 
     private static func sensorName(_ value: YAMLValue, path: String, problems: inout ProblemList) -> String? {
@@ -206,8 +207,8 @@ struct SensorSection {
     }
 
     /// A number for the driver's first quantity, or a map quantity → number.
-    private static func calibration(_ value: YAMLValue, path: String, driver: SensorDriver?,
-                                    problems: inout ProblemList) -> [Quantity: Double]? {
+    static func calibration(_ value: YAMLValue, path: String, driver: SensorDriver?,
+                            problems: inout ProblemList) -> [Quantity: Double]? {
         let range = -10_000.0...10_000.0
         if value.scalarText != nil {
             guard let offset = value.number(path: path, in: range, problems: &problems), let driver else { return nil }
@@ -232,20 +233,38 @@ struct SensorSection {
         return offsets
     }
 
+    /// `celsius` or `fahrenheit`, for drivers that measure temperature.
+    static func unit(_ value: YAMLValue, path: String, driver: SensorDriver?, problems: inout ProblemList) -> TemperatureUnit? {
+        let names = TemperatureUnit.allCases.map(\.rawValue)
+        guard let text = value.choice(path: path, among: names, problems: &problems) else { return nil }
+        if let driver, !driver.quantities.contains(.temperature) {
+            let takers = SensorDriver.allCases.filter { $0.quantities.contains(.temperature) }.map(\.rawValue).joined(separator: ", ")
+            problems.add(path, value, "\(driver.rawValue) does not measure temperature; 'unit' applies to \(takers)")
+            return nil
+        }
+        return TemperatureUnit(rawValue: text)
+    }
+
     static func notMeasured(_ quantity: Quantity, by driver: SensorDriver) -> String {
         "\(driver.rawValue) does not measure \(quantity.rawValue); it measures \(driver.quantities.map(\.rawValue).joined(separator: ", "))"
     }
 
-    private static let optionDrivers: [(key: String, drivers: [SensorDriver])] = [
+    static let optionDrivers: [(key: String, drivers: [SensorDriver])] = [
         ("oversampling", [.bme280]),
         ("iir-filter", [.bme280]),
         ("sample-rate", [.max30102, .max30101]),
         ("led-current-ma", [.max30102, .max30101]),
         ("edge", [.gpioPulse]),
         ("bias", [.gpioPulse]),
+        ("conversion-rate", [.tmp102]),
+        ("extended-mode", [.tmp102]),
+        ("resolution", [.mcp9808]),
+        ("repeatability", [.sht31]),
+        ("heater", [.sht31]),
+        ("precision", [.sht4x]),
     ]
 
-    private static func options(_ value: YAMLValue, path: String, driver: SensorDriver?, problems: inout ProblemList) -> DriverOptions? {
+    static func options(_ value: YAMLValue, path: String, driver: SensorDriver?, problems: inout ProblemList) -> DriverOptions? {
         guard let map = value.map(path: path, known: optionDrivers.map(\.key), problems: &problems) else { return nil }
         var options = DriverOptions()
         for (key, drivers) in optionDrivers {
@@ -280,6 +299,24 @@ struct SensorSection {
                 options.ledCurrentMilliamps = option.number(path: optionPath, in: 0...51, unit: " mA", problems: &problems)
             case "edge":
                 options.edge = option.choice(path: optionPath, among: ["rising", "falling", "both"], problems: &problems)
+            case "conversion-rate":
+                let names = TMP102.ConversionRate.allCases.map(\.name)
+                options.conversionRate = oneOf(names, option, path: optionPath, unit: " Hz", problems: &problems)
+                    .flatMap(TMP102.ConversionRate.init(name:))
+            case "extended-mode":
+                options.extendedMode = oneOf(["on", "off"], option, path: optionPath, problems: &problems).map { $0 == "on" }
+            case "resolution":
+                let names = MCP9808.Resolution.allCases.map(\.name)
+                options.resolution = oneOf(names, option, path: optionPath, unit: " °C", problems: &problems)
+                    .flatMap(MCP9808.Resolution.init(name:))
+            case "repeatability":
+                options.repeatability = option.choice(path: optionPath, among: SHT31.Repeatability.allCases.map(\.rawValue),
+                                                      problems: &problems).flatMap(SHT31.Repeatability.init(rawValue:))
+            case "heater":
+                options.heater = oneOf(["on", "off"], option, path: optionPath, problems: &problems).map { $0 == "on" }
+            case "precision":
+                options.precision = option.choice(path: optionPath, among: SHT4x.Precision.allCases.map(\.rawValue),
+                                                  problems: &problems).flatMap(SHT4x.Precision.init(rawValue:))
             default:
                 options.bias = option.choice(path: optionPath, among: ["pull-up", "pull-down", "disabled", "as-is"], problems: &problems)
             }
@@ -313,6 +350,19 @@ struct SensorSection {
             return nil
         }
         return number
+    }
+
+    /// One of a few fixed values written exactly (numbers as text, so 4 and 4.0 are not confused; no
+    /// did-you-mean, which would suggest arbitrary near numbers).
+    private static func oneOf(_ allowed: [String], _ value: YAMLValue, path: String, unit: String = "",
+                              problems: inout ProblemList) -> String? {
+        let list = allowed.joined(separator: ", ")
+        guard let text = value.text(path: path, expected: "one of \(list)\(unit)", problems: &problems) else { return nil }
+        guard allowed.contains(text) else {
+            problems.add(path, value, "\(abbreviated(text)) is not one of \(list)\(unit)")
+            return nil
+        }
+        return text
     }
 
     /// Names, or `{characteristic: NAME, mode: notify|indicate}` where the mode must be the one the SIG service uses.

@@ -60,7 +60,10 @@ public final class SensorBridge: Sendable {
             let retimes = Set(sensor.publish).isSubset(of: [.temperatureMeasurement, .intermediateTemperature])
             let thermometer = HealthThermometerPublisher(
                 type: .body, interval: sensor.pollInterval,
-                includesIntermediate: feeders[.intermediateTemperature] != nil, sink: sink, clock: clock) { interval in
+                includesIntermediate: feeders[.intermediateTemperature] != nil, sink: sink, clock: clock,
+                units: [.temperatureMeasurement, .intermediateTemperature].reduce(into: [:]) { units, characteristic in
+                    units[characteristic] = feeders[characteristic]?.unit
+                }) { interval in
                     if retimes { pollers.poller(name)?.setInterval(interval) }
                 }
             publishers.append(thermometer)

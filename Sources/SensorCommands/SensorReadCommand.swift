@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeConfiguration
 import Foundation
 import Sensors
 
@@ -27,9 +28,52 @@ public struct SensorReadCommand: ParsableCommand {
     @Option(help: "1-Wire device id for ds18b20, e.g. 28-0316a2795dff (default: the first one).")
     public var id: String?
 
+    // Driver settings: the same names and values as a sensor's `options:` in the daemon's configuration,
+    // checked by the same code (CommandLineSettings); a setting the driver does not take is a usage error.
     @Option(name: .customLong("iir-filter"),
             help: "bme280 IIR filter coefficient: off, 2, 4, 8 or 16 (default off, the datasheet's choice for forced mode).")
     public var iirFilter: String?
+
+    @Option(help: "bme280 oversampling per channel, e.g. temperature=2,pressure=16,humidity=1 (0 skips a channel; default 1).")
+    public var oversampling: String?
+
+    @Option(name: .customLong("sample-rate"), help: "max30102/max30101 sample rate: 50, 100, 200 or 400 Hz (default 100).")
+    public var sampleRate: String?
+
+    @Option(name: .customLong("led-current-ma"), help: "max30102/max30101 LED current, 0 … 51 mA (default 7).")
+    public var ledCurrentMilliamps: String?
+
+    @Option(help: "gpio-pulse edge: rising, falling or both (default rising).")
+    public var edge: String?
+
+    @Option(help: "gpio-pulse line bias: pull-up, pull-down, disabled or as-is (default pull-down).")
+    public var bias: String?
+
+    @Option(name: .customLong("conversion-rate"), help: "tmp102 conversions per second: 0.25, 1, 4 or 8 (default: as the chip is, 4 after power-up).")
+    public var conversionRate: String?
+
+    @Option(name: .customLong("extended-mode"), help: "tmp102 13-bit extended mode for readings up to 150 °C: on or off.")
+    public var extendedMode: String?
+
+    @Option(help: "mcp9808 resolution step: 0.5, 0.25, 0.125 or 0.0625 °C (default: as the chip is, 0.0625 after power-up).")
+    public var resolution: String?
+
+    @Option(help: "sht31 repeatability: high, medium or low (default high).")
+    public var repeatability: String?
+
+    @Option(help: "sht31 heater: on or off; it stays so after the read (until --heater off or a power cycle). On warms the chip, so the temperature read is not the ambient one.")
+    public var heater: String?
+
+    @Option(help: "sht4x precision: high, medium or low (default high).")
+    public var precision: String?
+
+    @Option(help: "Temperature unit to print: celsius or fahrenheit (calibration offsets stay in °C).")
+    public var unit: String?
+
+    // Unconditional so a negative offset (`--calibration-offset -0.3`) is read as the value, not as an option.
+    @Option(name: .customLong("calibration-offset"), parsing: .unconditional,
+            help: "Added to the reading: a number for the driver's first quantity (°C for temperature) or e.g. temperature=-0.3,humidity=2.")
+    public var calibrationOffset: String?
 
     @Option(help: "Seconds to collect pulses for heart-rate drivers (0 < s <= 3600).")
     public var seconds: Double = 8
@@ -65,7 +109,20 @@ public struct SensorReadCommand: ParsableCommand {
     struct ValidatedArguments {
         var address: UInt8?
         var line: String?
-        var filter: BME280.FilterCoefficient = .off
+        var options = DriverOptions()
+        var calibrationOffsets: [Quantity: Double] = [:]
+        var unit = TemperatureUnit.celsius
+    }
+
+    /// The driver settings given, by their configuration names.
+    var givenSettings: [(name: String, text: String)] {
+        let all: [(String, String?)] = [
+            ("oversampling", oversampling), ("iir-filter", iirFilter), ("sample-rate", sampleRate),
+            ("led-current-ma", ledCurrentMilliamps), ("edge", edge), ("bias", bias), ("conversion-rate", conversionRate),
+            ("extended-mode", extendedMode), ("resolution", resolution), ("repeatability", repeatability),
+            ("heater", heater), ("precision", precision),
+        ]
+        return all.compactMap { name, text in text.map { (name, $0) } }
     }
 
     func validatedArguments() throws(SensorCommandError) -> ValidatedArguments {
@@ -73,14 +130,19 @@ public struct SensorReadCommand: ParsableCommand {
         guard seconds.isFinite, seconds > 0, seconds <= Self.maximumSeconds else {
             throw .usage("--seconds must be a number of seconds with 0 < s <= \(Int(Self.maximumSeconds)), got \(seconds)")
         }
-        if let iirFilter {
-            guard driver == .bme280 else { throw .usage("--iir-filter applies to bme280 only, not to \(driver.rawValue)") }
-            guard let filter = BME280.FilterCoefficient(name: iirFilter) else {
-                let names = BME280.FilterCoefficient.allCases.map(\.name).joined(separator: ", ")
-                throw .usage("--iir-filter must be one of \(names), got '\(iirFilter)'")
-            }
-            return ValidatedArguments(address: try parsedAddress(), filter: filter)
+        var arguments = try wiringArguments()
+        switch CommandLineSettings.settings(driver: driver, options: givenSettings, calibrationOffset: calibrationOffset, unit: unit) {
+        case let .success(settings):
+            arguments.options = settings.options
+            arguments.calibrationOffsets = settings.calibrationOffsets
+            arguments.unit = settings.unit
+        case let .failure(problems):
+            throw .usage(problems.problems.map { "--\($0.path.replacingOccurrences(of: ".", with: " ")): \($0.message)" }.joined(separator: "\n"))
         }
+        return arguments
+    }
+
+    private func wiringArguments() throws(SensorCommandError) -> ValidatedArguments {
         switch driver {
         case .gpioPulse:
             guard !chip.isEmpty else { throw .usage("--chip must name a GPIO chip, e.g. gpiochip0 (list them with gpiodetect)") }
@@ -115,6 +177,9 @@ public struct SensorReadCommand: ParsableCommand {
     }
 
     private func read(_ arguments: ValidatedArguments) throws(SensorError) -> String {
+        let options = arguments.options
+        let offsets = Offsets(arguments.calibrationOffsets)
+        let unit = arguments.unit
         let simulation = simulated ? SimulatedHardware() : nil
         let clock: any SensorClock = simulation?.clock ?? SystemSensorClock()
         switch driver {
@@ -136,7 +201,7 @@ public struct SensorReadCommand: ParsableCommand {
             }
             let reading = try CPUTemperature(zones: zones).read()
             _ = tree
-            return "cpu-temp: " + Self.format(celsius: reading.celsius)
+            return "cpu-temp: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
         case .ds18b20:
             var tree: SimulatedOneWireTree?
             let oneWire: OneWireBus
@@ -156,7 +221,7 @@ public struct SensorReadCommand: ParsableCommand {
             if let id { sensor = DS18B20(bus: oneWire, id: id) } else { sensor = try DS18B20.first(on: oneWire) }
             let reading = try sensor.read()
             tree = nil  // removes the simulated tree now that it has been read
-            return "ds18b20 \(sensor.id): " + Self.format(celsius: reading.celsius)
+            return "ds18b20 \(sensor.id): " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
         case .gpioPulse:
             let lineSpec = arguments.line ?? ""
             let gpioLine: any GPIOLine
@@ -166,7 +231,7 @@ public struct SensorReadCommand: ParsableCommand {
             } else {
                 do { gpioLine = try LinuxGPIOChip(name: chip).line(lineSpec) } catch { throw .gpio(error) }
             }
-            let receiver = GPIOPulseReceiver(line: gpioLine, clock: clock)
+            let receiver = GPIOPulseReceiver(line: gpioLine, clock: clock, edge: Self.edge(options.edge), bias: Self.bias(options.bias))
             try receiver.start()
             defer { receiver.stop() }
             if let simulation, let simulatedLine = gpioLine as? SimulatedGPIOLine {
@@ -188,28 +253,49 @@ public struct SensorReadCommand: ParsableCommand {
         }
         switch driver {
         case .tmp102:
-            return "tmp102: " + Self.format(celsius: try TMP102(bus: i2c, address: address, clock: clock).read().celsius)
+            let sensor = TMP102(bus: i2c, address: address, clock: clock)
+            if options.extendedMode != nil || options.conversionRate != nil {
+                try sensor.configure(extendedMode: options.extendedMode ?? false, conversionRate: options.conversionRate)
+            }
+            return "tmp102: " + Self.format(unit: unit, celsius: try sensor.read().celsius + offsets.temperature)
         case .mcp9808:
-            return "mcp9808: " + Self.format(celsius: try MCP9808(bus: i2c, address: address, clock: clock).read().celsius)
+            let sensor = MCP9808(bus: i2c, address: address, clock: clock)
+            if let resolution = options.resolution { try sensor.configure(resolution: resolution) }
+            return "mcp9808: " + Self.format(unit: unit, celsius: try sensor.read().celsius + offsets.temperature)
         case .bme280:
-            let reading = try BME280(bus: i2c, address: address, clock: clock, filter: arguments.filter).read()
-            // The CLI uses x1 on every channel, so both are present; a disabled one would be left out.
-            return "bme280: " + Self.format(celsius: reading.celsius)
-                + (reading.pascals.map { String(format: ", %.2f hPa", $0 / 100) } ?? "")
-                + (reading.relativeHumidity.map { String(format: ", %.1f %%RH", $0) } ?? "")
+            let reading = try BME280(bus: i2c, address: address, clock: clock,
+                                     temperature: Self.oversampling(options.temperatureOversampling),
+                                     pressure: Self.oversampling(options.pressureOversampling),
+                                     humidity: Self.oversampling(options.humidityOversampling),
+                                     filter: options.iirFilter ?? .off).read()
+            // A channel with oversampling 0 is skipped by the chip and left out here.
+            return "bme280: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
+                + (reading.pascals.map { String(format: ", %.2f hPa", ($0 + offsets.pressure) / 100) } ?? "")
+                + (reading.relativeHumidity.map { String(format: ", %.1f %%RH", Self.clampedHumidity($0 + offsets.humidity)) } ?? "")
         case .sht31:
-            let reading = try SHT31(bus: i2c, address: address, clock: clock).read()
-            return "sht31: " + Self.format(celsius: reading.celsius) + String(format: ", %.1f %%RH", reading.relativeHumidity)
+            let sensor = SHT31(bus: i2c, address: address, clock: clock, repeatability: options.repeatability ?? .high)
+            if let heater = options.heater { try sensor.setHeater(heater) }
+            let reading = try sensor.read()
+            return "sht31: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
+                + String(format: ", %.1f %%RH", Self.clampedHumidity(reading.relativeHumidity + offsets.humidity))
+                + (options.heater == true ? " (heater on: not the ambient temperature)" : "")
         case .sht4x:
-            let reading = try SHT4x(bus: i2c, address: address, clock: clock).read()
-            return "sht4x: " + Self.format(celsius: reading.celsius) + String(format: ", %.1f %%RH", reading.relativeHumidity)
+            let reading = try SHT4x(bus: i2c, address: address, clock: clock, precision: options.precision ?? .high).read()
+            return "sht4x: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
+                + String(format: ", %.1f %%RH", Self.clampedHumidity(reading.relativeHumidity + offsets.humidity))
         case .max17048:
             let reading = try MAX17048(bus: i2c, address: address).read()
             return String(format: "max17048: %.3f V, %.1f %%", reading.cellVolts, reading.stateOfChargePercent)
                 + (reading.resetDetected ? " (\(MAX17048.resetNotice); reset indicator cleared)" : "")
         case .max30102, .max30101:
             let variant: MAX3010x.Variant = driver == .max30101 ? .max30101 : .max30102
-            let sensor = MAX3010x(bus: i2c, address: address, variant: variant, clock: clock)
+            var configuration = MAX3010x.Configuration()
+            if let rate = options.sampleRate { configuration.sampleRate = rate }
+            if let current = options.ledCurrentMilliamps {
+                configuration.redMilliamps = current
+                configuration.irMilliamps = current
+            }
+            let sensor = MAX3010x(bus: i2c, address: address, variant: variant, configuration: configuration, clock: clock)
             try sensor.configure()
             let monitor = PPGHeartRateMonitor(sensor: sensor)
             // Drain the 32-sample FIFO every 200 ms (20 samples at 100 Hz): the chip buffers between reads.
@@ -228,8 +314,51 @@ public struct SensorReadCommand: ParsableCommand {
         }
     }
 
-    static func format(celsius: Double) -> String {
-        String(format: "%.2f °C", celsius)
+    /// Calibration offsets per quantity, 0 where none is given.
+    struct Offsets {
+        var temperature = 0.0, humidity = 0.0, pressure = 0.0
+
+        init(_ offsets: [Quantity: Double]) {
+            temperature = offsets[.temperature] ?? 0
+            humidity = offsets[.humidity] ?? 0
+            pressure = offsets[.pressure] ?? 0
+        }
+    }
+
+    /// As the daemon does: an offset cannot push relative humidity outside 0…100 %.
+    static func clampedHumidity(_ value: Double) -> Double { min(100, max(0, value)) }
+
+    /// The CLI's default is x1 on every channel (the datasheet's weather-monitoring setting).
+    static func oversampling(_ factor: Int?) -> BME280.Oversampling {
+        switch factor {
+        case 0: .skipped
+        case 2: .x2
+        case 4: .x4
+        case 8: .x8
+        case 16: .x16
+        default: .x1
+        }
+    }
+
+    static func edge(_ name: String?) -> GPIOEdgeSelection {
+        switch name {
+        case "falling": .falling
+        case "both": .both
+        default: .rising
+        }
+    }
+
+    static func bias(_ name: String?) -> GPIOBias {
+        switch name {
+        case "pull-up": .pullUp
+        case "disabled": .disabled
+        case "as-is": .asIs
+        default: .pullDown
+        }
+    }
+
+    static func format(unit: TemperatureUnit = .celsius, celsius: Double) -> String {
+        String(format: "%.2f ", unit.value(celsius: celsius)) + unit.symbol
     }
 
     static func format(heartRate: HeartRateReading, name: String) -> String {

@@ -61,10 +61,10 @@ import Testing
     @Test func iirFilterOption() throws {
         #expect(try run(["read", "bme280", "--simulated", "--iir-filter", "16"]).hasPrefix("bme280: 21.50 °C, 1013.2"))
         #expect(try run(["read", "bme280", "--simulated", "--iir-filter", "off"]).hasPrefix("bme280: 21.50 °C"))
-        #expect(throws: SensorCommandError.usage("--iir-filter must be one of off, 2, 4, 8, 16, got '3'")) {
+        #expect(throws: SensorCommandError.usage("--iir-filter: 3 is not an IIR filter coefficient; use one of off, 2, 4, 8, 16")) {
             try run(["read", "bme280", "--simulated", "--iir-filter", "3"])
         }
-        #expect(throws: SensorCommandError.usage("--iir-filter applies to bme280 only, not to tmp102")) {
+        #expect(throws: SensorCommandError.usage("--iir-filter: tmp102 takes no 'iir-filter' option; it applies to bme280")) {
             try run(["read", "tmp102", "--simulated", "--iir-filter", "2"])
         }
     }

@@ -85,17 +85,21 @@ final class SensorStatusBook: Sendable {
         let primary = quantities.first ?? .temperature
         // A failed or signal-less sensor shows no value: the last one is not current any more.
         let current = entry.state == .ok ? entry.measurement : nil
-        let readings = current.map { measurement in quantities.compactMap { reading(of: $0, in: measurement) } } ?? []
+        let unit = entry.configuration.unit
+        let readings = current.map { measurement in quantities.compactMap { reading(of: $0, in: measurement, unit: unit) } } ?? []
         let age = entry.measuredAt.map { Double((now - $0).saturatingNanoseconds) / 1e9 }
         return SensorStatus(name: entry.configuration.name, driver: entry.configuration.driver.rawValue,
-                            value: readings.first { $0.quantity == primary.rawValue }?.value, unit: primary.unit,
+                            value: readings.first { $0.quantity == primary.rawValue }?.value,
+                            unit: primary == .temperature ? unit.symbol : primary.unit,
                             ageSeconds: age, state: entry.state, error: entry.error, readings: readings,
                             reads: entry.reads, failures: entry.failures)
     }
 
-    private static func reading(of quantity: Quantity, in measurement: Measurement) -> QuantityReading? {
+    /// A temperature in the sensor's display unit (the measurement itself is in °C).
+    private static func reading(of quantity: Quantity, in measurement: Measurement, unit: TemperatureUnit) -> QuantityReading? {
         switch quantity {
-        case .temperature: return measurement.temperature.map { QuantityReading(quantity: quantity.rawValue, value: $0, unit: quantity.unit) }
+        case .temperature:
+            return measurement.temperature.map { QuantityReading(quantity: quantity.rawValue, value: unit.value(celsius: $0), unit: unit.symbol) }
         case .humidity: return measurement.humidity.map { QuantityReading(quantity: quantity.rawValue, value: $0, unit: quantity.unit) }
         case .pressure: return measurement.pressure.map { QuantityReading(quantity: quantity.rawValue, value: $0, unit: quantity.unit) }
         case .batteryLevel: return measurement.batteryPercent.map { QuantityReading(quantity: quantity.rawValue, value: $0, unit: quantity.unit) }

@@ -5,6 +5,7 @@ import GATT
 import GATTNotify
 import Peripheral
 import SIGProfiles
+import Sensors
 import Synchronization
 
 /// Health Thermometer 0x1809: 2A1C Temperature Measurement indicated, 2A1E Intermediate Temperature
@@ -39,12 +40,15 @@ final class HealthThermometerPublisher: ServicePublisher {
     private let state: Mutex<State>
     private let intervalChanged: @Sendable (Duration) -> Void
     private let timeStamp: @Sendable () -> DateTime?
+    /// 2A1C/2A1E carry a Fahrenheit flag (flags bit 0), so each is sent in its feeding sensor's unit.
+    private let units: [PublishedCharacteristic: TemperatureUnit]
 
     /// `interval` is the feeding sensor's poll interval (the measurement interval is that in whole
     /// seconds, at least 1); `intervalChanged` reschedules the sensor.
     init(type: TemperatureType, interval: Duration, includesIntermediate: Bool, sink: any UpdateSink, clock: any HostClock,
-         timeStamp: @escaping @Sendable () -> DateTime? = WallClockTimeStamp.now,
+         units: [PublishedCharacteristic: TemperatureUnit] = [:], timeStamp: @escaping @Sendable () -> DateTime? = WallClockTimeStamp.now,
          intervalChanged: @escaping @Sendable (Duration) -> Void) {
+        self.units = units
         self.timeStamp = timeStamp
         self.sink = sink
         self.clock = clock
@@ -108,6 +112,7 @@ final class HealthThermometerPublisher: ServicePublisher {
     func publish(_ outcome: PollOutcome, to characteristic: PublishedCharacteristic) {
         let id = characteristic == .intermediateTemperature ? Self.intermediate : Self.measurement
         let now = clock.now
+        let unit = units[characteristic] ?? .celsius
         let temperature: IEEE11073Float?
         switch outcome {
         case let .measured(reading):
@@ -117,7 +122,8 @@ final class HealthThermometerPublisher: ServicePublisher {
                 let slack = min(state.pollInterval / 2, .milliseconds(500))
                 return now - last + slack >= .seconds(Int64(state.intervalSeconds))
             }
-            guard due, let celsius = reading.temperature, let value = try? IEEE11073Float(celsius, fractionDigits: 2) else { return }
+            guard due, let celsius = reading.temperature,
+                  let value = try? IEEE11073Float(unit.value(celsius: celsius), fractionDigits: 2) else { return }
             temperature = value
         case .noSignal, .failed:
             // NaN is the format's "no valid measurement": sent once, so a client never keeps
@@ -127,7 +133,8 @@ final class HealthThermometerPublisher: ServicePublisher {
         }
         // 2A1C carries when it was measured: stored measurements reach a returning central later.
         let stamp = characteristic == .temperatureMeasurement ? timeStamp() : nil
-        guard let temperature, let bytes = try? TemperatureMeasurement(temperature: temperature, timeStamp: stamp).encoded() else { return }
+        guard let temperature, let bytes = try? TemperatureMeasurement(temperature: temperature, unit: unit == .fahrenheit ? .fahrenheit : .celsius,
+                                                                          timeStamp: stamp).encoded() else { return }
         // Only a value the subscribers took counts as sent: a refused one (a full queue) goes again.
         guard sink.updateValue(bytes, for: id) else { return }
         state.withLock { state in

@@ -85,10 +85,24 @@ public struct SensorSourceFactory: Sendable {
         switch sensor.driver {
         case .tmp102:
             let chip = TMP102(bus: bus, address: address, clock: clock)
-            return DriverSource(offsets: offsets, read: { () throws(SensorError) in Measurement(temperature: try chip.read().celsius) }, close: close)
+            let options = sensor.options
+            // Configured only when asked, so a chip set up by other means keeps its settings.
+            var setup: DriverSource.Setup?
+            if options.conversionRate != nil || options.extendedMode != nil {
+                setup = { @Sendable () throws(SensorError) in
+                    try chip.configure(extendedMode: options.extendedMode ?? false, conversionRate: options.conversionRate)
+                }
+            }
+            return DriverSource(offsets: offsets, setup: setup,
+                                read: { () throws(SensorError) in Measurement(temperature: try chip.read().celsius) }, close: close)
         case .mcp9808:
             let chip = MCP9808(bus: bus, address: address, clock: clock)
-            return DriverSource(offsets: offsets, read: { () throws(SensorError) in Measurement(temperature: try chip.read().celsius) }, close: close)
+            var setup: DriverSource.Setup?
+            if let resolution = sensor.options.resolution {
+                setup = { @Sendable () throws(SensorError) in try chip.configure(resolution: resolution) }
+            }
+            return DriverSource(offsets: offsets, setup: setup,
+                                read: { () throws(SensorError) in Measurement(temperature: try chip.read().celsius) }, close: close)
         case .bme280:
             let options = sensor.options
             let chip = BME280(bus: bus, address: address, clock: clock,
@@ -101,13 +115,17 @@ public struct SensorSourceFactory: Sendable {
                 return Measurement(temperature: reading.celsius, humidity: reading.relativeHumidity, pressure: reading.pascals)
             }, close: close)
         case .sht31:
-            let chip = SHT31(bus: bus, address: address, clock: clock)
-            return DriverSource(offsets: offsets, read: { () throws(SensorError) in
+            let chip = SHT31(bus: bus, address: address, clock: clock, repeatability: sensor.options.repeatability ?? .high)
+            var setup: DriverSource.Setup?
+            if let heater = sensor.options.heater {
+                setup = { @Sendable () throws(SensorError) in try chip.setHeater(heater) }
+            }
+            return DriverSource(offsets: offsets, setup: setup, read: { () throws(SensorError) in
                 let reading = try chip.read()
                 return Measurement(temperature: reading.celsius, humidity: reading.relativeHumidity)
             }, close: close)
         case .sht4x:
-            let chip = SHT4x(bus: bus, address: address, clock: clock)
+            let chip = SHT4x(bus: bus, address: address, clock: clock, precision: sensor.options.precision ?? .high)
             return DriverSource(offsets: offsets, read: { () throws(SensorError) in
                 let reading = try chip.read()
                 return Measurement(temperature: reading.celsius, humidity: reading.relativeHumidity)

@@ -21,8 +21,40 @@ public final class MCP9808: Sendable {
     static let shutdownBit: UInt16 = 0x0100
 
     /// Datasheet table 1-1 / 5.2.4: t_CONV is 250 ms at the power-up resolution (0.0625 °C); until the
-    /// first conversion the ambient register reads 0x0000, which would be 0.00 °C.
+    /// first conversion the ambient register reads 0x0000, which would be 0.00 °C. The first read waits
+    /// this long whatever resolution is configured: a chip that has just powered up runs its first
+    /// conversion at the power-up resolution, and the driver cannot tell when that was.
     static let firstConversionMilliseconds = 250.0
+
+    /// The resolution register (0x08, one byte, bits 1-0; datasheet register 5-9) and its conversion
+    /// time t_CONV (table 1-1, typical): a coarser step converts faster and draws less on average.
+    public enum Resolution: UInt8, Sendable, CaseIterable {
+        case halfDegree = 0b00, quarterDegree = 0b01, eighthDegree = 0b10, sixteenthDegree = 0b11
+
+        /// The name used in configuration files and on the command line: the step in °C.
+        public var name: String {
+            switch self {
+            case .halfDegree: "0.5"
+            case .quarterDegree: "0.25"
+            case .eighthDegree: "0.125"
+            case .sixteenthDegree: "0.0625"
+            }
+        }
+
+        public var conversionMilliseconds: Double {
+            switch self {
+            case .halfDegree: 30
+            case .quarterDegree: 65
+            case .eighthDegree: 130
+            case .sixteenthDegree: 250
+            }
+        }
+
+        public init?(name: String) {
+            guard let match = Self.allCases.first(where: { $0.name == name }) else { return nil }
+            self = match
+        }
+    }
 
     public let bus: any I2CBus
     public let address: UInt8
@@ -64,6 +96,15 @@ public final class MCP9808: Sendable {
             throw .wrongChip(sensor: "MCP9808", expected: "manufacturer 0x0054, device 0x04",
                              found: "manufacturer 0x\(String(manufacturer, radix: 16)), device 0x\(String(device >> 8, radix: 16))")
         }
+    }
+
+    /// Writes the resolution register after checking the chip's identity, so no other chip's register
+    /// 0x08 is written.
+    public func configure(resolution: Resolution) throws(SensorError) {
+        try verifyIdentity()
+        do {
+            try bus.writeByteData(address: address, command: Register.resolution.rawValue, value: resolution.rawValue)
+        } catch { throw .bus(error) }
     }
 
     public func read() throws(SensorError) -> TemperatureReading {

@@ -3,15 +3,39 @@ public final class SHT31: Sendable {
     public enum Command: UInt16, Sendable {
         /// Single shot, high repeatability, no clock stretching: the chip NACKs reads until done.
         case singleShotHigh = 0x2400
+        case singleShotMedium = 0x240B
+        case singleShotLow = 0x2416
         case readStatus = 0xF32D
         case clearStatus = 0x3041
         case softReset = 0x30A2
+        /// The heater warms the die by a few degrees, so the temperature read while it is on is not
+        /// the ambient one: it is for checking the humidity sensor (condensation, plausibility), not
+        /// for normal measurement.
         case heaterOn = 0x306D
         case heaterOff = 0x3066
     }
 
-    /// Datasheet table 4: high repeatability measurement takes at most 15 ms.
-    static let maxMeasurementMilliseconds = 15.0
+    /// Repeatability of a single-shot measurement (datasheet table 9, no clock stretching): higher
+    /// repeatability is less noisy and takes longer (table 4, maximum durations).
+    public enum Repeatability: String, Sendable, CaseIterable {
+        case high, medium, low
+
+        public var command: Command {
+            switch self {
+            case .high: .singleShotHigh
+            case .medium: .singleShotMedium
+            case .low: .singleShotLow
+            }
+        }
+
+        public var maxMeasurementMilliseconds: Double {
+            switch self {
+            case .high: 15
+            case .medium: 6
+            case .low: 4
+            }
+        }
+    }
 
     public struct Status: Sendable, Equatable {
         public var raw: UInt16
@@ -28,14 +52,22 @@ public final class SHT31: Sendable {
     public let bus: any I2CBus
     public let address: UInt8
     public let clock: any SensorClock
+    public let repeatability: Repeatability
 
     /// The 7-bit address the chip answers on when its address pins are left at their default.
     public static let defaultAddress: UInt8 = 0x44
 
-    public init(bus: any I2CBus, address: UInt8 = defaultAddress, clock: any SensorClock = SystemSensorClock()) {
+    public init(bus: any I2CBus, address: UInt8 = defaultAddress, clock: any SensorClock = SystemSensorClock(),
+                repeatability: Repeatability = .high) {
         self.bus = bus
         self.address = address
         self.clock = clock
+        self.repeatability = repeatability
+    }
+
+    /// Switches the heater on or off; it stays so until changed or the chip is reset (status bit 13).
+    public func setHeater(_ on: Bool) throws(SensorError) {
+        try send(on ? .heaterOn : .heaterOff)
     }
 
     public func send(_ command: Command) throws(SensorError) {
@@ -52,8 +84,8 @@ public final class SHT31: Sendable {
     }
 
     public func read() throws(SensorError) -> TemperatureHumidityReading {
-        try send(.singleShotHigh)
-        clock.sleep(milliseconds: Self.maxMeasurementMilliseconds)
+        try send(repeatability.command)
+        clock.sleep(milliseconds: repeatability.maxMeasurementMilliseconds)
         let bytes: [UInt8]
         do { bytes = try bus.read(address: address, count: 6) } catch { throw .bus(error) }
         let words = try SensirionWords.decode(bytes, words: 2, sensor: "SHT31")

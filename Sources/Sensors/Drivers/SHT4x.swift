@@ -2,24 +2,48 @@
 public final class SHT4x: Sendable {
     public enum Command: UInt8, Sendable {
         case measureHighPrecision = 0xFD
+        case measureMediumPrecision = 0xF6
+        case measureLowPrecision = 0xE0
         case readSerialNumber = 0x89
         case softReset = 0x94
     }
 
-    /// Datasheet table 5: high repeatability takes at most 8.3 ms.
-    static let maxMeasurementMilliseconds = 8.3
+    /// Repeatability of a measurement (datasheet section 4.5 command table: 0xFD, 0xF6, 0xE0): higher
+    /// precision is less noisy and takes longer (table 5, maximum durations 8.3, 4.5 and 1.6 ms).
+    public enum Precision: String, Sendable, CaseIterable {
+        case high, medium, low
+
+        public var command: Command {
+            switch self {
+            case .high: .measureHighPrecision
+            case .medium: .measureMediumPrecision
+            case .low: .measureLowPrecision
+            }
+        }
+
+        public var maxMeasurementMilliseconds: Double {
+            switch self {
+            case .high: 8.3
+            case .medium: 4.5
+            case .low: 1.6
+            }
+        }
+    }
 
     public let bus: any I2CBus
     public let address: UInt8
     public let clock: any SensorClock
+    public let precision: Precision
 
     /// The 7-bit address the chip answers on when its address pins are left at their default.
     public static let defaultAddress: UInt8 = 0x44
 
-    public init(bus: any I2CBus, address: UInt8 = defaultAddress, clock: any SensorClock = SystemSensorClock()) {
+    public init(bus: any I2CBus, address: UInt8 = defaultAddress, clock: any SensorClock = SystemSensorClock(),
+                precision: Precision = .high) {
         self.bus = bus
         self.address = address
         self.clock = clock
+        self.precision = precision
     }
 
     public func readSerialNumber() throws(SensorError) -> UInt32 {
@@ -36,8 +60,8 @@ public final class SHT4x: Sendable {
     public func read() throws(SensorError) -> TemperatureHumidityReading {
         let bytes: [UInt8]
         do {
-            try bus.writeByte(address: address, value: Command.measureHighPrecision.rawValue)
-            clock.sleep(milliseconds: Self.maxMeasurementMilliseconds)
+            try bus.writeByte(address: address, value: precision.command.rawValue)
+            clock.sleep(milliseconds: precision.maxMeasurementMilliseconds)
             bytes = try bus.read(address: address, count: 6)
         } catch { throw .bus(error) }
         let words = try SensirionWords.decode(bytes, words: 2, sensor: "SHT4x")

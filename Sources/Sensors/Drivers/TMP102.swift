@@ -11,6 +11,7 @@ public final class TMP102: Sendable {
 
     /// Config word bits (MSB-first word): byte 1 = OS R1 R0 F1 F0 POL TM SD, byte 2 = CR1 CR0 AL EM 0 0 0 0.
     static let resolutionBits: UInt16 = 0x6000
+    static let conversionRateBits: UInt16 = 0x00C0
     static let extendedModeBit: UInt16 = 0x0010
     /// SD: shutdown mode; conversions stop and the temperature register keeps its last value.
     static let shutdownBit: UInt16 = 0x0100
@@ -36,16 +37,40 @@ public final class TMP102: Sendable {
         self.clock = clock
     }
 
-    /// Selects 12-bit (-55...128 °C) or 13-bit extended mode (up to 150 °C) and waits for a conversion
-    /// in the new format, because the register keeps the old format until then.
-    public func configure(extendedMode: Bool) throws(SensorError) {
+    /// How often the chip converts in continuous mode (datasheet table "Conversion Rate Settings",
+    /// CR1/CR0); each conversion still takes 26 ms, the rest of the period it idles at lower current.
+    public enum ConversionRate: UInt16, Sendable, CaseIterable {
+        case hz0_25 = 0b00, hz1 = 0b01, hz4 = 0b10, hz8 = 0b11
+
+        /// The name used in configuration files and on the command line: 0.25, 1, 4, 8 (Hz).
+        public var name: String {
+            switch self {
+            case .hz0_25: "0.25"
+            case .hz1: "1"
+            case .hz4: "4"
+            case .hz8: "8"
+            }
+        }
+
+        public init?(name: String) {
+            guard let match = Self.allCases.first(where: { $0.name == name }) else { return nil }
+            self = match
+        }
+    }
+
+    /// Selects 12-bit (-55...128 °C) or 13-bit extended mode (up to 150 °C) and, when given, the
+    /// conversion rate. A format change waits for a conversion in the new format, because the
+    /// register keeps the old format until then; a rate change needs no wait.
+    public func configure(extendedMode: Bool, conversionRate: ConversionRate? = nil) throws(SensorError) {
         let current = try readConfiguration()
         var value = (current & ~Self.extendedModeBit)
         if extendedMode { value |= Self.extendedModeBit }
+        if let conversionRate { value = (value & ~Self.conversionRateBits) | conversionRate.rawValue << 6 }
         guard value != current else { return }
         do {
             try bus.writeBigEndianWord(address: address, command: Register.configuration.rawValue, value: value)
         } catch { throw .bus(error) }
+        guard (value ^ current) & Self.extendedModeBit != 0 else { return }
         clock.sleep(milliseconds: Self.maxConversionMilliseconds)
         let now = clock.nowNanoseconds()
         firstConversionDue.withLock { $0 = now }

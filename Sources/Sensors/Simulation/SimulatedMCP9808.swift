@@ -4,7 +4,7 @@ import Synchronization
 public final class SimulatedMCP9808: SimulatedI2CDevice {
     private struct State {
         var file = WordRegisterFile(registers: [0x01: 0, 0x02: 0, 0x03: 0, 0x04: 0, 0x05: 0,
-                                                0x06: MCP9808.manufacturerID, 0x07: 0x0400, 0x08: 0x0003],
+                                                0x06: MCP9808.manufacturerID, 0x07: 0x0400, 0x08: 0x0300],
                                     writable: [0x01, 0x02, 0x03, 0x04])
         var celsius: Double
         /// The ambient register reads 0x0000 until the first conversion after power-up.
@@ -38,8 +38,20 @@ public final class SimulatedMCP9808: SimulatedI2CDevice {
         }
     }
 
+    /// The resolution register (0x08): bits 1-0, 0b11 (0.0625 °C) after power-up.
+    public var resolution: UInt8 { state.withLock { UInt8(($0.file.registers[0x08] ?? 0) >> 8) } }
+
     public func receive(_ bytes: [UInt8]) throws(SimulatedI2CNack) {
-        try state.withLock { state throws(SimulatedI2CNack) in _ = try state.file.receive(bytes) }
+        try state.withLock { state throws(SimulatedI2CNack) in
+            // The resolution register is one byte wide (kept in the high byte so a one-byte read
+            // streams it); bits 7-2 are unimplemented and read as 0.
+            if bytes.count == 2, bytes[0] == 0x08 {
+                _ = try state.file.receive([0x08])
+                state.file.registers[0x08] = UInt16(bytes[1] & 0x03) << 8
+                return
+            }
+            _ = try state.file.receive(bytes)
+        }
     }
 
     public func transmit(count: Int) throws(SimulatedI2CNack) -> [UInt8] {
@@ -55,7 +67,10 @@ public final class SimulatedMCP9808: SimulatedI2CDevice {
                 state.file.registers[0x05] = word
                 return state.file.transmit(count: count)
             }
-            var raw = MCP9808.raw(celsius: state.celsius)
+            // Bits below the configured resolution read as 0 (register 5-4 notes): 0.5 °C keeps
+            // bits 12-3, 0.25 °C bits 12-2, 0.125 °C bits 12-1.
+            let droppedBits = 3 - Int((state.file.registers[0x08] ?? 0) >> 8 & 0x03)
+            var raw = MCP9808.raw(celsius: state.celsius) & ~UInt16((1 << droppedBits) - 1)
             // Tcrit/Tupper/Tlower flags sit above the temperature; the default limits are 0 °C.
             if state.celsius > 0 { raw |= 0xC000 }
             state.file.registers[0x05] = raw

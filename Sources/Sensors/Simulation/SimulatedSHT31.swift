@@ -10,10 +10,19 @@ public final class SimulatedSHT31: SimulatedI2CDevice {
         var readyAt: UInt64?
         var output: [UInt8] = []
         var corruptCRC = false
+        var lastMeasurementCommand: UInt16?
     }
     private let state: Mutex<State>
     private let clock: any SensorClock
-    static let typicalMeasurementNanoseconds: UInt64 = 12_500_000
+    /// Datasheet table 4, typical single-shot durations: high 12.5 ms, medium 4.5 ms, low 2.5 ms.
+    static func typicalMeasurementNanoseconds(_ command: UInt16) -> UInt64? {
+        switch command {
+        case SHT31.Command.singleShotHigh.rawValue: 12_500_000
+        case SHT31.Command.singleShotMedium.rawValue: 4_500_000
+        case SHT31.Command.singleShotLow.rawValue: 2_500_000
+        default: nil
+        }
+    }
 
     public init(celsius: Double = 22, relativeHumidity: Double = 45, clock: any SensorClock) {
         state = Mutex(State(celsius: celsius, humidity: relativeHumidity))
@@ -29,6 +38,9 @@ public final class SimulatedSHT31: SimulatedI2CDevice {
 
     public var status: UInt16 { state.withLock { $0.status } }
 
+    /// The command code of the last single-shot measurement started (which repeatability).
+    public var lastMeasurementCommand: UInt16? { state.withLock { $0.lastMeasurementCommand } }
+
     private static func frame(_ words: [UInt16], corrupt: Bool) -> [UInt8] {
         var bytes = SensirionWords.encode(words)
         if corrupt { for index in stride(from: 2, to: bytes.count, by: 3) { bytes[index] ^= 0xFF } }
@@ -43,12 +55,15 @@ public final class SimulatedSHT31: SimulatedI2CDevice {
             guard bytes.count == 2 else { throw .data }
             let command = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
             state.output = []
-            switch command {
-            case SHT31.Command.singleShotHigh.rawValue:
-                state.readyAt = now + Self.typicalMeasurementNanoseconds
+            if let duration = Self.typicalMeasurementNanoseconds(command) {
+                state.readyAt = now + duration
+                state.lastMeasurementCommand = command
                 let t = UInt16(saturating: ((state.celsius + 45) / 175 * 65535).rounded())
                 let h = UInt16(saturating: (state.humidity / 100 * 65535).rounded())
                 state.output = Self.frame([t, h], corrupt: state.corruptCRC)
+                return
+            }
+            switch command {
             case SHT31.Command.readStatus.rawValue:
                 state.output = Self.frame([state.status], corrupt: state.corruptCRC)
             case SHT31.Command.clearStatus.rawValue:

@@ -9,11 +9,23 @@ public final class SimulatedSHT4x: SimulatedI2CDevice {
         var readyAt: UInt64?
         var output: [UInt8] = []
         var corruptCRC = false
+        var lastMeasurementCommand: UInt8?
     }
     private let state: Mutex<State>
     private let clock: any SensorClock
     public let serialNumber: UInt32
-    static let typicalMeasurementNanoseconds: UInt64 = 6_900_000
+    /// Datasheet table 5, typical durations: high 6.9 ms, medium 3.7 ms, low 1.3 ms.
+    static func typicalMeasurementNanoseconds(_ command: UInt8) -> UInt64? {
+        switch command {
+        case SHT4x.Command.measureHighPrecision.rawValue: 6_900_000
+        case SHT4x.Command.measureMediumPrecision.rawValue: 3_700_000
+        case SHT4x.Command.measureLowPrecision.rawValue: 1_300_000
+        default: nil
+        }
+    }
+
+    /// The command code of the last measurement started (which precision).
+    public var lastMeasurementCommand: UInt8? { state.withLock { $0.lastMeasurementCommand } }
 
     public init(celsius: Double = 22, relativeHumidity: Double = 45, serialNumber: UInt32 = 0x0F1E_2D3C, clock: any SensorClock) {
         state = Mutex(State(celsius: celsius, humidity: relativeHumidity))
@@ -34,8 +46,9 @@ public final class SimulatedSHT4x: SimulatedI2CDevice {
             guard bytes.count == 1 else { throw .data }
             var words: [UInt16] = []
             switch bytes[0] {
-            case SHT4x.Command.measureHighPrecision.rawValue:
-                state.readyAt = now + Self.typicalMeasurementNanoseconds
+            case let command where Self.typicalMeasurementNanoseconds(command) != nil:
+                state.readyAt = now + (Self.typicalMeasurementNanoseconds(command) ?? 0)
+                state.lastMeasurementCommand = command
                 let t = UInt16(saturating: ((state.celsius + 45) / 175 * 65535).rounded())
                 let h = UInt16(saturating: ((state.humidity + 6) / 125 * 65535).rounded())
                 words = [t, h]

@@ -1,0 +1,110 @@
+import Sensors
+import Testing
+@testable import BridgeConfiguration
+
+/// The per-sensor settings of `options:`: accepted values, and each bad value reported with its path and line.
+@Suite struct DriverSettingsConfigurationTests {
+    @Test func settingsOfEachDriver() throws {
+        let yaml = """
+            board: simulated
+            sensors:
+              - {name: a, driver: tmp102, options: {conversion-rate: 0.25, extended-mode: "on"}}
+              - {name: b, driver: mcp9808, options: {resolution: 0.125}}
+              - {name: c, driver: sht31, options: {repeatability: low, heater: "off"}}
+              - {name: d, driver: sht4x, bus: 2, options: {precision: medium}}
+            """
+        let sensors = try load(yaml).get().sensors
+        #expect(sensors[0].options.conversionRate == .hz0_25)
+        #expect(sensors[0].options.extendedMode == true)
+        #expect(sensors[1].options.resolution == .eighthDegree)
+        #expect(sensors[2].options.repeatability == .low)
+        #expect(sensors[2].options.heater == false)
+        #expect(sensors[3].options.precision == .medium)
+    }
+
+    @Test func badValuesNameTheirPathAndLine() {
+        #expect(problems("""
+            board: simulated
+            sensors:
+              - {name: a, driver: tmp102, options: {conversion-rate: 2}}
+              - {name: b, driver: mcp9808, options: {resolution: 0.1}}
+              - {name: c, driver: sht31, options: {repeatability: hihg, heater: maybe}}
+              - {name: d, driver: sht4x, bus: 2, options: {precision: [high]}}
+              - {name: e, driver: tmp102, address: 0x49, options: {extended-mode: yes}}
+            """) == [
+            "sensors[0].options.conversion-rate (line 3): 2 is not one of 0.25, 1, 4, 8 Hz",
+            "sensors[1].options.resolution (line 4): 0.1 is not one of 0.5, 0.25, 0.125, 0.0625 °C",
+            "sensors[2].options.repeatability (line 5): 'hihg' is not allowed here; did you mean 'high'?",
+            "sensors[2].options.heater (line 5): maybe is not one of on, off",
+            "sensors[3].options.precision (line 6): expected one of high, medium, low, found a list",
+            "sensors[4].options.extended-mode (line 7): yes is not one of on, off",
+        ])
+    }
+
+    @Test func settingsOfOtherDriversAreRejected() {
+        #expect(problems("""
+            board: simulated
+            sensors:
+              - {name: a, driver: sht4x, options: {heater: "on", repeatability: high}}
+              - {name: b, driver: tmp102, options: {resolution: 0.5}}
+              - {name: c, driver: mcp9808, options: {conversion-rate: 1, precision: low}}
+            """) == [
+            "sensors[0].options.repeatability (line 3): sht4x takes no 'repeatability' option; it applies to sht31",
+            "sensors[0].options.heater (line 3): sht4x takes no 'heater' option; it applies to sht31",
+            "sensors[1].options.resolution (line 4): tmp102 takes no 'resolution' option; it applies to mcp9808",
+            "sensors[2].options.conversion-rate (line 5): mcp9808 takes no 'conversion-rate' option; it applies to tmp102",
+            "sensors[2].options.precision (line 5): mcp9808 takes no 'precision' option; it applies to sht4x",
+        ])
+    }
+
+    @Test func commandLineSettingsUseTheSameRules() throws {
+        let parsed = try CommandLineSettings.settings(
+            driver: .bme280, options: [("oversampling", "temperature=2,pressure=16,humidity=0"), ("iir-filter", "4")],
+            calibrationOffset: "temperature=-0.3,pressure=120").get()
+        #expect(parsed.options == DriverOptions(temperatureOversampling: 2, pressureOversampling: 16, humidityOversampling: 0, iirFilter: .x4))
+        #expect(parsed.calibrationOffsets == [.temperature: -0.3, .pressure: 120])
+        let single = try CommandLineSettings.settings(driver: .tmp102, options: [], calibrationOffset: "-0.5").get()
+        #expect(single.calibrationOffsets == [.temperature: -0.5])
+
+        guard case let .failure(failure) = CommandLineSettings.settings(
+            driver: .sht31, options: [("precision", "high"), ("heater", "1")], calibrationOffset: "pressure=3") else {
+            Issue.record("accepted settings sht31 does not take")
+            return
+        }
+        #expect(failure.problems.map(\.description) == [
+            "heater: 1 is not one of on, off",
+            "precision: sht31 takes no 'precision' option; it applies to sht4x",
+            "calibration-offset.pressure: sht31 does not measure pressure; it measures temperature, humidity",
+        ])
+    }
+
+    @Test func everyOptionHasACommandLineName() {
+        #expect(Set(CommandLineSettings.optionNames).isSuperset(of: [
+            "oversampling", "iir-filter", "sample-rate", "led-current-ma", "edge", "bias", "conversion-rate", "extended-mode",
+            "resolution", "repeatability", "heater", "precision",
+        ]))
+    }
+
+    @Test func temperatureUnit() throws {
+        // Computed, so drivers added later join the list.
+        let thermometers = SensorDriver.allCases.filter { $0.quantities.contains(.temperature) }.map(\.rawValue).joined(separator: ", ")
+        let sensors = try load("""
+            board: simulated
+            sensors:
+              - {name: a, driver: tmp102, unit: fahrenheit}
+              - {name: b, driver: bme280}
+            """).get().sensors
+        #expect(sensors[0].unit == .fahrenheit)
+        #expect(sensors[1].unit == .celsius)
+        #expect(problems("""
+            board: simulated
+            sensors:
+              - {name: a, driver: tmp102, unit: kelvin}
+              - {name: b, driver: max17048, unit: celsius}
+            """) == [
+            "sensors[0].unit (line 3): 'kelvin' is not allowed here (use one of celsius, fahrenheit)",
+            "sensors[1].unit (line 4): max17048 does not measure temperature; 'unit' applies to "
+                + thermometers,
+        ])
+    }
+}

@@ -1,0 +1,85 @@
+import BridgeConfiguration
+import Testing
+@testable import SensorCommands
+@testable import Sensors
+
+/// `blesensor sensor read` takes the configuration's driver settings under the same names.
+@Suite struct SensorReadSettingsTests {
+    func run(_ arguments: [String]) throws -> String {
+        let command = try SensorCommand.parseAsRoot(["read"] + arguments)
+        guard let read = command as? SensorReadCommand else {
+            Issue.record("parsed \(type(of: command)), expected SensorReadCommand")
+            return ""
+        }
+        return try read.execute()
+    }
+
+    @Test func everyConfigurationOptionIsACommandLineOption() throws {
+        for name in CommandLineSettings.optionNames {
+            let command = try SensorReadCommand.parse(["tmp102", "--\(name)", "x"])
+            #expect(command.givenSettings.map(\.name) == [name])
+        }
+        _ = try SensorReadCommand.parse(["tmp102", "--calibration-offset", "-0.3"])
+    }
+
+    @Test func settingsChangeTheReading() throws {
+        #expect(try run(["tmp102", "--simulated", "--conversion-rate", "8", "--calibration-offset", "-0.5"]) == "tmp102: 23.00 °C")
+        #expect(try run(["tmp102", "--simulated", "--extended-mode", "on"]) == "tmp102: 23.50 °C")
+        #expect(try run(["mcp9808", "--simulated", "--resolution", "0.25"]) == "mcp9808: 21.25 °C")
+        // The simulated chip reads 21.25 °C; at 0.5 °C resolution bits 2-0 read as 0: 21.0 °C.
+        #expect(try run(["mcp9808", "--simulated", "--resolution", "0.5"]) == "mcp9808: 21.00 °C")
+        #expect(try run(["sht31", "--simulated", "--repeatability", "low", "--calibration-offset", "temperature=0.5,humidity=-3"])
+                == "sht31: 23.00 °C, 45.0 %RH")
+        #expect(try run(["sht31", "--simulated", "--heater", "on"]) == "sht31: 22.50 °C, 48.0 %RH (heater on: not the ambient temperature)")
+        #expect(try run(["sht4x", "--simulated", "--precision", "medium"]) == "sht4x: 22.50 °C, 48.0 %RH")
+        // Humidity skipped (oversampling 0) is left out of the line.
+        let bme = try run(["bme280", "--simulated", "--oversampling", "temperature=2,pressure=16,humidity=0"])
+        #expect(bme.hasPrefix("bme280: 21.50 °C, 1013.2"))
+        #expect(!bme.contains("%RH"))
+        let ppg = try run(["max30102", "--simulated", "--seconds", "10", "--sample-rate", "100", "--led-current-ma", "10"])
+        #expect(ppg.hasPrefix("max30102: 7"), "\(ppg)")
+        #expect(try run(["gpio-pulse", "--simulated", "--line", "GPIO17", "--edge", "rising", "--bias", "pull-down"])
+                .hasPrefix("gpio-pulse: 72 bpm"))
+    }
+
+    @Test func badSettingsAreUsageErrorsInTheConfigurationsWords() {
+        #expect(throws: SensorCommandError.usage("--conversion-rate: 2 is not one of 0.25, 1, 4, 8 Hz")) {
+            try run(["tmp102", "--simulated", "--conversion-rate", "2"])
+        }
+        #expect(throws: SensorCommandError.usage("--heater: sht4x takes no 'heater' option; it applies to sht31")) {
+            try run(["sht4x", "--simulated", "--heater", "on"])
+        }
+        #expect(throws: SensorCommandError.usage("--sample-rate: tmp102 takes no 'sample-rate' option; it applies to max30102, max30101")) {
+            try run(["tmp102", "--simulated", "--sample-rate", "100"])
+        }
+        #expect(throws: SensorCommandError.usage("--oversampling humidity: 3 is not one of 0, 1, 2, 4, 8, 16")) {
+            try run(["bme280", "--simulated", "--oversampling", "humidity=3"])
+        }
+        #expect(throws: SensorCommandError.usage("--oversampling humid: unknown key 'humid'; did you mean 'humidity'?")) {
+            try run(["bme280", "--simulated", "--oversampling", "humid=1"])
+        }
+        #expect(throws: SensorCommandError.usage("--led-current-ma: 60 is out of range 0…51 mA")) {
+            try run(["max30102", "--simulated", "--led-current-ma", "60"])
+        }
+        #expect(throws: SensorCommandError.usage("--calibration-offset pressure: tmp102 does not measure pressure; it measures temperature")) {
+            try run(["tmp102", "--simulated", "--calibration-offset", "pressure=1"])
+        }
+        // Two problems, one line each.
+        #expect(throws: SensorCommandError.usage("--resolution: sht31 takes no 'resolution' option; it applies to mcp9808\n"
+                                                  + "--repeatability: 'best' is not allowed here (use one of high, medium, low)")) {
+            try run(["sht31", "--simulated", "--resolution", "0.5", "--repeatability", "best"])
+        }
+    }
+
+    @Test func fahrenheitWithOffsetsInCelsius() throws {
+        let thermometers = SensorDriver.allCases.filter { $0.quantities.contains(.temperature) }.map(\.rawValue).joined(separator: ", ")
+        // 23.5 °C = 74.30 °F; the offset is in °C: 23.0 °C = 73.40 °F.
+        #expect(try run(["tmp102", "--simulated", "--unit", "fahrenheit"]) == "tmp102: 74.30 °F")
+        #expect(try run(["tmp102", "--simulated", "--unit", "fahrenheit", "--calibration-offset", "-0.5"]) == "tmp102: 73.40 °F")
+        #expect(try run(["sht31", "--simulated", "--unit", "celsius"]) == "sht31: 22.50 °C, 48.0 %RH")
+        #expect(throws: SensorCommandError.usage("--unit: max17048 does not measure temperature; 'unit' applies to "
+                                                  + thermometers)) {
+            try run(["max17048", "--simulated", "--unit", "fahrenheit"])
+        }
+    }
+}
