@@ -1,9 +1,9 @@
 import Synchronization
 
-/// Heart rate from a MAX3010x: drains the FIFO and runs the beat detector on the IR channel
+/// Heart rate from a MAX3010x or MAX30100: drains the FIFO and runs the beat detector on the IR channel
 /// (red in heart-rate mode).
 public final class PPGHeartRateMonitor: Sendable {
-    public let sensor: MAX3010x
+    public let sensor: any PPGFrontEnd
     private struct State {
         var detector: BeatDetector
         var pendingRR: [Double] = []
@@ -15,9 +15,9 @@ public final class PPGHeartRateMonitor: Sendable {
     public static let sampleTimeoutNanoseconds: UInt64 = 1_000_000_000
     private let state: Mutex<State>
 
-    public init(sensor: MAX3010x, fingerThreshold: Double = 30_000) {
+    public init(sensor: any PPGFrontEnd, fingerThreshold: Double = 30_000) {
         self.sensor = sensor
-        state = Mutex(State(detector: BeatDetector(sampleRate: Double(sensor.configuration.sampleRate),
+        state = Mutex(State(detector: BeatDetector(sampleRate: Double(sensor.sampleRate),
                                                    fingerThreshold: fingerThreshold)))
     }
 
@@ -51,16 +51,16 @@ public final class PPGHeartRateMonitor: Sendable {
         return try state.withLock { state throws(SensorError) -> HeartRateReading in
             guard let last = state.lastSamplesAt, now >= last, now - last <= Self.sampleTimeoutNanoseconds else {
                 state.pendingRR.removeAll()
-                throw .noSignal(sensor: sensor.variant.rawValue,
+                throw .noSignal(sensor: sensor.partName,
                                 reason: "no samples from the sensor for 1 s: it stopped sampling (reset or shut down?); reconfigure it")
             }
             guard state.detector.fingerPresent else {
                 state.pendingRR.removeAll()
-                throw .noSignal(sensor: sensor.variant.rawValue, reason: "no finger on the sensor (IR level below threshold)")
+                throw .noSignal(sensor: sensor.partName, reason: "no finger on the sensor (IR level below threshold)")
             }
             if let since = state.detector.secondsSinceLastBeat, since > BeatDetector.beatTimeoutSeconds {
                 state.pendingRR.removeAll()
-                throw .noSignal(sensor: sensor.variant.rawValue,
+                throw .noSignal(sensor: sensor.partName,
                                 reason: "no heartbeat found for \(Int(BeatDetector.beatTimeoutSeconds)) s: keep the finger still and press lightly")
             }
             defer { state.pendingRR.removeAll() }
