@@ -27,6 +27,21 @@ public struct SensorReadCommand: ParsableCommand {
     @Option(help: "1-Wire device id for ds18b20, e.g. 28-0316a2795dff (default: the first one).")
     public var id: String?
 
+    @Option(help: "iio / hwmon: the kernel device's name (e.g. dht11, bme280, w1_slave_temp) or its sysfs directory.")
+    public var device: String?
+
+    @Option(help: "tmp117 / max30205: continuous or one-shot conversions.")
+    public var mode: String?
+
+    @Option(help: "tmp117: time between conversions: \(TMP117.ConversionCycle.allCases.map(\.rawValue).joined(separator: ", ")).")
+    public var conversionCycle: String?
+
+    @Option(help: "tmp117: conversions averaged per result: 1, 8, 32 or 64.")
+    public var averaging: Int?
+
+    @Option(help: "max30205: normal or extended (+64 °C) data format.")
+    public var dataFormat: String?
+
     @Option(help: "Seconds to collect pulses for heart-rate drivers (0 < s <= 3600).")
     public var seconds: Double = 8
 
@@ -61,6 +76,8 @@ public struct SensorReadCommand: ParsableCommand {
     struct ValidatedArguments {
         var address: UInt8?
         var line: String?
+        var tmp117 = TMP117.Settings()
+        var max30205 = MAX30205.Settings()
     }
 
     func validatedArguments() throws(SensorCommandError) -> ValidatedArguments {
@@ -83,9 +100,52 @@ public struct SensorReadCommand: ParsableCommand {
             return ValidatedArguments()
         case .cpuTemperature:
             return ValidatedArguments()
+        case .iio, .hwmon:
+            let example = driver == .iio ? "dht11 (cat /sys/bus/iio/devices/*/name)" : "w1_slave_temp (cat /sys/class/hwmon/*/name)"
+            guard let device, !device.isEmpty, device.hasPrefix("/") || !device.contains("/") else {
+                throw .usage("\(driver.rawValue) needs --device: the kernel device's name, e.g. \(example), or its sysfs directory")
+            }
+            return ValidatedArguments()
         default:
-            return ValidatedArguments(address: try parsedAddress())
+            var arguments = ValidatedArguments(address: try parsedAddress())
+            try checkChipSettings(&arguments)
+            return arguments
         }
+    }
+
+    /// The chip settings, with the names and values the configuration file's options take.
+    func checkChipSettings(_ arguments: inout ValidatedArguments) throws(SensorCommandError) {
+        func refuse(_ option: String, unless drivers: [SensorDriver]) throws(SensorCommandError) {
+            guard !drivers.contains(driver) else { return }
+            throw .usage("\(option) applies to \(drivers.map(\.rawValue).joined(separator: " and ")), not to \(driver.rawValue)")
+        }
+        func choice<T: RawRepresentable>(_ option: String, _ text: String, _ all: [T]) throws(SensorCommandError) -> T where T.RawValue == String {
+            guard let value = all.first(where: { $0.rawValue == text }) else {
+                throw .usage("\(option) must be one of \(all.map(\.rawValue).joined(separator: ", ")), got '\(text)'")
+            }
+            return value
+        }
+        if device != nil { try refuse("--device", unless: [.iio, .hwmon]) }
+        if let mode {
+            try refuse("--mode", unless: [.tmp117, .max30205])
+            let value = try choice("--mode", mode, ConversionMode.allCases)
+            arguments.tmp117.mode = value
+            arguments.max30205.mode = value
+        }
+        if let conversionCycle {
+            try refuse("--conversion-cycle", unless: [.tmp117])
+            arguments.tmp117.conversionCycle = try choice("--conversion-cycle", conversionCycle, TMP117.ConversionCycle.allCases)
+        }
+        if let averaging {
+            try refuse("--averaging", unless: [.tmp117])
+            guard let value = TMP117.Averaging(rawValue: averaging) else { throw .usage("--averaging must be one of 1, 8, 32, 64, got \(averaging)") }
+            arguments.tmp117.averaging = value
+        }
+        if let dataFormat {
+            try refuse("--data-format", unless: [.max30205])
+            arguments.max30205.dataFormat = try choice("--data-format", dataFormat, MAX30205.DataFormat.allCases)
+        }
+        if driver == .tmp117, let problem = arguments.tmp117.problem { throw .usage(problem) }
     }
 
     func parsedAddress() throws(SensorCommandError) -> UInt8 {
@@ -144,6 +204,8 @@ public struct SensorReadCommand: ParsableCommand {
             let reading = try sensor.read()
             tree = nil  // removes the simulated tree now that it has been read
             return "ds18b20 \(sensor.id): " + Self.format(celsius: reading.celsius)
+        case .iio, .hwmon:
+            return try readKernelSensor(simulated: simulated)
         case .gpioPulse:
             let lineSpec = arguments.line ?? ""
             let gpioLine: any GPIOLine
@@ -191,25 +253,83 @@ public struct SensorReadCommand: ParsableCommand {
         case .max17048:
             let reading = try MAX17048(bus: i2c, address: address).read()
             return String(format: "max17048: %.3f V, %.1f %%", reading.cellVolts, reading.stateOfChargePercent)
+        case .tmp117:
+            let sensor = TMP117(bus: i2c, address: address, settings: arguments.tmp117, clock: clock)
+            try sensor.configure()
+            return "tmp117: " + Self.format(celsius: try sensor.read().celsius)
+        case .max30205:
+            let sensor = MAX30205(bus: i2c, address: address, settings: arguments.max30205, clock: clock)
+            try sensor.configure()
+            return "max30205: " + Self.format(celsius: try sensor.read().celsius)
+        case .mlx90614:
+            let reading = try MLX90614(bus: i2c, address: address).read()
+            return "mlx90614: object " + Self.format(celsius: reading.objectCelsius) + ", ambient " + Self.format(celsius: reading.ambientCelsius)
+        case .aht20:
+            let reading = try AHT20(bus: i2c, address: address, clock: clock).read()
+            return "aht20: " + Self.format(celsius: reading.celsius) + String(format: ", %.1f %%RH", reading.relativeHumidity)
+        case .shtc3:
+            let sensor = SHTC3(bus: i2c, address: address, clock: clock)
+            try sensor.verifyIdentity()
+            let reading = try sensor.read()
+            return "shtc3: " + Self.format(celsius: reading.celsius) + String(format: ", %.1f %%RH", reading.relativeHumidity)
+        case .max30100:
+            let sensor = MAX30100(bus: i2c, address: address, clock: clock)
+            try sensor.configure()
+            return try Self.collectHeartRate(PPGHeartRateMonitor(sensor: sensor, fingerThreshold: MAX30100.fingerThreshold),
+                                             pollMilliseconds: 100, seconds: seconds, clock: clock, name: driver.rawValue)
         case .max30102, .max30101:
             let variant: MAX3010x.Variant = driver == .max30101 ? .max30101 : .max30102
             let sensor = MAX3010x(bus: i2c, address: address, variant: variant, clock: clock)
             try sensor.configure()
-            let monitor = PPGHeartRateMonitor(sensor: sensor)
-            // Drain the 32-sample FIFO every 200 ms (20 samples at 100 Hz): the chip buffers between reads.
-            let polls = max(1, Int(saturating: seconds / 0.2))
+            return try Self.collectHeartRate(PPGHeartRateMonitor(sensor: sensor), pollMilliseconds: 200, seconds: seconds,
+                                             clock: clock, name: driver.rawValue)
+        case .ds18b20, .gpioPulse, .cpuTemperature, .iio, .hwmon:
+            return ""
+        }
+    }
+
+    /// Drains the FIFO every `pollMilliseconds` (the 32-sample MAX3010x FIFO holds 320 ms at 100 Hz,
+    /// the MAX30100's 16 samples 160 ms) for `seconds` and reports the rate with every RR-interval seen.
+    private static func collectHeartRate(_ monitor: PPGHeartRateMonitor, pollMilliseconds: Double, seconds: Double,
+                                         clock: any SensorClock, name: String) throws(SensorError) -> String {
+            let polls = max(1, Int(saturating: seconds * 1000 / pollMilliseconds))
             var intervals: [Double] = []
             for _ in 0..<polls {
-                clock.sleep(milliseconds: 200)
+                clock.sleep(milliseconds: pollMilliseconds)
                 try monitor.poll()
                 if let partial = try? monitor.reading() { intervals += partial.rrIntervalsMilliseconds }
             }
             var reading = try monitor.reading()
             reading.rrIntervalsMilliseconds = intervals + reading.rrIntervalsMilliseconds
-            return Self.format(heartRate: reading, name: driver.rawValue)
-        case .ds18b20, .gpioPulse, .cpuTemperature:
-            return ""
+            return format(heartRate: reading, name: name)
+    }
+
+    /// An iio / hwmon device: every channel it has, with units.
+    private func readKernelSensor(simulated: Bool) throws(SensorError) -> String {
+        let kind: KernelSensor.Kind = driver == .hwmon ? .hwmon : .iio
+        let name = device ?? ""
+        var tree: SimulatedKernelSensorTree?
+        if simulated {
+            do {
+                let created = try SimulatedKernelSensorTree()
+                try created.addDHT(index: 0, celsius: 22.4, relativeHumidity: 51)
+                try created.addDevice(.iio, index: 1, name: "bme280", attributes: [
+                    "in_temp_input": "21870", "in_humidityrelative_input": "44120", "in_pressure_input": "101.325",
+                ])
+                try created.addHwmonThermometer(index: 0, name: "cpu_thermal", celsius: 48.3)
+                try created.addHwmonThermometer(index: 1, celsius: 19.625)
+                tree = created
+            } catch {
+                throw .unavailable(sensor: driver.rawValue, reason: "cannot create simulated tree: \(error)")
+            }
         }
+        let reading = try KernelSensor(kind: kind, device: name, root: tree?.root ?? KernelSensor.defaultRoot).read()
+        tree = nil  // removes the simulated tree now that it has been read
+        var parts: [String] = []
+        if let celsius = reading.celsius { parts.append(Self.format(celsius: celsius)) }
+        if let humidity = reading.relativeHumidity { parts.append(String(format: "%.1f %%RH", humidity)) }
+        if let pascals = reading.pascals { parts.append(String(format: "%.2f hPa", pascals / 100)) }
+        return "\(driver.rawValue) \(name): " + parts.joined(separator: ", ")
     }
 
     static func format(celsius: Double) -> String {
