@@ -28,7 +28,7 @@ struct SimulatedHardware {
         case .max17048: bus.attach(SimulatedMAX17048(cellVolts: 3.92, percent: 81.5), at: address)
         case .tmp117: bus.attach(SimulatedTMP117(celsius: 36.75, clock: clock), at: address)
         case .max30205: bus.attach(SimulatedMAX30205(celsius: 36.9, clock: clock), at: address)
-        case .mlx90614: bus.attach(SimulatedMLX90614(objectCelsius: 34.5, ambientCelsius: 23.25, address: address), at: address)
+        case .mlx90614: bus.attach(SimulatedMLX90614(objectCelsius: 34.51, ambientCelsius: 23.25, address: address), at: address)
         case .aht20: bus.attach(SimulatedAHT20(celsius: 22.5, relativeHumidity: 48, calibrated: false, clock: clock), at: address)
         case .shtc3: bus.attach(SimulatedSHTC3(celsius: 22.5, relativeHumidity: 48, clock: clock), at: address)
         case .max30100:

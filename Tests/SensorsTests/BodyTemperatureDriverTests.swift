@@ -30,7 +30,7 @@ import Testing
         // Datasheet 7.6.1.2: power-on 0x0220 = continuous, CONV 100 (1 s), AVG 01 (8).
         #expect(TMP117.Settings().register == 0x0220)
         // CONV 000, AVG 00: 15.5 ms without averaging; MOD 01 (shutdown) between one-shots.
-        #expect(TMP117.Settings(mode: .oneShot, conversionCycle: .ms15_5, averaging: .none).register == 0x0400)
+        #expect(TMP117.Settings(mode: .oneShot, conversionCycle: .ms15_5, averaging: .x1).register == 0x0400)
         #expect(TMP117.Settings(conversionCycle: .s16, averaging: .x64).register == 0x0380 | 0x0060)
     }
 
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func writesConversionCycleAndAveraging() throws {
-        let (_, _, chip, sensor) = make(settings: TMP117.Settings(conversionCycle: .ms125, averaging: .none))
+        let (_, _, chip, sensor) = make(settings: TMP117.Settings(conversionCycle: .ms125, averaging: .x1))
         try sensor.configure()
         #expect(chip.configuration & 0x0FE0 == 0x0080)  // CONV 001, AVG 00
         #expect(try sensor.read().celsius == 36.6015625)

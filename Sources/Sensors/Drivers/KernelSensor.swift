@@ -158,11 +158,16 @@ public struct KernelSensor: Sendable {
             return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         case let .failure(failure) where failure.isMissing:
             return nil
-        case let .failure(failure) where [EIO, ETIMEDOUT, EAGAIN, EBUSY].contains(failure.code):
-            throw .unavailable(sensor: sensorName, reason: "the kernel driver could not read the sensor this time (\(failure)); "
-                               + "DHT-type sensors miss a reply now and then, the next poll tries again")
         case let .failure(failure):
-            throw .unavailable(sensor: sensorName, reason: "reading \(path) failed: \(failure)")
+            throw Self.readError(failure, path: path, sensor: sensorName)
         }
+    }
+
+    static func readError(_ failure: BoundedFile.Failure, path: String, sensor: String) -> SensorError {
+        guard [EIO, ETIMEDOUT, EAGAIN, EBUSY].contains(failure.code) else {
+            return .unavailable(sensor: sensor, reason: "reading \(path) failed: \(failure)")
+        }
+        return .unavailable(sensor: sensor, reason: "the kernel driver could not read the sensor this time (\(failure)); "
+                            + "DHT-type sensors miss a reply now and then, the next poll tries again")
     }
 }

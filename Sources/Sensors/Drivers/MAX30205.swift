@@ -60,16 +60,17 @@ public final class MAX30205: Sendable {
         self.clock = clock
     }
 
-    /// Writes SHUTDOWN and DATA FORMAT when they differ (keeping the alarm bits), then waits one
-    /// conversion so the first continuous read is in the new format.
+    /// Writes SHUTDOWN and DATA FORMAT when they differ (keeping the alarm bits). In continuous mode
+    /// it then waits one conversion, so the first read is neither the power-on 0x0000 nor in the old format.
     public func configure() throws(SensorError) {
         let current = try readConfiguration()
         let fields = Self.shutdownBit | Self.extendedFormatBit
-        guard current & fields != settings.register else { return }
-        do {
-            try bus.writeByteData(address: address, command: Register.configuration.rawValue,
-                                  value: (current & ~fields & ~Self.oneShotBit) | settings.register)
-        } catch { throw .bus(error) }
+        if current & fields != settings.register {
+            do {
+                try bus.writeByteData(address: address, command: Register.configuration.rawValue,
+                                      value: (current & ~fields & ~Self.oneShotBit) | settings.register)
+            } catch { throw .bus(error) }
+        }
         if settings.mode == .continuous { clock.sleep(milliseconds: Self.maxConversionMilliseconds) }
     }
 

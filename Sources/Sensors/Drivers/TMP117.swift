@@ -47,7 +47,7 @@ public final class TMP117: Sendable {
 
     /// AVG[1:0]: conversions averaged per result: 1 (none), 8, 32 or 64.
     public enum Averaging: Int, Sendable, Equatable, CaseIterable {
-        case none = 1, x8 = 8, x32 = 32, x64 = 64
+        case x1 = 1, x8 = 8, x32 = 32, x64 = 64
 
         var code: UInt16 { UInt16(Self.allCases.firstIndex(of: self) ?? 1) }
         /// Table 7-7: the active conversion time of one averaged result.
