@@ -251,7 +251,10 @@ public struct SensorConfiguration: Sendable, Equatable {
     public var gpioLine: String?
     /// 1-Wire device id (`28-0316a2795dff`) for ds18b20; nil = the first DS18B20 found.
     public var oneWireID: String?
-    /// Time between polls: 100 ms … 1 h (heart-rate drivers: 50 ms … 1 s, the FIFO holds 320 ms at 100 Hz).
+    /// iio / hwmon: the kernel device's name (`dht11`) or the absolute path of its sysfs directory.
+    public var device: String?
+    /// Time between polls: 100 ms … 1 h (heart-rate drivers: 50 ms … 1 s, the FIFO holds 320 ms at 100 Hz;
+    /// max30100: 50 … 150 ms, its FIFO holds 160 ms).
     public var pollInterval: Duration
     /// Added to each reading, per quantity, in the quantity's unit (°C, %RH, Pa).
     public var calibrationOffsets: [Quantity: Double]
@@ -267,8 +270,9 @@ public struct SensorConfiguration: Sendable, Equatable {
     public init(name: String, driver: SensorDriver, i2cBus: Int? = nil, i2cAddress: UInt8? = nil, gpioLine: String? = nil,
                 oneWireID: String? = nil, pollInterval: Duration, calibrationOffsets: [Quantity: Double] = [:],
                 options: DriverOptions = DriverOptions(), publish: [PublishedCharacteristic],
-                simulation: SimulationSettings = SimulationSettings(), unit: TemperatureUnit = .celsius) {
+                simulation: SimulationSettings = SimulationSettings(), unit: TemperatureUnit = .celsius, device: String? = nil) {
         self.name = name
+        self.device = device
         self.driver = driver
         self.i2cBus = i2cBus
         self.i2cAddress = i2cAddress
@@ -291,9 +295,9 @@ public struct DriverOptions: Sendable, Equatable {
     public var humidityOversampling: Int?
     /// bme280: IIR filter coefficient (`iir-filter`: off, 2, 4, 8 or 16); nil means the driver's default, off.
     public var iirFilter: BME280.FilterCoefficient?
-    /// max30102 / max30101: sample rate in Hz (50, 100, 200 or 400).
+    /// max30102 / max30101: sample rate in Hz (50, 100, 200 or 400); max30100: 50 or 100.
     public var sampleRate: Int?
-    /// max30102 / max30101: LED current in mA (0 … 51).
+    /// max30102 / max30101: LED current in mA (0 … 51); max30100: 0 … 50 (its nearest step).
     public var ledCurrentMilliamps: Double?
     /// gpio-pulse: `rising`, `falling` or `both`.
     public var edge: String?
@@ -311,12 +315,26 @@ public struct DriverOptions: Sendable, Equatable {
     public var heater: Bool?
     /// sht4x: measurement precision (`precision`: high, medium or low); nil means high.
     public var precision: SHT4x.Precision?
+    /// tmp117 / max30205: continuous conversions or one per read.
+    public var mode: ConversionMode?
+    /// tmp117: CONV, the time between conversions.
+    public var conversionCycle: TMP117.ConversionCycle?
+    /// tmp117: AVG, conversions averaged per result.
+    public var averaging: TMP117.Averaging?
+    /// max30205: DATA FORMAT, normal or extended (+64 °C).
+    public var dataFormat: MAX30205.DataFormat?
 
     public init(temperatureOversampling: Int? = nil, pressureOversampling: Int? = nil, humidityOversampling: Int? = nil,
                 sampleRate: Int? = nil, ledCurrentMilliamps: Double? = nil, edge: String? = nil, bias: String? = nil,
                 iirFilter: BME280.FilterCoefficient? = nil, conversionRate: TMP102.ConversionRate? = nil,
                 extendedMode: Bool? = nil, resolution: MCP9808.Resolution? = nil, repeatability: SHT31.Repeatability? = nil,
-                heater: Bool? = nil, precision: SHT4x.Precision? = nil) {
+                heater: Bool? = nil, precision: SHT4x.Precision? = nil,
+                mode: ConversionMode? = nil, conversionCycle: TMP117.ConversionCycle? = nil, averaging: TMP117.Averaging? = nil,
+                dataFormat: MAX30205.DataFormat? = nil) {
+        self.mode = mode
+        self.conversionCycle = conversionCycle
+        self.averaging = averaging
+        self.dataFormat = dataFormat
         self.temperatureOversampling = temperatureOversampling
         self.iirFilter = iirFilter
         self.pressureOversampling = pressureOversampling
@@ -331,6 +349,21 @@ public struct DriverOptions: Sendable, Equatable {
         self.repeatability = repeatability
         self.heater = heater
         self.precision = precision
+    }
+}
+
+extension DriverOptions {
+    /// The TMP117 settings the options ask for, the chip's power-on values where they say nothing.
+    public var tmp117Settings: TMP117.Settings {
+        let defaults = TMP117.Settings()
+        return TMP117.Settings(mode: mode ?? defaults.mode, conversionCycle: conversionCycle ?? defaults.conversionCycle,
+                               averaging: averaging ?? defaults.averaging)
+    }
+
+    /// The MAX30205 settings the options ask for, the chip's power-on values where they say nothing.
+    public var max30205Settings: MAX30205.Settings {
+        let defaults = MAX30205.Settings()
+        return MAX30205.Settings(mode: mode ?? defaults.mode, dataFormat: dataFormat ?? defaults.dataFormat)
     }
 }
 

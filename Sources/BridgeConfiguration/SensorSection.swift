@@ -5,7 +5,7 @@ import Sensors
 /// made by the loader from the located facts kept here.
 struct SensorSection {
     static let keys = ["name", "driver", "bus", "address", "line", "id", "poll-interval",
-                       "calibration-offset", "options", "publish", "simulation", "unit"]
+                       "calibration-offset", "options", "publish", "simulation", "unit", "device"]
 
     let path: String
     var name: String?
@@ -20,11 +20,14 @@ struct SensorSection {
     static func isHeartRate(_ driver: SensorDriver) -> Bool { driver.quantities.contains(.heartRate) }
 
     static func defaultPollInterval(_ driver: SensorDriver) -> Duration {
-        isHeartRate(driver) ? .milliseconds(250) : .seconds(1)
+        if driver == .max30100 { return .milliseconds(100) }
+        return isHeartRate(driver) ? .milliseconds(250) : .seconds(1)
     }
 
+    /// The MAX30100's FIFO holds 16 samples, 160 ms at 100 Hz.
     static func pollRange(_ driver: SensorDriver) -> ClosedRange<Duration> {
-        isHeartRate(driver) ? .milliseconds(50) ... .seconds(1) : .milliseconds(100) ... .seconds(3600)
+        if driver == .max30100 { return .milliseconds(50) ... .milliseconds(150) }
+        return isHeartRate(driver) ? .milliseconds(50) ... .seconds(1) : .milliseconds(100) ... .seconds(3600)
     }
 
     static var i2cDrivers: [SensorDriver] { SensorDriver.allCases.filter { $0.defaultAddress != nil } }
@@ -72,7 +75,7 @@ struct SensorSection {
         configuration = SensorConfiguration(
             name: name, driver: driver, i2cBus: wiring.bus, i2cAddress: wiring.address, gpioLine: wiring.line,
             oneWireID: wiring.oneWireID, pollInterval: pollInterval, calibrationOffsets: offsets, options: options,
-            publish: publications.map(\.characteristic), simulation: simulation, unit: unit)
+            publish: publications.map(\.characteristic), simulation: simulation, unit: unit, device: wiring.device)
     }
 
     private static func sensorName(_ value: YAMLValue, path: String, problems: inout ProblemList) -> String? {
@@ -104,6 +107,7 @@ struct SensorSection {
         var address: UInt8?
         var line: String?
         var oneWireID: String?
+        var device: String?
     }
 
     /// bus/address for I2C chips, line for gpio-pulse, id for ds18b20; each key only where it means something.
@@ -120,6 +124,7 @@ struct SensorSection {
         rejectUnless(driver.defaultAddress != nil, "address", "the I2C drivers (\(i2cNames))")
         rejectUnless(driver == .gpioPulse, "line", "gpio-pulse")
         rejectUnless(driver == .ds18b20, "id", "ds18b20 (the 1-Wire id)")
+        rejectUnless(driver == .iio || driver == .hwmon, "device", "iio and hwmon (the kernel device's name)")
 
         if let defaultAddress = driver.defaultAddress {
             if let value = map["bus"] {
@@ -141,6 +146,16 @@ struct SensorSection {
                 if wiring.line == nil { valid = false }
             } else {
                 problems.add(map.path("line"), map.line, "missing; gpio-pulse needs the GPIO line of the pulse input, e.g. line: GPIO17")
+                valid = false
+            }
+        }
+        if driver == .iio || driver == .hwmon {
+            if let value = map["device"] {
+                wiring.device = kernelDevice(value, path: map.path("device"), driver: driver, problems: &problems)
+                if wiring.device == nil { valid = false }
+            } else {
+                let example = driver == .iio ? "dht11 or bme280 (cat /sys/bus/iio/devices/*/name)" : "w1_slave_temp (cat /sys/class/hwmon/*/name)"
+                problems.add(map.path("device"), map.line, "missing; \(driver.rawValue) needs the kernel device's name, e.g. \(example)")
                 valid = false
             }
         }
@@ -191,6 +206,19 @@ struct SensorSection {
         return text
     }
 
+    /// A name as the kernel's `name` attribute has it, or the absolute path of the device directory.
+    private static func kernelDevice(_ value: YAMLValue, path: String, driver: SensorDriver, problems: inout ProblemList) -> String? {
+        guard let text = value.text(path: path, expected: "a device name like dht11 or a /sys path", problems: &problems) else { return nil }
+        let printable = text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F }
+        let valid = !text.isEmpty && text.utf8.count <= 255 && printable
+            && (text.hasPrefix("/") ? !text.split(separator: "/").contains("..") : !text.contains("/"))
+        guard valid else {
+            problems.add(path, value, "'\(abbreviated(text))' is not a device name (like dht11, no spaces or '/') or an absolute path of its \(driver == .iio ? "/sys/bus/iio/devices" : "/sys/class/hwmon") directory")
+            return nil
+        }
+        return text
+    }
+
     private static func pollInterval(_ map: YAMLMap, driver: SensorDriver?, problems: inout ProblemList) -> Duration? {
         guard let value = map["poll-interval"] else { return driver.map(defaultPollInterval) }
         let path = map.path("poll-interval")
@@ -199,7 +227,8 @@ struct SensorSection {
         let range = pollRange(driver)
         guard range.contains(interval) else {
             let span = "\(formatDuration(range.lowerBound))…\(formatDuration(range.upperBound))"
-            let reason = isHeartRate(driver) ? " for \(driver.rawValue): its FIFO holds only ~320 ms of samples at 100 Hz" : ""
+            let fifo = driver == .max30100 ? "16 samples, 160 ms at 100 Hz" : "only ~320 ms of samples at 100 Hz"
+            let reason = isHeartRate(driver) ? " for \(driver.rawValue): its FIFO holds \(fifo)" : ""
             problems.add(path, value, "\(formatDuration(interval)) is out of range \(span)\(reason)")
             return nil
         }
@@ -252,8 +281,12 @@ struct SensorSection {
     static let optionDrivers: [(key: String, drivers: [SensorDriver])] = [
         ("oversampling", [.bme280]),
         ("iir-filter", [.bme280]),
-        ("sample-rate", [.max30102, .max30101]),
-        ("led-current-ma", [.max30102, .max30101]),
+        ("sample-rate", [.max30102, .max30101, .max30100]),
+        ("led-current-ma", [.max30102, .max30101, .max30100]),
+        ("mode", [.tmp117, .max30205]),
+        ("conversion-cycle", [.tmp117]),
+        ("averaging", [.tmp117]),
+        ("data-format", [.max30205]),
         ("edge", [.gpioPulse]),
         ("bias", [.gpioPulse]),
         ("conversion-rate", [.tmp102]),
@@ -294,9 +327,23 @@ struct SensorSection {
                 }
                 options.iirFilter = filter
             case "sample-rate":
-                options.sampleRate = oneOf([50, 100, 200, 400], option, path: optionPath, unit: " Hz", problems: &problems)
+                let rates = driver == .max30100 ? MAX30100.allowedSampleRates : [50, 100, 200, 400]
+                options.sampleRate = oneOf(rates, option, path: optionPath, unit: " Hz", problems: &problems)
             case "led-current-ma":
-                options.ledCurrentMilliamps = option.number(path: optionPath, in: 0...51, unit: " mA", problems: &problems)
+                let limit = driver == .max30100 ? 50.0 : 51.0
+                options.ledCurrentMilliamps = option.number(path: optionPath, in: 0...limit, unit: " mA", problems: &problems)
+            case "mode":
+                options.mode = option.choice(path: optionPath, among: ConversionMode.allCases.map(\.rawValue), problems: &problems)
+                    .flatMap(ConversionMode.init(rawValue:))
+            case "conversion-cycle":
+                options.conversionCycle = option.choice(path: optionPath, among: TMP117.ConversionCycle.allCases.map(\.rawValue), problems: &problems)
+                    .flatMap(TMP117.ConversionCycle.init(rawValue:))
+            case "averaging":
+                options.averaging = oneOf(TMP117.Averaging.allCases.map(\.rawValue), option, path: optionPath, problems: &problems)
+                    .flatMap(TMP117.Averaging.init(rawValue:))
+            case "data-format":
+                options.dataFormat = option.choice(path: optionPath, among: MAX30205.DataFormat.allCases.map(\.rawValue), problems: &problems)
+                    .flatMap(MAX30205.DataFormat.init(rawValue:))
             case "edge":
                 options.edge = option.choice(path: optionPath, among: ["rising", "falling", "both"], problems: &problems)
             case "conversion-rate":
@@ -320,6 +367,10 @@ struct SensorSection {
             default:
                 options.bias = option.choice(path: optionPath, among: ["pull-up", "pull-down", "disabled", "as-is"], problems: &problems)
             }
+        }
+        if driver == .tmp117, let problem = options.tmp117Settings.problem {
+            problems.add(map.path(map["conversion-cycle"] != nil ? "conversion-cycle" : "averaging"),
+                         map.line(of: map["conversion-cycle"] != nil ? "conversion-cycle" : "averaging") ?? value.line, problem)
         }
         return options
     }

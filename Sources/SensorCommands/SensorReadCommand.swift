@@ -37,10 +37,10 @@ public struct SensorReadCommand: ParsableCommand {
     @Option(help: "bme280 oversampling per channel, e.g. temperature=2,pressure=16,humidity=1 (0 skips a channel; default 1).")
     public var oversampling: String?
 
-    @Option(name: .customLong("sample-rate"), help: "max30102/max30101 sample rate: 50, 100, 200 or 400 Hz (default 100).")
+    @Option(name: .customLong("sample-rate"), help: "max30102/max30101 sample rate: 50, 100, 200 or 400 Hz; max30100: 50 or 100 (default 100).")
     public var sampleRate: String?
 
-    @Option(name: .customLong("led-current-ma"), help: "max30102/max30101 LED current, 0 … 51 mA (default 7).")
+    @Option(name: .customLong("led-current-ma"), help: "max30102/max30101 LED current, 0 … 51 mA (default 7); max30100: 0 … 50 mA (default 11).")
     public var ledCurrentMilliamps: String?
 
     @Option(help: "gpio-pulse edge: rising, falling or both (default rising).")
@@ -74,6 +74,22 @@ public struct SensorReadCommand: ParsableCommand {
     @Option(name: .customLong("calibration-offset"), parsing: .unconditional,
             help: "Added to the reading: a number for the driver's first quantity (°C for temperature) or e.g. temperature=-0.3,humidity=2.")
     public var calibrationOffset: String?
+
+    @Option(help: "tmp117 / max30205: continuous or one-shot conversions.")
+    public var mode: String?
+
+    @Option(name: .customLong("conversion-cycle"),
+            help: "tmp117: time between conversions: \(TMP117.ConversionCycle.allCases.map(\.rawValue).joined(separator: ", ")).")
+    public var conversionCycle: String?
+
+    @Option(help: "tmp117: conversions averaged per result: 1, 8, 32 or 64.")
+    public var averaging: String?
+
+    @Option(name: .customLong("data-format"), help: "max30205: normal or extended (+64 °C) data format.")
+    public var dataFormat: String?
+
+    @Option(help: "iio / hwmon: the kernel device's name (e.g. dht11, bme280, w1_slave_temp) or its sysfs directory.")
+    public var device: String?
 
     @Option(help: "Seconds to collect pulses for heart-rate drivers (0 < s <= 3600).")
     public var seconds: Double = 8
@@ -120,7 +136,8 @@ public struct SensorReadCommand: ParsableCommand {
             ("oversampling", oversampling), ("iir-filter", iirFilter), ("sample-rate", sampleRate),
             ("led-current-ma", ledCurrentMilliamps), ("edge", edge), ("bias", bias), ("conversion-rate", conversionRate),
             ("extended-mode", extendedMode), ("resolution", resolution), ("repeatability", repeatability),
-            ("heater", heater), ("precision", precision),
+            ("heater", heater), ("precision", precision), ("mode", mode), ("conversion-cycle", conversionCycle),
+            ("averaging", averaging), ("data-format", dataFormat),
         ]
         return all.compactMap { name, text in text.map { (name, $0) } }
     }
@@ -129,6 +146,9 @@ public struct SensorReadCommand: ParsableCommand {
         // Checked here because a non-finite or huge value would trap in the integer conversions below.
         guard seconds.isFinite, seconds > 0, seconds <= Self.maximumSeconds else {
             throw .usage("--seconds must be a number of seconds with 0 < s <= \(Int(Self.maximumSeconds)), got \(seconds)")
+        }
+        if device != nil, driver != .iio, driver != .hwmon {
+            throw .usage("--device applies to iio and hwmon, not to \(driver.rawValue)")
         }
         var arguments = try wiringArguments()
         switch CommandLineSettings.settings(driver: driver, options: givenSettings, calibrationOffset: calibrationOffset, unit: unit) {
@@ -157,6 +177,12 @@ public struct SensorReadCommand: ParsableCommand {
             }
             return ValidatedArguments()
         case .cpuTemperature:
+            return ValidatedArguments()
+        case .iio, .hwmon:
+            let example = driver == .iio ? "dht11 (cat /sys/bus/iio/devices/*/name)" : "w1_slave_temp (cat /sys/class/hwmon/*/name)"
+            guard let device, !device.isEmpty, device.hasPrefix("/") || !device.contains("/") else {
+                throw .usage("\(driver.rawValue) needs --device: the kernel device's name, e.g. \(example), or its sysfs directory")
+            }
             return ValidatedArguments()
         default:
             return ValidatedArguments(address: try parsedAddress())
@@ -222,6 +248,8 @@ public struct SensorReadCommand: ParsableCommand {
             let reading = try sensor.read()
             tree = nil  // removes the simulated tree now that it has been read
             return "ds18b20 \(sensor.id): " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
+        case .iio, .hwmon:
+            return try readKernelSensor(simulated: simulated, unit: unit, offsets: offsets)
         case .gpioPulse:
             let lineSpec = arguments.line ?? ""
             let gpioLine: any GPIOLine
@@ -287,6 +315,40 @@ public struct SensorReadCommand: ParsableCommand {
             let reading = try MAX17048(bus: i2c, address: address).read()
             return String(format: "max17048: %.3f V, %.1f %%", reading.cellVolts, reading.stateOfChargePercent)
                 + (reading.resetDetected ? " (\(MAX17048.resetNotice); reset indicator cleared)" : "")
+        case .tmp117:
+            let sensor = TMP117(bus: i2c, address: address, settings: options.tmp117Settings, clock: clock)
+            try sensor.configure()
+            return "tmp117: " + Self.format(unit: unit, celsius: try sensor.read().celsius + offsets.temperature)
+        case .max30205:
+            let sensor = MAX30205(bus: i2c, address: address, settings: options.max30205Settings, clock: clock)
+            try sensor.configure()
+            return "max30205: " + Self.format(unit: unit, celsius: try sensor.read().celsius + offsets.temperature)
+        case .mlx90614:
+            let reading = try MLX90614(bus: i2c, address: address).read()
+            // The offset calibrates the published object temperature; the chip's own ambient is shown as measured.
+            return "mlx90614: object " + Self.format(unit: unit, celsius: reading.objectCelsius + offsets.temperature)
+                + ", ambient " + Self.format(unit: unit, celsius: reading.ambientCelsius)
+        case .aht20:
+            let reading = try AHT20(bus: i2c, address: address, clock: clock).read()
+            return "aht20: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
+                + String(format: ", %.1f %%RH", Self.clampedHumidity(reading.relativeHumidity + offsets.humidity))
+        case .shtc3:
+            let sensor = SHTC3(bus: i2c, address: address, clock: clock)
+            try sensor.verifyIdentity()
+            let reading = try sensor.read()
+            return "shtc3: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
+                + String(format: ", %.1f %%RH", Self.clampedHumidity(reading.relativeHumidity + offsets.humidity))
+        case .max30100:
+            var configuration = MAX30100.Configuration()
+            if let rate = options.sampleRate { configuration.sampleRate = rate }
+            if let current = options.ledCurrentMilliamps {
+                configuration.redMilliamps = current
+                configuration.irMilliamps = current
+            }
+            let sensor = MAX30100(bus: i2c, address: address, configuration: configuration, clock: clock)
+            try sensor.configure()
+            return try Self.collectHeartRate(PPGHeartRateMonitor(sensor: sensor, fingerThreshold: MAX30100.fingerThreshold),
+                                             pollMilliseconds: 100, seconds: seconds, clock: clock, name: driver.rawValue)
         case .max30102, .max30101:
             let variant: MAX3010x.Variant = driver == .max30101 ? .max30101 : .max30102
             var configuration = MAX3010x.Configuration()
@@ -297,21 +359,55 @@ public struct SensorReadCommand: ParsableCommand {
             }
             let sensor = MAX3010x(bus: i2c, address: address, variant: variant, configuration: configuration, clock: clock)
             try sensor.configure()
-            let monitor = PPGHeartRateMonitor(sensor: sensor)
-            // Drain the 32-sample FIFO every 200 ms (20 samples at 100 Hz): the chip buffers between reads.
-            let polls = max(1, Int(saturating: seconds / 0.2))
+            return try Self.collectHeartRate(PPGHeartRateMonitor(sensor: sensor), pollMilliseconds: 200, seconds: seconds,
+                                             clock: clock, name: driver.rawValue)
+        case .ds18b20, .gpioPulse, .cpuTemperature, .iio, .hwmon:
+            return ""
+        }
+    }
+
+    /// Drains the FIFO every `pollMilliseconds` (the 32-sample MAX3010x FIFO holds 320 ms at 100 Hz,
+    /// the MAX30100's 16 samples 160 ms) for `seconds` and reports the rate with every RR-interval seen.
+    private static func collectHeartRate(_ monitor: PPGHeartRateMonitor, pollMilliseconds: Double, seconds: Double,
+                                         clock: any SensorClock, name: String) throws(SensorError) -> String {
+            let polls = max(1, Int(saturating: seconds * 1000 / pollMilliseconds))
             var intervals: [Double] = []
             for _ in 0..<polls {
-                clock.sleep(milliseconds: 200)
+                clock.sleep(milliseconds: pollMilliseconds)
                 try monitor.poll()
                 if let partial = try? monitor.reading() { intervals += partial.rrIntervalsMilliseconds }
             }
             var reading = try monitor.reading()
             reading.rrIntervalsMilliseconds = intervals + reading.rrIntervalsMilliseconds
-            return Self.format(heartRate: reading, name: driver.rawValue)
-        case .ds18b20, .gpioPulse, .cpuTemperature:
-            return ""
+            return format(heartRate: reading, name: name)
+    }
+
+    /// An iio / hwmon device: every channel it has, with units.
+    private func readKernelSensor(simulated: Bool, unit: TemperatureUnit, offsets: Offsets) throws(SensorError) -> String {
+        let kind: KernelSensor.Kind = driver == .hwmon ? .hwmon : .iio
+        let name = device ?? ""
+        var tree: SimulatedKernelSensorTree?
+        if simulated {
+            do {
+                let created = try SimulatedKernelSensorTree()
+                try created.addDHT(index: 0, celsius: 22.4, relativeHumidity: 51)
+                try created.addDevice(.iio, index: 1, name: "bme280", attributes: [
+                    "in_temp_input": "21870", "in_humidityrelative_input": "44120", "in_pressure_input": "101.325",
+                ])
+                try created.addHwmonThermometer(index: 0, name: "cpu_thermal", celsius: 48.3)
+                try created.addHwmonThermometer(index: 1, celsius: 19.625)
+                tree = created
+            } catch {
+                throw .unavailable(sensor: driver.rawValue, reason: "cannot create simulated tree: \(error)")
+            }
         }
+        let reading = try KernelSensor(kind: kind, device: name, root: tree?.root ?? KernelSensor.defaultRoot).read()
+        tree = nil  // removes the simulated tree now that it has been read
+        var parts: [String] = []
+        if let celsius = reading.celsius { parts.append(Self.format(unit: unit, celsius: celsius + offsets.temperature)) }
+        if let humidity = reading.relativeHumidity { parts.append(String(format: "%.1f %%RH", Self.clampedHumidity(humidity + offsets.humidity))) }
+        if let pascals = reading.pascals { parts.append(String(format: "%.2f hPa", (pascals + offsets.pressure) / 100)) }
+        return "\(driver.rawValue) \(name): " + parts.joined(separator: ", ")
     }
 
     /// Calibration offsets per quantity, 0 where none is given.

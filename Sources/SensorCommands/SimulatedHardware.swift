@@ -26,7 +26,19 @@ struct SimulatedHardware {
                 return (value * 0.8, value)
             }, at: address)
         case .max17048: bus.attach(SimulatedMAX17048(cellVolts: 3.92, percent: 81.5), at: address)
-        case .ds18b20, .gpioPulse, .cpuTemperature: break
+        case .tmp117: bus.attach(SimulatedTMP117(celsius: 36.75, clock: clock), at: address)
+        case .max30205: bus.attach(SimulatedMAX30205(celsius: 36.9, clock: clock), at: address)
+        case .mlx90614: bus.attach(SimulatedMLX90614(objectCelsius: 34.51, ambientCelsius: 23.25, address: address), at: address)
+        case .aht20: bus.attach(SimulatedAHT20(celsius: 22.5, relativeHumidity: 48, calibrated: false, clock: clock), at: address)
+        case .shtc3: bus.attach(SimulatedSHTC3(celsius: 22.5, relativeHumidity: 48, clock: clock), at: address)
+        case .max30100:
+            // 16-bit counts: the 18-bit synthetic wave scaled down by four.
+            let ppg = SyntheticPPG(beatsPerMinute: 72, duration: 60, noise: 0.05)
+            bus.attach(SimulatedMAX30100(clock: clock) { t in
+                let value = ppg.value(at: t) / 4
+                return (value * 0.8, value)
+            }, at: address)
+        case .ds18b20, .gpioPulse, .cpuTemperature, .iio, .hwmon: break
         }
         return bus
     }

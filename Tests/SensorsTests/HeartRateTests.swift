@@ -164,7 +164,7 @@ struct BeatAccuracy {
         #expect(throws: SensorError.bus(.noDevice(bus: 1, address: 0x57))) { try sensor.readFIFO() }
         bus.clearFaults()
         bus.attach(SimulatedMAX3010x(clock: clock, partID: 0x11) { _ in (0, 0) }, at: 0x58)
-        #expect(throws: SensorError.wrongChip(sensor: "MAX30102", expected: "part ID 0x15", found: "part ID 0x11")) {
+        #expect(throws: SensorError.wrongChip(sensor: "MAX30102", expected: "part ID 0x15", found: "part ID 0x11 (a MAX30100: use driver max30100)")) {
             try MAX3010x(bus: bus, address: 0x58, clock: clock).configure()
         }
     }

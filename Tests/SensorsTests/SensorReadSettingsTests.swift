@@ -49,7 +49,7 @@ import Testing
         #expect(throws: SensorCommandError.usage("--heater: sht4x takes no 'heater' option; it applies to sht31")) {
             try run(["sht4x", "--simulated", "--heater", "on"])
         }
-        #expect(throws: SensorCommandError.usage("--sample-rate: tmp102 takes no 'sample-rate' option; it applies to max30102, max30101")) {
+        #expect(throws: SensorCommandError.usage("--sample-rate: tmp102 takes no 'sample-rate' option; it applies to max30102, max30101, max30100")) {
             try run(["tmp102", "--simulated", "--sample-rate", "100"])
         }
         #expect(throws: SensorCommandError.usage("--oversampling humidity: 3 is not one of 0, 1, 2, 4, 8, 16")) {

@@ -33,6 +33,8 @@ public struct SensorSourceFactory: Sendable {
         case .gpioPulse:
             let line = try Self.resolveLine(sensor.gpioLine ?? "", chips: board.gpioChips)
             return try Self.pulseSource(line: line, sensor: sensor, clock: clock)
+        case .iio, .hwmon:
+            return Self.kernelSource(sensor: sensor, root: KernelSensor.defaultRoot)
         default:
             let busNumber = sensor.i2cBus ?? board.i2cBus
             let bus: any I2CBus
@@ -76,6 +78,16 @@ public struct SensorSourceFactory: Sendable {
             beforeRead()
             return Measurement(heartRate: try receiver.reading())
         }, close: { receiver.stop() })
+    }
+
+    /// A device the kernel drives: the published quantities must be among its channels.
+    static func kernelSource(sensor: SensorConfiguration, root: String, close: @escaping @Sendable () -> Void = {}) -> any SensorSource {
+        let reader = KernelSensor(kind: sensor.driver == .hwmon ? .hwmon : .iio, device: sensor.device ?? "", root: root)
+        let required = sensor.publish.map(\.quantity)
+        return DriverSource(offsets: sensor.calibrationOffsets, read: { () throws(SensorError) in
+            let reading = try reader.read(required: required)
+            return Measurement(temperature: reading.celsius, humidity: reading.relativeHumidity, pressure: reading.pascals)
+        }, close: close)
     }
 
     static func i2cSource(sensor: SensorConfiguration, bus: any I2CBus, clock: any SensorClock,
@@ -137,6 +149,40 @@ public struct SensorSourceFactory: Sendable {
                 return Measurement(batteryPercent: reading.stateOfChargePercent,
                                    notice: reading.resetDetected ? MAX17048.resetNotice : nil)
             }, close: close)
+        case .tmp117:
+            let chip = TMP117(bus: bus, address: address, settings: sensor.options.tmp117Settings, clock: clock)
+            return DriverSource(offsets: offsets, setup: { () throws(SensorError) in try chip.configure() },
+                                read: { () throws(SensorError) in Measurement(temperature: try chip.read().celsius) }, close: close)
+        case .max30205:
+            let chip = MAX30205(bus: bus, address: address, settings: sensor.options.max30205Settings, clock: clock)
+            return DriverSource(offsets: offsets, setup: { () throws(SensorError) in try chip.configure() },
+                                read: { () throws(SensorError) in Measurement(temperature: try chip.read().celsius) }, close: close)
+        case .mlx90614:
+            let chip = MLX90614(bus: bus, address: address)
+            return DriverSource(offsets: offsets, read: { () throws(SensorError) in
+                Measurement(temperature: try chip.read().objectCelsius)
+            }, close: close)
+        case .aht20:
+            let chip = AHT20(bus: bus, address: address, clock: clock)
+            return DriverSource(offsets: offsets, read: { () throws(SensorError) in
+                let reading = try chip.read()
+                return Measurement(temperature: reading.celsius, humidity: reading.relativeHumidity)
+            }, close: close)
+        case .shtc3:
+            let chip = SHTC3(bus: bus, address: address, clock: clock)
+            return DriverSource(offsets: offsets, setup: { () throws(SensorError) in try chip.verifyIdentity() }, read: { () throws(SensorError) in
+                let reading = try chip.read()
+                return Measurement(temperature: reading.celsius, humidity: reading.relativeHumidity)
+            }, close: close)
+        case .max30100:
+            var configuration = MAX30100.Configuration()
+            if let rate = sensor.options.sampleRate { configuration.sampleRate = rate }
+            if let current = sensor.options.ledCurrentMilliamps {
+                configuration.redMilliamps = current
+                configuration.irMilliamps = current
+            }
+            let chip = MAX30100(bus: bus, address: address, configuration: configuration, clock: clock)
+            return ppgSource(chip: chip, configure: chip.configure, fingerThreshold: MAX30100.fingerThreshold, clock: clock, close: close)
         case .max30102, .max30101:
             var configuration = MAX3010x.Configuration()
             if let rate = sensor.options.sampleRate { configuration.sampleRate = rate }
@@ -146,10 +192,21 @@ public struct SensorSourceFactory: Sendable {
             }
             let chip = MAX3010x(bus: bus, address: address, variant: sensor.driver == .max30101 ? .max30101 : .max30102,
                                 configuration: configuration, clock: clock)
-            let monitor = PPGHeartRateMonitor(sensor: chip)
+            return ppgSource(chip: chip, configure: chip.configure, fingerThreshold: 30_000, clock: clock, close: close)
+        case .ds18b20, .gpioPulse, .cpuTemperature, .iio, .hwmon:
+            throw .unsupportedConfiguration(sensor: sensor.name, reason: "\(sensor.driver.rawValue) is not an I2C sensor")
+        }
+    }
+
+    /// A pulse-oximeter chip configured on the first read (and after a reset), its FIFO drained into
+    /// the heart-rate monitor on every read.
+    private static func ppgSource(chip: any PPGFrontEnd, configure: @escaping @Sendable () throws(SensorError) -> Void,
+                                  fingerThreshold: Double, clock: any SensorClock,
+                                  close: @escaping @Sendable () -> Void) -> any SensorSource {
+            let monitor = PPGHeartRateMonitor(sensor: chip, fingerThreshold: fingerThreshold)
             let configuredAt = Mutex<UInt64?>(nil)
             return DriverSource(offsets: [:], setup: { () throws(SensorError) in
-                try chip.configure()
+                try configure()
                 configuredAt.withLock { $0 = clock.nowNanoseconds() }
             }, read: { () throws(SensorError) in
                 try monitor.poll()
@@ -163,9 +220,6 @@ public struct SensorSourceFactory: Sendable {
                                        oxygenSaturation: .failure(.acquiring))
                 }
             }, close: close)
-        case .ds18b20, .gpioPulse, .cpuTemperature:
-            throw .unsupportedConfiguration(sensor: sensor.name, reason: "\(sensor.driver.rawValue) is not an I2C sensor")
-        }
     }
 
     private static func oversampling(_ factor: Int?, default fallback: BME280.Oversampling) -> BME280.Oversampling {

@@ -46,6 +46,8 @@ public final class SimulatedBoard: Sendable {
         case .gpioPulse where gpioChips != nil:
             let line = try SensorSourceFactory.resolveLine(sensor.gpioLine ?? "", chips: gpioChips ?? [])
             return try SensorSourceFactory.pulseSource(line: line, sensor: sensor, clock: clock)
+        case .iio, .hwmon:
+            return try kernelSource(for: sensor, failAt: failAt)
         case .gpioPulse:
             let chip = SimulatedGPIOChip(name: "gpiochip0", lineNames: (0..<28).map { "GPIO\($0)" })
             let line: SimulatedGPIOLine
@@ -82,18 +84,75 @@ public final class SimulatedBoard: Sendable {
         case .sht31: return SimulatedSHT31(celsius: celsius, relativeHumidity: humidity, clock: clock)
         case .sht4x: return SimulatedSHT4x(celsius: celsius, relativeHumidity: humidity, clock: clock)
         case .max17048: return SimulatedMAX17048(cellVolts: 3.9, percent: settings.batteryPercent ?? 87)
-        default:
-            // max30102 / max30101: a finger with a steady pulse. With no beat-to-beat variation the
-            // wave repeats every beat, so a few beats evaluated at the phase within the current one
-            // serve for any length of run (and cost a handful of beats per sample, not an hour's).
-            let bpm = min(220, max(30, settings.beatsPerMinute ?? 72))
-            let period = 60 / bpm
-            let ppg = SyntheticPPG(beatsPerMinute: bpm, duration: 4 * period, rrVariability: 0)
-            let middle = (ppg.beatTimes.first ?? 0.3) + period
-            let oximetry = OximetryWaveform(ratio: Self.simulatedRatio, irDC: ppg.dc, redDC: Self.simulatedRedDC)
-            return SimulatedMAX3010x(clock: clock) { t in
-                oximetry.sample(ir: ppg.value(at: middle + t.truncatingRemainder(dividingBy: period)))
+        case .tmp117: return SimulatedTMP117(celsius: settings.celsius ?? Self.bodyCelsius, clock: clock)
+        case .max30205: return SimulatedMAX30205(celsius: settings.celsius ?? Self.bodyCelsius, clock: clock)
+        case .mlx90614:
+            return SimulatedMLX90614(objectCelsius: settings.celsius ?? Self.bodyCelsius, ambientCelsius: 23,
+                                     address: sensor.i2cAddress ?? MLX90614.defaultAddress)
+        case .aht20: return SimulatedAHT20(celsius: celsius, relativeHumidity: humidity, clock: clock)
+        case .shtc3: return SimulatedSHTC3(celsius: celsius, relativeHumidity: humidity, clock: clock)
+        case .max30100:
+            // 16-bit counts: the 18-bit waves scaled down by four (the same R, so the same SpO2).
+            let finger = Self.steadyFinger(beatsPerMinute: settings.beatsPerMinute)
+            return SimulatedMAX30100(clock: clock) { t in
+                let sample = finger(t)
+                return (red: sample.red / 4, ir: sample.ir / 4)
             }
+        default:
+            // max30102 / max30101: a finger with a steady pulse.
+            return SimulatedMAX3010x(clock: clock, waveform: Self.steadyFinger(beatsPerMinute: settings.beatsPerMinute))
+        }
+    }
+
+    /// What the body-temperature chips report when the file sets no `celsius`.
+    static let bodyCelsius = 36.8
+
+    /// A finger with a steady pulse, red and IR in 18-bit counts with the ratio of ratios
+    /// `simulatedRatio`. With no beat-to-beat variation the wave repeats every beat, so a few beats
+    /// evaluated at the phase within the current one serve for any length of run (and cost a
+    /// handful of beats per sample, not an hour's).
+    private static func steadyFinger(beatsPerMinute: Double?) -> @Sendable (Double) -> (red: Double, ir: Double) {
+        let bpm = min(220, max(30, beatsPerMinute ?? 72))
+        let period = 60 / bpm
+        let ppg = SyntheticPPG(beatsPerMinute: bpm, duration: 4 * period, rrVariability: 0)
+        let middle = (ppg.beatTimes.first ?? 0.3) + period
+        let oximetry = OximetryWaveform(ratio: simulatedRatio, irDC: ppg.dc, redDC: simulatedRedDC)
+        return { t in oximetry.sample(ir: ppg.value(at: middle + t.truncatingRemainder(dividingBy: period))) }
+    }
+
+    /// A fake sysfs tree holding the named device with the channels the driver reads: temperature
+    /// and humidity for a dht11-like IIO device (plus pressure when the file sets one), temperature
+    /// (and humidity when set) for hwmon. `fail-after` removes the device, as an unbound driver does.
+    private func kernelSource(for sensor: SensorConfiguration, failAt: UInt64?) throws(SensorError) -> any SensorSource {
+        let settings = sensor.simulation
+        let kind: KernelSensor.Kind = sensor.driver == .hwmon ? .hwmon : .iio
+        let device = sensor.device ?? sensor.driver.rawValue
+        let milli = { (value: Double) in String(Int(saturating: (value * 1000).rounded())) }
+        var attributes: [String: String] = [:]
+        switch kind {
+        case .iio:
+            attributes["in_temp_input"] = milli(settings.celsius ?? 21.5)
+            attributes["in_humidityrelative_input"] = milli(settings.relativeHumidity ?? 45)
+            if let pascals = settings.pascals ?? (sensor.publish.contains(.pressure) ? 101_325 : nil) {
+                attributes["in_pressure_input"] = String(pascals / 1000)
+            }
+        case .hwmon:
+            attributes["temp1_input"] = milli(settings.celsius ?? 21.5)
+            if let humidity = settings.relativeHumidity ?? (sensor.publish.contains(.humidity) ? 45 : nil) {
+                attributes["humidity1_input"] = milli(humidity)
+            }
+        }
+        do {
+            let tree = try SimulatedKernelSensorTree()
+            // A device given by path lives at that path's last component inside the tree.
+            let name = device.hasPrefix("/") ? sensor.driver.rawValue : device
+            let directory = try tree.addDevice(kind, index: 0, name: name, attributes: attributes)
+            var configured = sensor
+            if device.hasPrefix("/") { configured.device = directory }
+            let source = SensorSourceFactory.kernelSource(sensor: configured, root: tree.root) { _ = tree }
+            return failAt.map { FailingAfter(source: source, failAt: $0, clock: clock) { try? tree.remove(kind, index: 0) } } ?? source
+        } catch {
+            throw .unavailable(sensor: sensor.name, reason: "cannot create the simulated sysfs tree: \(error)")
         }
     }
 

@@ -26,4 +26,16 @@ public enum CRC8 {
         }
         return crc
     }
+
+    /// SMBus Packet Error Code: polynomial 0x07 (x^8+x^2+x+1), init 0, no reflection (SMBus 3.1 §6.4).
+    public static func smbusPEC<C: Collection>(_ bytes: C) -> UInt8 where C.Element == UInt8 {
+        var crc: UInt8 = 0
+        for byte in bytes {
+            crc ^= byte
+            for _ in 0..<8 {
+                crc = crc & 0x80 != 0 ? (crc << 1) ^ 0x07 : crc << 1
+            }
+        }
+        return crc
+    }
 }

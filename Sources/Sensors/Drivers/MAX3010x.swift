@@ -118,7 +118,8 @@ public final class MAX3010x: Sendable {
         do {
             let part = try bus.readByteData(address: address, command: Register.partID.rawValue)
             guard part == Self.partID else {
-                throw SensorError.wrongChip(sensor: variant.rawValue, expected: "part ID 0x15", found: "part ID \(part.i2cHex)")
+                throw SensorError.wrongChip(sensor: variant.rawValue, expected: "part ID 0x15",
+                                            found: "part ID \(part.i2cHex)" + (part == MAX30100.partID ? " (a MAX30100: use driver max30100)" : ""))
             }
             try bus.writeByteData(address: address, command: Register.modeConfig.rawValue, value: Self.resetBit)
             // The reset bit self-clears within a millisecond.

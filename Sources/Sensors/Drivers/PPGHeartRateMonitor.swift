@@ -1,10 +1,10 @@
 import Synchronization
 
-/// Heart rate from a MAX3010x: drains the FIFO and runs the beat detector on the IR channel
-/// (red in heart-rate mode). In SpO2 mode (both LEDs on) the red/IR pairs also feed a
+/// Heart rate from a MAX3010x or MAX30100: drains the FIFO and runs the beat detector on the IR
+/// channel (red in heart-rate mode). With both LEDs on (SpO2 mode) the red/IR pairs also feed a
 /// `SpO2Estimator`, which the detector's beats delimit into cardiac cycles.
 public final class PPGHeartRateMonitor: Sendable {
-    public let sensor: MAX3010x
+    public let sensor: any PPGFrontEnd
     private struct State {
         var detector: BeatDetector
         var oximeter: SpO2Estimator?
@@ -19,10 +19,11 @@ public final class PPGHeartRateMonitor: Sendable {
     public static let sampleTimeoutNanoseconds: UInt64 = 1_000_000_000
     private let state: Mutex<State>
 
-    public init(sensor: MAX3010x, fingerThreshold: Double = 30_000) {
+    public init(sensor: any PPGFrontEnd, fingerThreshold: Double = 30_000) {
         self.sensor = sensor
-        let rate = Double(sensor.configuration.sampleRate)
-        let oximeter = sensor.configuration.mode == .spO2 ? SpO2Estimator(sampleRate: rate, contactThreshold: fingerThreshold) : nil
+        let rate = Double(sensor.sampleRate)
+        let oximeter = sensor.samplesRedAndInfrared
+            ? SpO2Estimator(sampleRate: rate, fullScale: sensor.adcFullScale, contactThreshold: fingerThreshold) : nil
         state = Mutex(State(detector: BeatDetector(sampleRate: rate, fingerThreshold: fingerThreshold), oximeter: oximeter))
     }
 
@@ -72,12 +73,12 @@ public final class PPGHeartRateMonitor: Sendable {
         return try state.withLock { state throws(SensorError) -> HeartRateReading in
             guard let last = state.lastSamplesAt, now >= last, now - last <= Self.sampleTimeoutNanoseconds else {
                 state.pendingRR.removeAll()
-                throw .noSignal(sensor: sensor.variant.rawValue,
+                throw .noSignal(sensor: sensor.partName,
                                 reason: "no samples from the sensor for 1 s: it stopped sampling (reset or shut down?); reconfigure it")
             }
             if state.ambientLightOverflow {
                 state.pendingRR.removeAll()
-                throw .noSignal(sensor: sensor.variant.rawValue,
+                throw .noSignal(sensor: sensor.partName,
                                 reason: "ambient light overflow: too much light reaches the sensor; shade it or cover it with the finger")
             }
             guard state.detector.fingerPresent else {
@@ -86,7 +87,7 @@ public final class PPGHeartRateMonitor: Sendable {
             }
             if let since = state.detector.secondsSinceLastBeat, since > BeatDetector.beatTimeoutSeconds {
                 state.pendingRR.removeAll()
-                throw .noSignal(sensor: sensor.variant.rawValue,
+                throw .noSignal(sensor: sensor.partName,
                                 reason: "no heartbeat found for \(Int(BeatDetector.beatTimeoutSeconds)) s: keep the finger still and press lightly")
             }
             defer { state.pendingRR.removeAll() }
