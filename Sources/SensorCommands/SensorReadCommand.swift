@@ -370,16 +370,28 @@ public struct SensorReadCommand: ParsableCommand {
     /// the MAX30100's 16 samples 160 ms) for `seconds` and reports the rate with every RR-interval seen.
     private static func collectHeartRate(_ monitor: PPGHeartRateMonitor, pollMilliseconds: Double, seconds: Double,
                                          clock: any SensorClock, name: String) throws(SensorError) -> String {
-            let polls = max(1, Int(saturating: seconds * 1000 / pollMilliseconds))
-            var intervals: [Double] = []
-            for _ in 0..<polls {
-                clock.sleep(milliseconds: pollMilliseconds)
-                try monitor.poll()
-                if let partial = try? monitor.reading() { intervals += partial.rrIntervalsMilliseconds }
-            }
-            var reading = try monitor.reading()
-            reading.rrIntervalsMilliseconds = intervals + reading.rrIntervalsMilliseconds
-            return format(heartRate: reading, name: name)
+        let polls = max(1, Int(saturating: seconds * 1000 / pollMilliseconds))
+        var intervals: [Double] = []
+        for _ in 0..<polls {
+            clock.sleep(milliseconds: pollMilliseconds)
+            try monitor.poll()
+            if let partial = try? monitor.reading() { intervals += partial.rrIntervalsMilliseconds }
+        }
+        var reading = try monitor.reading()
+        reading.rrIntervalsMilliseconds = intervals + reading.rrIntervalsMilliseconds
+        let rate = format(heartRate: reading, name: name)
+        guard reading.contact != .notDetected, let oxygenSaturation = monitor.oxygenSaturation() else { return rate }
+        return rate + "; " + format(oxygenSaturation: oxygenSaturation)
+    }
+
+    /// SpO2 with its perfusion index, or why there is none (never a number from a gated signal).
+    static func format(oxygenSaturation: Result<SpO2Estimator.Estimate, SpO2Estimator.Gate>) -> String {
+        switch oxygenSaturation {
+        case let .success(estimate):
+            return String(format: "SpO2 %.1f %% (perfusion index %.2f %%)", estimate.percent, estimate.perfusionIndexPercent)
+        case let .failure(gate):
+            return "SpO2 unavailable: \(gate)"
+        }
     }
 
     /// An iio / hwmon device: every channel it has, with units.

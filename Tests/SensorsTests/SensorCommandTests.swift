@@ -25,6 +25,10 @@ import Testing
         #expect(try run(["read", "gpio-pulse", "--simulated", "--line", "GPIO17"]).hasPrefix("gpio-pulse: 72 bpm, RR ms: 833"))
         let ppg = try run(["read", "max30102", "--simulated", "--seconds", "10"])
         #expect(ppg.hasPrefix("max30102: 7"), "\(ppg)")
+        // The simulated finger has R = 0.5: −45.060·0.25 + 30.354·0.5 + 94.845 = 98.757 % (MAXREFDES117 curve).
+        #expect(ppg.contains("; SpO2 98.8 % (perfusion index "), "\(ppg)")
+        let small = try run(["read", "max30100", "--simulated", "--seconds", "10"])
+        #expect(small.hasPrefix("max30100: 7") && small.contains("; SpO2 98.8 % "), "\(small)")
     }
 
     @Test func wrongAddressAndMissingBusArePlainErrors() throws {
