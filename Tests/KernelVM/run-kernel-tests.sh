@@ -71,10 +71,14 @@ for tool in qemu-system-x86_64 i2cset btvirt btmgmt script modprobe cpio; do
 done
 # Debian's newest kernel with its modules.
 kver=
-for vmlinuz in $(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V -r); do
+shopt -s nullglob
+kernels=(/boot/vmlinuz-*)
+shopt -u nullglob
+while IFS= read -r vmlinuz; do
+    [[ -n $vmlinuz ]] || continue
     candidate=${vmlinuz#/boot/vmlinuz-}
     if [[ -d /lib/modules/$candidate/kernel ]]; then kver=$candidate; break; fi
-done
+done < <(printf '%s\n' "${kernels[@]}" | sort -V -r)
 [[ -n $kver ]] || { echo "kernel tests: no Debian kernel in /boot: apt-get install linux-image-amd64" >&2; exit 1; }
 
 mkdir -p "$cache"
@@ -97,6 +101,19 @@ mkdir -p "$run"
 env=(KVM_SCRIPT="$here/guest/run-checks.sh" KVM_BIN="$bin" KVM_GROUPS="$groups")
 [[ -z $gpio_sim ]] || env+=(KVM_GPIO_SIM="$gpio_sim")
 [[ -z $gpiod2_bin ]] || env+=(KVM_GPIOD2_BIN="$gpiod2_bin" KVM_GPIOD2_LIB="$gpiod2_lib")
+# The guest's /tmp is its own tmpfs, which would hide a checkout or build under the host's /tmp
+# (a CI clone there): init binds each such top-level directory back in from the host root.
+host_tmp=()
+for path in "$repo" "$bin" "$gpiod2_bin" "$gpiod2_lib" "$gpio_sim" "$initramfs"; do
+    [[ $path == /tmp/?* ]] || continue
+    top=${path#/tmp/}
+    top=/tmp/${top%%/*}
+    [[ " ${host_tmp[*]} " == *" $top "* ]] || host_tmp+=("$top")
+done
+if ((${#host_tmp[@]})); then
+    joined=$(IFS=,; echo "${host_tmp[*]}")
+    env+=(KVM_HOST_TMP="$joined")
+fi
 env_args=()
 for item in "${env[@]}"; do env_args+=(--env "$item"); done
 # kernel_vm.py kills QEMU on its deadline and on SIGINT/SIGTERM/SIGHUP; a signal to this script is
