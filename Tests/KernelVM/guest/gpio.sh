@@ -17,8 +17,8 @@ gpio_setup() {
     mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
     insmod "$KVM_GPIO_SIM/irq_sim.ko" && insmod "$KVM_GPIO_SIM/gpio-sim.ko" || return 1
     mkdir "$config" "$config/bank0" "$config/bank0/line17" || return 1
-    echo 28 >"$config/bank0/num_lines"
-    echo GPIO17 >"$config/bank0/line17/name"
+    echo 28 >"$config/bank0/num_lines" || return 1
+    echo GPIO17 >"$config/bank0/line17/name" || return 1
     echo 1 >"$config/live" || return 1
     sim_chip=$(cat "$config/bank0/chip_name")
     sim_pull=/sys/devices/platform/$(cat "$config/dev_name")/$sim_chip/sim_gpio17/pull

@@ -7,7 +7,10 @@ swift_tests() {
         fail swift-tests "no test bundle at $bundle (swift build --build-tests)"
         return
     fi
-    modprobe i2c-dev
+    if ! modprobe i2c-dev; then
+        fail swift-tests "modprobe i2c-dev failed"
+        return
+    fi
     if ! load_stub 0x50; then
         fail swift-tests "i2c-stub chip_addr=0x50 did not load"
         return
