@@ -66,6 +66,17 @@ import Testing
         #expect(chip.configuration & TMP117.modeMask == TMP117.shutdownMode)
     }
 
+    @Test func aBrownOutInOneShotModeIsAResetNotATimeout() throws {
+        let (_, _, chip, sensor) = make(celsius: 36.5, settings: TMP117.Settings(mode: .oneShot, averaging: .x1))
+        try sensor.configure()
+        #expect(try sensor.read().celsius == 36.5)
+        // Power-on: continuous conversions with 8 averages (0x0220), not our one-shot with 1.
+        chip.powerCycle()
+        #expect(throws: SensorError.deviceReset(sensor: "TMP117")) { try sensor.read() }
+        try sensor.configure()
+        #expect(try sensor.read().celsius == 36.5)
+    }
+
     @Test func refusesImpossibleSettingsAndWrongChips() throws {
         let (_, bus, _, _) = make()
         let tooFast = TMP117(bus: bus, settings: TMP117.Settings(conversionCycle: .ms125, averaging: .x64))
@@ -140,6 +151,19 @@ import Testing
         #expect(chip.configuration == MAX30205.shutdownBit)
     }
 
+    /// With the power-on settings (continuous, normal) a brown-out changes no configuration bit and
+    /// the power-on temperature 0x0000 reads as 0.00 °C: the T_HYST marker must catch it.
+    @Test func aBrownOutWithPowerOnSettingsIsNotReadAsZeroDegrees() throws {
+        let (clock, _, chip, sensor) = make(celsius: 36.75)
+        try sensor.configure()
+        clock.advance(milliseconds: 50)
+        #expect(try sensor.read().celsius == 36.75)
+        chip.powerCycle()
+        #expect(throws: SensorError.deviceReset(sensor: "MAX30205")) { try sensor.read() }
+        try sensor.configure()
+        #expect(try sensor.read().celsius == 36.75)
+    }
+
     @Test func faults() throws {
         let (clock, bus, chip, sensor) = make(celsius: 37, settings: MAX30205.Settings(dataFormat: .extended))
         try sensor.configure()
@@ -153,8 +177,10 @@ import Testing
         #expect(throws: SensorError.shutDown(sensor: "MAX30205", bit: "SHUTDOWN")) { try plain.read() }
         // No ID register: a register reading −100 °C is outside the chip's range and refused.
         let (hotClock, _, _, wrongFormat) = make(celsius: -100, settings: MAX30205.Settings(dataFormat: .normal))
+        try wrongFormat.configure()
         hotClock.advance(milliseconds: 50)
-        #expect(throws: SensorError.self) { try wrongFormat.read() }
+        #expect(throws: SensorError.invalidData(sensor: "MAX30205", reason: "-100.0 °C is outside the chip's −40…125 °C range: the MAX30205 has no ID register, "
+                                                + "so check that the chip at 0x48 is a MAX30205 and its data-format setting")) { try wrongFormat.read() }
         bus.unplug(address: 0x48)
         #expect(throws: SensorError.bus(.noDevice(bus: 1, address: 0x48))) { try sensor.read() }
     }

@@ -23,6 +23,12 @@ public final class MAX30205: Sendable {
     /// Datasheet "Data Format": the extended format adds 64 °C so the range reaches +150 °C.
     static let extendedOffset = 64.0
     static let plausibleCelsius = -40.0...125.0
+    /// Datasheet "Register Functionality": T_HYST powers on as 0x4B00 (75 °C). Power-on settings
+    /// match the default continuous / normal format and the power-on temperature 0x0000 reads as a
+    /// plausible 0.00 °C, so a brown-out would go unnoticed: configure moves T_HYST to 74.5 °C and
+    /// every read checks it is still there. (Only the OS pin's hysteresis changes, by 0.5 °C.)
+    static let powerOnHysteresis: UInt16 = 0x4B00
+    static let configuredHysteresis: UInt16 = 0x4A80
 
     /// DATA FORMAT bit: normal (two's complement) or extended (+64 °C).
     public enum DataFormat: String, Sendable, Equatable, CaseIterable {
@@ -71,6 +77,9 @@ public final class MAX30205: Sendable {
                                       value: (current & ~fields & ~Self.oneShotBit) | settings.register)
             } catch { throw .bus(error) }
         }
+        do {
+            try bus.writeBigEndianWord(address: address, command: Register.hysteresis.rawValue, value: Self.configuredHysteresis)
+        } catch { throw .bus(error) }
         if settings.mode == .continuous { clock.sleep(milliseconds: Self.maxConversionMilliseconds) }
     }
 
@@ -86,8 +95,12 @@ public final class MAX30205: Sendable {
             throw .invalidData(sensor: "MAX30205", reason: "every register reads all ones: no chip drives the bus (check SDA pull-up and power)")
         }
         if settings.mode == .continuous, configuration & Self.shutdownBit != 0 { throw .shutDown(sensor: "MAX30205", bit: "SHUTDOWN") }
-        // Power-on is continuous, normal format: a chip that lost its settings is set up again.
+        // Power-on is continuous, normal format: a chip that lost its settings is set up again. The
+        // hysteresis marker tells a brown-out apart when the settings are the power-on ones.
         guard configuration & fields == settings.register else { throw .deviceReset(sensor: "MAX30205") }
+        let hysteresis: UInt16
+        do { hysteresis = try bus.readBigEndianWord(address: address, command: Register.hysteresis.rawValue) } catch { throw .bus(error) }
+        guard hysteresis == Self.configuredHysteresis else { throw .deviceReset(sensor: "MAX30205") }
         if settings.mode == .oneShot {
             do {
                 try bus.writeByteData(address: address, command: Register.configuration.rawValue, value: configuration | Self.oneShotBit)

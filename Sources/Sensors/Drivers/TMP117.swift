@@ -144,13 +144,17 @@ public final class TMP117: Sendable {
 
     public func read() throws(SensorError) -> TemperatureReading {
         let configuration = try readConfiguration()
+        let fields = Self.modeMask | Self.conversionCycleMask | Self.averagingMask
         switch settings.mode {
         case .continuous:
             // A chip that reset (brown-out) is back at its defaults; one set to shutdown measures nothing.
             guard configuration & Self.modeMask != Self.shutdownMode else { throw .shutDown(sensor: "TMP117", bit: "MOD=01") }
-            let fields = Self.modeMask | Self.conversionCycleMask | Self.averagingMask
             guard configuration & fields == settings.register & fields else { throw .deviceReset(sensor: "TMP117") }
         case .oneShot:
+            // Between one-shot conversions the chip rests in shutdown (MOD=01) with our CONV/AVG; after a
+            // brown-out it converts continuously with its power-on averaging, so the wait below would
+            // be wrong and the result not the configured one: have it reconfigured.
+            guard configuration & fields == settings.register & fields else { throw .deviceReset(sensor: "TMP117") }
             do {
                 try bus.writeBigEndianWord(address: address, command: Register.configuration.rawValue,
                                            value: (configuration & 0x03FC) | Self.oneShotMode)

@@ -39,6 +39,8 @@ public final class SimulatedMAX30205: SimulatedI2CDevice {
         state.withLock { state in
             state.configuration = 0
             state.temperature = 0
+            state.hysteresis = 0x4B00
+            state.overTemperature = 0x5000
             state.conversionStartedAt = now
         }
     }
