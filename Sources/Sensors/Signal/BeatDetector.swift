@@ -37,7 +37,8 @@ public struct BeatDetector: Sendable {
     private var trough = Double.infinity
     private var lowPass: Biquad
     private var history: (Double, Double, Double) = (0, 0, 0)
-    private var sampleIndex = 0
+    /// Int64 so a 32-bit build (armhf) does not trap after 2^31 samples (248 days at 100 Hz).
+    private var sampleIndex: Int64 = 0
     private var settleSamples: Int
     private var peakEstimate = 0.0
     private var lastPeakTime: Double?
@@ -108,7 +109,7 @@ public struct BeatDetector: Sendable {
         }
         restartFilters()
         // OVF_COUNTER saturates at 31; the bound only keeps the index arithmetic safe.
-        sampleIndex += min(count, 1 << 20)
+        sampleIndex += Int64(min(count, 1 << 20))
         gapSinceLastBeat = true
         return beat
     }

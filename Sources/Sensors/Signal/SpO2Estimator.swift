@@ -97,14 +97,15 @@ public struct SpO2Estimator: Sendable {
     /// Smoothed samples since `bufferStart` (absolute sample index).
     private var red: [Double] = []
     private var ir: [Double] = []
-    private var bufferStart = 0
-    private var sampleIndex = 0
-    private var lastSaturatedIndex = Int.min
-    private var previousDip: Int?
+    // Absolute sample indices are Int64 so a 32-bit build (armhf) does not trap after 2^31 samples.
+    private var bufferStart: Int64 = 0
+    private var sampleIndex: Int64 = 0
+    private var lastSaturatedIndex = Int64.min
+    private var previousDip: Int64?
     private var previousDC: Double?
     private var ratios: [Double] = []
     private var perfusion: [Double] = []
-    private var lastCycleEnd: Int?
+    private var lastCycleEnd: Int64?
     private var lastGate: Gate? = .acquiring
 
     public init(sampleRate: Double, fullScale: Double = 262_143, contactThreshold: Double = 30_000) {
@@ -155,26 +156,28 @@ public struct SpO2Estimator: Sendable {
             let drop = red.count - keep
             red.removeFirst(drop)
             ir.removeFirst(drop)
-            bufferStart += drop
+            bufferStart += Int64(drop)
         }
     }
 
     /// A beat at `time` seconds since the first sample (the `BeatDetector.Beat.time` scale).
     public mutating func beat(at time: Double) {
-        guard time.isFinite, time >= 0, time * sampleRate < Double(Int32.max) else { return }
-        let center = Int(saturating: (time * sampleRate).rounded())
-        let low = max(bufferStart, center - Int(saturating: 0.25 * sampleRate))
-        let high = min(sampleIndex - 1, center + Int(saturating: 0.1 * sampleRate))
+        // The bound keeps the conversion below exact and far from Int64's limits.
+        guard time.isFinite, time >= 0, time * sampleRate < 1e15 else { return }
+        let center = Int64((time * sampleRate).rounded())
+        let low = max(bufferStart, center - Int64(Int(saturating: 0.25 * sampleRate)))
+        let high = min(sampleIndex - 1, center + Int64(Int(saturating: 0.1 * sampleRate)))
         guard low <= high else { return }
         // The dip: the IR minimum near the beat (the detector times the filtered wave, which lags).
+        // low ≥ bufferStart and high < sampleIndex, so every offset is inside the buffer.
         var dip = low
-        for index in low...high where ir[index - bufferStart] < ir[dip - bufferStart] { dip = index }
+        for index in low...high where ir[Int(index - bufferStart)] < ir[Int(dip - bufferStart)] { dip = index }
         defer { previousDip = dip }
         guard let start = previousDip, start >= bufferStart else { return }
         let length = Double(dip - start) / sampleRate * 1000
         guard length >= BeatDetector.minimumRRMilliseconds, length <= BeatDetector.maximumRRMilliseconds else { return }
         lastCycleEnd = dip
-        if let gate = evaluateCycle(from: start - bufferStart, to: dip - bufferStart, startIndex: start) {
+        if let gate = evaluateCycle(from: Int(start - bufferStart), to: Int(dip - bufferStart), startIndex: start) {
             lastGate = gate
             ratios.removeAll()
             perfusion.removeAll()
@@ -184,7 +187,7 @@ public struct SpO2Estimator: Sendable {
         }
     }
 
-    private mutating func evaluateCycle(from start: Int, to end: Int, startIndex: Int) -> Gate? {
+    private mutating func evaluateCycle(from start: Int, to end: Int, startIndex: Int64) -> Gate? {
         let (acRed, dcRed) = Self.acdc(red, start, end)
         let (acIR, dcIR) = Self.acdc(ir, start, end)
         let dcStep = previousDC.map { abs(dcIR - $0) / dcIR } ?? 0
