@@ -66,6 +66,13 @@ import Testing
         #expect(throws: SensorError.invalidData(sensor: "iio garbled", reason: "\(tree.root)/bus/iio/devices/iio:device1/in_temp_input holds 'hot?[2J', not a number")) {
             try tree.sensor(.iio, device: "garbled").read()
         }
+        // 4500 %RH (a wrong _scale) is refused, not published as 100 %; 101.2 % is tolerance, cropped.
+        try tree.addDevice(.iio, index: 2, name: "scaled", attributes: ["in_temp_input": "21000", "in_humidityrelative_input": "4500000"])
+        #expect(throws: SensorError.invalidData(sensor: "iio scaled", reason: "4500.0 %RH is not a relative humidity (check the channel's _scale and _offset)")) {
+            try tree.sensor(.iio, device: "scaled").read()
+        }
+        try tree.addDevice(.iio, index: 3, name: "damp", attributes: ["in_temp_input": "21000", "in_humidityrelative_input": "101200"])
+        #expect(try tree.sensor(.iio, device: "damp").read().relativeHumidity == 100)
     }
 
     /// The dht11 driver fails a read with EIO (bad checksum) or ETIMEDOUT (no reply); other errors

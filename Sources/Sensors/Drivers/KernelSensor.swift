@@ -116,7 +116,14 @@ public struct KernelSensor: Sendable {
         if let celsius = reading.celsius, !(-273.15...1000).contains(celsius) {
             throw .invalidData(sensor: sensorName, reason: "\(celsius) °C is not a temperature")
         }
-        if let humidity = reading.relativeHumidity { reading.relativeHumidity = min(100, max(0, humidity)) }
+        if let humidity = reading.relativeHumidity {
+            // A few percent past the ends is sensor tolerance and is cropped (as the Sensirion and
+            // Bosch datasheets say); far outside means a wrong scale or a garbled value, not 100 %.
+            guard (-5...105).contains(humidity) else {
+                throw .invalidData(sensor: sensorName, reason: "\(humidity) %RH is not a relative humidity (check the channel's _scale and _offset)")
+            }
+            reading.relativeHumidity = min(100, max(0, humidity))
+        }
         return reading
     }
 
