@@ -147,20 +147,24 @@ public final class LinuxI2CBus: I2CBus {
         // driver owns (SHT31 bound by sht3x); selecting each address first gets the same EBUSY.
         let addresses = Set(messages.map(\.address)).sorted()
         let bus = busNumber
-        let status: Result<Int32, SensorBusError> = raw.withUnsafeMutableBufferPointer { pointer in
-            selectedAddress.withLock { current in
-                for address in addresses {
-                    let selected = clh_i2c_set_address(fd, UInt16(address))
-                    if selected < 0 {
-                        current = nil
-                        return .failure(Self.selectError(-selected, bus: bus, address: address))
-                    }
-                    current = address
+        let selection: Result<Void, SensorBusError> = selectedAddress.withLock { current in
+            for address in addresses {
+                let selected = clh_i2c_set_address(fd, UInt16(address))
+                if selected < 0 {
+                    current = nil
+                    return .failure(Self.selectError(-selected, bus: bus, address: address))
                 }
-                return .success(clh_i2c_rdwr(fd, pointer.baseAddress, UInt32(pointer.count)))
+                current = address
             }
+            return .success(())
         }
-        let code = try status.get()
+        try selection.get()
+        // I2C_RDWR carries its addresses in the messages, so unlike the SMBus calls it does not need
+        // the selection to stay put: the transfer (which may block for the adapter's timeout on a
+        // stuck bus) runs outside the lock and other sensors on the bus are not held up.
+        let code = raw.withUnsafeMutableBufferPointer { pointer in
+            clh_i2c_rdwr(fd, pointer.baseAddress, UInt32(pointer.count))
+        }
         if code < 0 { throw Self.error(-code, bus: busNumber, address: first.address) }
         var result: [[UInt8]] = []
         for (index, message) in messages.enumerated() {
