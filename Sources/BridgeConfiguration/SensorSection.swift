@@ -241,7 +241,12 @@ struct SensorSection {
         let range = -10_000.0...10_000.0
         if value.scalarText != nil {
             guard let offset = value.number(path: path, in: range, problems: &problems), let driver else { return nil }
-            return [driver.quantities[0]: offset]
+            let quantity = driver.quantities[0]
+            guard calibratable.contains(quantity) else {
+                problems.add(path, value, notCalibratable(quantity))
+                return nil
+            }
+            return [quantity: offset]
         }
         guard case .mapping = value.node else {
             problems.add(path, value, "expected a number (for the driver's first quantity) or a map like {temperature: -0.3, humidity: 2}, found \(value.kindDescription)")
@@ -255,11 +260,24 @@ struct SensorSection {
                 problems.add(map.path(entry.key), entry.keyLine, notMeasured(quantity, by: driver))
                 continue
             }
+            guard calibratable.contains(quantity) else {
+                problems.add(map.path(entry.key), entry.keyLine, notCalibratable(quantity))
+                continue
+            }
             if let offset = entry.value.number(path: map.path(entry.key), in: range, unit: " \(quantity.unit)", problems: &problems) {
                 offsets[quantity] = offset
             }
         }
         return offsets
+    }
+
+    /// The quantities an offset applies to. A heart rate or an SpO2 comes from beat timing and a
+    /// calibration curve, so a constant added to it would be a made-up correction, not a calibration.
+    static let calibratable: Set<Quantity> = [.temperature, .humidity, .pressure, .batteryLevel]
+
+    private static func notCalibratable(_ quantity: Quantity) -> String {
+        "\(quantity.rawValue) takes no calibration offset (it is computed from beat timing or a calibration curve); "
+            + "offsets apply to temperature, humidity, pressure and battery-level"
     }
 
     /// `celsius` or `fahrenheit`, for drivers that measure temperature.
@@ -313,7 +331,10 @@ struct SensorSection {
                 guard let ratios = option.map(path: optionPath, known: ["temperature", "pressure", "humidity"], problems: &problems) else { continue }
                 func ratio(_ name: String) -> Int? {
                     guard let item = ratios[name] else { return nil }
-                    return oneOf([0, 1, 2, 4, 8, 16], item, path: ratios.path(name), problems: &problems)
+                    // Pressure and humidity are compensated with t_fine from the temperature channel,
+                    // so temperature cannot be skipped (datasheet 4.2.3).
+                    let allowed = name == "temperature" ? [1, 2, 4, 8, 16] : [0, 1, 2, 4, 8, 16]
+                    return oneOf(allowed, item, path: ratios.path(name), problems: &problems)
                 }
                 options.temperatureOversampling = ratio("temperature")
                 options.pressureOversampling = ratio("pressure")

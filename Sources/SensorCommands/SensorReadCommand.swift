@@ -313,7 +313,8 @@ public struct SensorReadCommand: ParsableCommand {
                 + String(format: ", %.1f %%RH", Self.clampedHumidity(reading.relativeHumidity + offsets.humidity))
         case .max17048:
             let reading = try MAX17048(bus: i2c, address: address).read()
-            return String(format: "max17048: %.3f V, %.1f %%", reading.cellVolts, reading.stateOfChargePercent)
+            // As the daemon does: the offset moves the state of charge, which Battery Level clamps to 0…100.
+            return String(format: "max17048: %.3f V, %.1f %%", reading.cellVolts, min(100, max(0, reading.stateOfChargePercent + offsets.batteryLevel)))
                 + (reading.resetDetected ? " (\(MAX17048.resetNotice); reset indicator cleared)" : "")
         case .tmp117:
             let sensor = TMP117(bus: i2c, address: address, settings: options.tmp117Settings, clock: clock)
@@ -424,12 +425,13 @@ public struct SensorReadCommand: ParsableCommand {
 
     /// Calibration offsets per quantity, 0 where none is given.
     struct Offsets {
-        var temperature = 0.0, humidity = 0.0, pressure = 0.0
+        var temperature = 0.0, humidity = 0.0, pressure = 0.0, batteryLevel = 0.0
 
         init(_ offsets: [Quantity: Double]) {
             temperature = offsets[.temperature] ?? 0
             humidity = offsets[.humidity] ?? 0
             pressure = offsets[.pressure] ?? 0
+            batteryLevel = offsets[.batteryLevel] ?? 0
         }
     }
 

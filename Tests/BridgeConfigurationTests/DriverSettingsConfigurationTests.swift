@@ -41,6 +41,20 @@ import Testing
         ])
     }
 
+    @Test func heartRateAndSpO2TakeNoCalibrationOffset() {
+        #expect(problems("""
+            board: simulated
+            sensors:
+              - {name: a, driver: max30102, calibration-offset: {spo2: 2}}
+              - {name: b, driver: gpio-pulse, line: GPIO17, calibration-offset: 3}
+            """) == [
+            "sensors[0].calibration-offset.spo2 (line 3): spo2 takes no calibration offset (it is computed from beat timing or a calibration curve); "
+                + "offsets apply to temperature, humidity, pressure and battery-level",
+            "sensors[1].calibration-offset (line 4): heart-rate takes no calibration offset (it is computed from beat timing or a calibration curve); "
+                + "offsets apply to temperature, humidity, pressure and battery-level",
+        ])
+    }
+
     @Test func settingsOfOtherDriversAreRejected() {
         #expect(problems("""
             board: simulated

@@ -22,6 +22,12 @@ import Testing
         _ = try SensorReadCommand.parse(["tmp102", "--calibration-offset", "-0.3"])
     }
 
+    @Test func aBatteryOffsetMovesTheStateOfChargeAsInTheDaemon() throws {
+        // The simulated gauge holds 81.5 %.
+        #expect(try run(["max17048", "--simulated", "--calibration-offset", "-1.5"]).hasPrefix("max17048: 3.920 V, 80.0 %"))
+        #expect(try run(["max17048", "--simulated", "--calibration-offset", "30"]).hasPrefix("max17048: 3.920 V, 100.0 %"))
+    }
+
     @Test func settingsChangeTheReading() throws {
         #expect(try run(["tmp102", "--simulated", "--conversion-rate", "8", "--calibration-offset", "-0.5"]) == "tmp102: 23.00 °C")
         #expect(try run(["tmp102", "--simulated", "--extended-mode", "on"]) == "tmp102: 23.50 °C")
