@@ -20,8 +20,7 @@ struct SimulatedHardware {
         case .sht31: bus.attach(SimulatedSHT31(celsius: 22.5, relativeHumidity: 48, clock: clock), at: address)
         case .sht4x: bus.attach(SimulatedSHT4x(celsius: 22.5, relativeHumidity: 48, clock: clock), at: address)
         case .max30102, .max30101:
-            let finger = Self.finger()
-            bus.attach(SimulatedMAX3010x(clock: clock) { t in finger(t) }, at: address)
+            bus.attach(SimulatedMAX3010x(clock: clock, waveform: SimulatedFinger.steady(beatsPerMinute: 72)), at: address)
         case .max17048: bus.attach(SimulatedMAX17048(cellVolts: 3.92, percent: 81.5), at: address)
         case .tmp117: bus.attach(SimulatedTMP117(celsius: 36.75, clock: clock), at: address)
         case .max30205: bus.attach(SimulatedMAX30205(celsius: 36.9, clock: clock), at: address)
@@ -29,26 +28,10 @@ struct SimulatedHardware {
         case .aht20: bus.attach(SimulatedAHT20(celsius: 22.5, relativeHumidity: 48, calibrated: false, clock: clock), at: address)
         case .shtc3: bus.attach(SimulatedSHTC3(celsius: 22.5, relativeHumidity: 48, clock: clock), at: address)
         case .max30100:
-            // 16-bit counts: the 18-bit waves scaled down by four (the same ratio, so the same SpO2).
-            let finger = Self.finger()
-            bus.attach(SimulatedMAX30100(clock: clock) { t in
-                let sample = finger(t)
-                return (red: sample.red / 4, ir: sample.ir / 4)
-            }, at: address)
+            bus.attach(SimulatedMAX30100(clock: clock, waveform: SimulatedFinger.steady16Bit(beatsPerMinute: 72)), at: address)
         case .ds18b20, .gpioPulse, .cpuTemperature, .iio, .hwmon: break
         }
         return bus
-    }
-
-    /// The red/IR ratio of ratios of the simulated finger: 0.5, which the calibration curve maps to
-    /// 98.757 % (−45.060·0.25 + 30.354·0.5 + 94.845).
-    static let ratio = 0.5
-
-    /// A finger at 72 BPM with a little noise, red and IR in 18-bit counts.
-    static func finger() -> @Sendable (Double) -> (red: Double, ir: Double) {
-        let ppg = SyntheticPPG(beatsPerMinute: 72, duration: 60, noise: 0.05)
-        let oximetry = OximetryWaveform(ratio: ratio, irDC: ppg.dc, redDC: 100_000)
-        return { t in oximetry.sample(ir: ppg.value(at: t)) }
     }
 
     func gpioChip(_ name: String) throws(SensorError) -> SimulatedGPIOChip {

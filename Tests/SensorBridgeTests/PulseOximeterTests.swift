@@ -102,7 +102,7 @@ import TestSupport
         }
         let measurement = try #require(last)
         let estimate = try #require(try measurement.oxygenSaturation?.get())
-        #expect(abs(estimate.ratio - SimulatedBoard.simulatedRatio) < 0.01)
+        #expect(abs(estimate.ratio - SimulatedFinger.ratio) < 0.01)
         #expect(abs(estimate.percent - 98.757) < 0.3)
 
         let sink = RecordingSink()

@@ -9,10 +9,6 @@ import Synchronization
 /// answering (a NACK, as an unplugged sensor gives) to show fault handling.
 public final class SimulatedBoard: Sendable {
     public let clock: any SensorClock
-    /// The simulated finger's red/IR ratio of ratios: 0.5, which the MAXREFDES117 curve maps to
-    /// −45.060·0.25 + 30.354·0.5 + 94.845 = 98.757 % SpO2.
-    public static let simulatedRatio = 0.5
-    static let simulatedRedDC = 100_000.0
     private let buses = Mutex<[Int: SimulatedI2CBus]>([:])
     private let started: UInt64
     /// Real GPIO chips for gpio-pulse sensors (through libgpiod), or nil for a simulated line.
@@ -92,33 +88,15 @@ public final class SimulatedBoard: Sendable {
         case .aht20: return SimulatedAHT20(celsius: celsius, relativeHumidity: humidity, clock: clock)
         case .shtc3: return SimulatedSHTC3(celsius: celsius, relativeHumidity: humidity, clock: clock)
         case .max30100:
-            // 16-bit counts: the 18-bit waves scaled down by four (the same R, so the same SpO2).
-            let finger = Self.steadyFinger(beatsPerMinute: settings.beatsPerMinute)
-            return SimulatedMAX30100(clock: clock) { t in
-                let sample = finger(t)
-                return (red: sample.red / 4, ir: sample.ir / 4)
-            }
+            return SimulatedMAX30100(clock: clock, waveform: SimulatedFinger.steady16Bit(beatsPerMinute: settings.beatsPerMinute))
         default:
             // max30102 / max30101: a finger with a steady pulse.
-            return SimulatedMAX3010x(clock: clock, waveform: Self.steadyFinger(beatsPerMinute: settings.beatsPerMinute))
+            return SimulatedMAX3010x(clock: clock, waveform: SimulatedFinger.steady(beatsPerMinute: settings.beatsPerMinute))
         }
     }
 
     /// What the body-temperature chips report when the file sets no `celsius`.
     static let bodyCelsius = 36.8
-
-    /// A finger with a steady pulse, red and IR in 18-bit counts with the ratio of ratios
-    /// `simulatedRatio`. With no beat-to-beat variation the wave repeats every beat, so a few beats
-    /// evaluated at the phase within the current one serve for any length of run (and cost a
-    /// handful of beats per sample, not an hour's).
-    private static func steadyFinger(beatsPerMinute: Double?) -> @Sendable (Double) -> (red: Double, ir: Double) {
-        let bpm = min(220, max(30, beatsPerMinute ?? 72))
-        let period = 60 / bpm
-        let ppg = SyntheticPPG(beatsPerMinute: bpm, duration: 4 * period, rrVariability: 0)
-        let middle = (ppg.beatTimes.first ?? 0.3) + period
-        let oximetry = OximetryWaveform(ratio: simulatedRatio, irDC: ppg.dc, redDC: simulatedRedDC)
-        return { t in oximetry.sample(ir: ppg.value(at: middle + t.truncatingRemainder(dividingBy: period))) }
-    }
 
     /// A fake sysfs tree holding the named device with the channels the driver reads: temperature
     /// and humidity for a dht11-like IIO device (plus pressure when the file sets one), temperature

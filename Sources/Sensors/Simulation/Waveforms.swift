@@ -139,3 +139,34 @@ public struct TemperatureRamp: Sendable {
         return start + (end - start) * min(1, max(0, t / seconds))
     }
 }
+
+/// The finger of the simulated pulse oximeters (the simulated board and `sensor read --simulated`):
+/// a steady pulse whose red/IR ratio of ratios is known, so tests can expect the SpO2 the
+/// calibration curve gives for it.
+public enum SimulatedFinger {
+    /// 0.5 maps to 98.757 % on the MAXREFDES117 curve (−45.060·0.25 + 30.354·0.5 + 94.845).
+    public static let ratio = 0.5
+    static let redDC = 100_000.0
+
+    /// Red and IR in 18-bit counts (MAX30101/MAX30102). With no beat-to-beat variation the wave
+    /// repeats every beat, so a few beats evaluated at the phase within the current one serve for
+    /// any length of run (and cost a handful of beats per sample, not an hour's).
+    public static func steady(beatsPerMinute: Double?) -> @Sendable (Double) -> (red: Double, ir: Double) {
+        let bpm = min(220, max(30, beatsPerMinute ?? 72))
+        let period = 60 / bpm
+        let ppg = SyntheticPPG(beatsPerMinute: bpm, duration: 4 * period, rrVariability: 0)
+        let middle = (ppg.beatTimes.first ?? 0.3) + period
+        let oximetry = OximetryWaveform(ratio: ratio, irDC: ppg.dc, redDC: redDC)
+        return { t in oximetry.sample(ir: ppg.value(at: middle + t.truncatingRemainder(dividingBy: period))) }
+    }
+
+    /// The same in the MAX30100's 16-bit counts: both channels scaled by a quarter, so the ratio
+    /// (and the SpO2) is unchanged.
+    public static func steady16Bit(beatsPerMinute: Double?) -> @Sendable (Double) -> (red: Double, ir: Double) {
+        let finger = steady(beatsPerMinute: beatsPerMinute)
+        return { t in
+            let sample = finger(t)
+            return (red: sample.red / 4, ir: sample.ir / 4)
+        }
+    }
+}
