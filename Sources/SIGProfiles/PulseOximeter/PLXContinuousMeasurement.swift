@@ -13,6 +13,8 @@ public struct PLXContinuousMeasurement: Hashable, Sendable {
         static let measurementStatus: UInt8 = 0x04
         static let deviceAndSensorStatus: UInt8 = 0x08
         static let pulseAmplitudeIndex: UInt8 = 0x10
+        static let trailing = PLXTrailingFields.FlagBits(measurementStatus: measurementStatus, deviceAndSensorStatus: deviceAndSensorStatus,
+                                                         pulseAmplitudeIndex: pulseAmplitudeIndex)
     }
 
     public var normal: PLXSpO2PR
@@ -53,45 +55,29 @@ public struct PLXContinuousMeasurement: Hashable, Sendable {
         } else {
             slow = nil
         }
-        if flags & Flag.measurementStatus != 0 {
-            try reader.requireFlagged(2, flag: "measurement status present (bit 2)", field: "measurement status")
-            measurementStatus = PLXMeasurementStatus(rawValue: try reader.uint16("measurement status"))
-            lastField = "the measurement status"
-        } else {
-            measurementStatus = nil
-        }
-        if flags & Flag.deviceAndSensorStatus != 0 {
-            try reader.requireFlagged(3, flag: "device and sensor status present (bit 3)", field: "device and sensor status")
-            deviceAndSensorStatus = PLXDeviceAndSensorStatus(rawValue: try reader.uint24("device and sensor status"))
-            lastField = "the device and sensor status"
-        } else {
-            deviceAndSensorStatus = nil
-        }
-        if flags & Flag.pulseAmplitudeIndex != 0 {
-            try reader.requireFlagged(2, flag: "pulse amplitude index present (bit 4)", field: "pulse amplitude index")
-            pulseAmplitudeIndex = IEEE11073SFloat(rawValue: try reader.uint16("pulse amplitude index (SFLOAT)"))
-            lastField = "the pulse amplitude index"
-        } else {
-            pulseAmplitudeIndex = nil
-        }
+        let trailing = try PLXTrailingFields(reading: &reader, flags: flags, bits: Flag.trailing, lastField: &lastField)
+        measurementStatus = trailing.measurementStatus
+        deviceAndSensorStatus = trailing.deviceAndSensorStatus
+        pulseAmplitudeIndex = trailing.pulseAmplitudeIndex
         try reader.finish(after: lastField)
+    }
+
+    private var trailing: PLXTrailingFields {
+        PLXTrailingFields(measurementStatus: measurementStatus, deviceAndSensorStatus: deviceAndSensorStatus,
+                          pulseAmplitudeIndex: pulseAmplitudeIndex)
     }
 
     public func encoded() throws(SIGEncodingError) -> [UInt8] {
         var flags: UInt8 = 0
         if fast != nil { flags |= Flag.fast }
         if slow != nil { flags |= Flag.slow }
-        if measurementStatus != nil { flags |= Flag.measurementStatus }
-        if deviceAndSensorStatus != nil { flags |= Flag.deviceAndSensorStatus }
-        if pulseAmplitudeIndex != nil { flags |= Flag.pulseAmplitudeIndex }
+        flags |= trailing.flags(Flag.trailing)
         var writer = ByteWriter(capacity: 20)
         writer.append(flags)
         normal.write(to: &writer)
         fast?.write(to: &writer)
         slow?.write(to: &writer)
-        if let status = measurementStatus { writer.append(status.rawValue) }
-        try deviceAndSensorStatus?.write(to: &writer, field: "device and sensor status")
-        pulseAmplitudeIndex?.write(to: &writer)
+        try trailing.write(to: &writer)
         return writer.bytes
     }
 }

@@ -13,6 +13,8 @@ public struct PLXSpotCheckMeasurement: Hashable, Sendable {
         static let measurementStatus: UInt8 = 0x02
         static let deviceAndSensorStatus: UInt8 = 0x04
         static let pulseAmplitudeIndex: UInt8 = 0x08
+        static let trailing = PLXTrailingFields.FlagBits(measurementStatus: measurementStatus, deviceAndSensorStatus: deviceAndSensorStatus,
+                                                         pulseAmplitudeIndex: pulseAmplitudeIndex)
         static let deviceClockNotSet: UInt8 = 0x10
     }
 
@@ -48,43 +50,27 @@ public struct PLXSpotCheckMeasurement: Hashable, Sendable {
         } else {
             timestamp = nil
         }
-        if flags & Flag.measurementStatus != 0 {
-            try reader.requireFlagged(2, flag: "measurement status present (bit 1)", field: "measurement status")
-            measurementStatus = PLXMeasurementStatus(rawValue: try reader.uint16("measurement status"))
-            lastField = "the measurement status"
-        } else {
-            measurementStatus = nil
-        }
-        if flags & Flag.deviceAndSensorStatus != 0 {
-            try reader.requireFlagged(3, flag: "device and sensor status present (bit 2)", field: "device and sensor status")
-            deviceAndSensorStatus = PLXDeviceAndSensorStatus(rawValue: try reader.uint24("device and sensor status"))
-            lastField = "the device and sensor status"
-        } else {
-            deviceAndSensorStatus = nil
-        }
-        if flags & Flag.pulseAmplitudeIndex != 0 {
-            try reader.requireFlagged(2, flag: "pulse amplitude index present (bit 3)", field: "pulse amplitude index")
-            pulseAmplitudeIndex = IEEE11073SFloat(rawValue: try reader.uint16("pulse amplitude index (SFLOAT)"))
-            lastField = "the pulse amplitude index"
-        } else {
-            pulseAmplitudeIndex = nil
-        }
+        let trailing = try PLXTrailingFields(reading: &reader, flags: flags, bits: Flag.trailing, lastField: &lastField)
+        measurementStatus = trailing.measurementStatus
+        deviceAndSensorStatus = trailing.deviceAndSensorStatus
+        pulseAmplitudeIndex = trailing.pulseAmplitudeIndex
         try reader.finish(after: lastField)
+    }
+
+    private var trailing: PLXTrailingFields {
+        PLXTrailingFields(measurementStatus: measurementStatus, deviceAndSensorStatus: deviceAndSensorStatus,
+                          pulseAmplitudeIndex: pulseAmplitudeIndex)
     }
 
     public func encoded() throws(SIGEncodingError) -> [UInt8] {
         var flags: UInt8 = deviceClockIsNotSet ? Flag.deviceClockNotSet : 0
         if timestamp != nil { flags |= Flag.timestamp }
-        if measurementStatus != nil { flags |= Flag.measurementStatus }
-        if deviceAndSensorStatus != nil { flags |= Flag.deviceAndSensorStatus }
-        if pulseAmplitudeIndex != nil { flags |= Flag.pulseAmplitudeIndex }
+        flags |= trailing.flags(Flag.trailing)
         var writer = ByteWriter(capacity: 19)
         writer.append(flags)
         spO2PR.write(to: &writer)
         try timestamp?.write(to: &writer)
-        if let status = measurementStatus { writer.append(status.rawValue) }
-        try deviceAndSensorStatus?.write(to: &writer, field: "device and sensor status")
-        pulseAmplitudeIndex?.write(to: &writer)
+        try trailing.write(to: &writer)
         return writer.bytes
     }
 }
