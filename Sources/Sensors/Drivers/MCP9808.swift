@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Microchip MCP9808 ±0.25 °C temperature sensor (addresses 0x18...0x1F).
 public final class MCP9808: Sendable {
     public enum Register: UInt8 {
@@ -61,7 +59,7 @@ public final class MCP9808: Sendable {
     public let clock: any SensorClock
     /// When the first conversion after this driver first reached the chip is done: the driver cannot
     /// tell how long the chip has been powered, so its first read waits one conversion time.
-    private let firstConversionDue = Mutex<UInt64?>(nil)
+    private let firstConversion = FirstConversionWait(milliseconds: firstConversionMilliseconds)
 
     /// The 7-bit address the chip answers on when its address pins are left at their default.
     public static let defaultAddress: UInt8 = 0x18
@@ -70,18 +68,6 @@ public final class MCP9808: Sendable {
         self.bus = bus
         self.address = address
         self.clock = clock
-    }
-
-    /// Sleeps (on the injectable clock) until the first conversion is surely done: at most 250 ms,
-    /// once, on the sensor's own thread, simpler for callers than a "not ready yet" error to retry.
-    private func waitForFirstConversion() {
-        let now = clock.nowNanoseconds()
-        let due = firstConversionDue.withLock { due -> UInt64 in
-            let value = due ?? now.saturatingAdd(UInt64(Self.firstConversionMilliseconds * 1e6))
-            due = value
-            return value
-        }
-        if now < due { clock.sleep(nanoseconds: due - now) }
     }
 
     /// Checks manufacturer (0x0054) and device (0x04xx) IDs so a wrong address is not read as a temperature.
@@ -113,7 +99,7 @@ public final class MCP9808: Sendable {
         do {
             let configuration = try bus.readBigEndianWord(address: address, command: Register.configuration.rawValue)
             guard configuration & Self.shutdownBit == 0 else { throw SensorError.shutDown(sensor: "MCP9808", bit: "SHDN") }
-            waitForFirstConversion()
+            firstConversion.wait(on: clock)
             raw = try bus.readBigEndianWord(address: address, command: Register.ambientTemperature.rawValue)
         } catch let error as SensorError {
             throw error

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// TI TMP102 digital temperature sensor (addresses 0x48...0x4B).
 public final class TMP102: Sendable {
     public enum Register: UInt8 {
@@ -26,7 +24,7 @@ public final class TMP102: Sendable {
     /// When the first conversion after this driver first reached the chip (or reconfigured it) is
     /// done. The register reads 0x0000 (0.00 °C) until then after power-up, and the driver cannot
     /// tell how long the chip has been powered, so its first read waits the 35 ms once.
-    private let firstConversionDue = Mutex<UInt64?>(nil)
+    private let firstConversion = FirstConversionWait(milliseconds: maxConversionMilliseconds)
 
     /// The 7-bit address the chip answers on when its address pins are left at their default.
     public static let defaultAddress: UInt8 = 0x48
@@ -73,7 +71,7 @@ public final class TMP102: Sendable {
         guard (value ^ current) & Self.extendedModeBit != 0 else { return }
         clock.sleep(milliseconds: Self.maxConversionMilliseconds)
         let now = clock.nowNanoseconds()
-        firstConversionDue.withLock { $0 = now }
+        firstConversion.completed(at: now)
     }
 
     /// Reads the configuration; R1/R0 are read-only ones on a TMP102, which tells it from other chips at 0x48.
@@ -92,25 +90,12 @@ public final class TMP102: Sendable {
     public func read() throws(SensorError) -> TemperatureReading {
         let configuration = try readConfiguration()
         guard configuration & Self.shutdownBit == 0 else { throw .shutDown(sensor: "TMP102", bit: "SD") }
-        waitForFirstConversion()
+        firstConversion.wait(on: clock)
         let raw: UInt16
         do {
             raw = try bus.readBigEndianWord(address: address, command: Register.temperature.rawValue)
         } catch { throw .bus(error) }
         return TemperatureReading(celsius: Self.celsius(raw: raw))
-    }
-
-    /// Sleeps (on the injectable clock) until the first conversion is surely done. The wait is at
-    /// most 35 ms, once, on the sensor's own thread, so a synchronous wait is simpler for callers
-    /// than a "not ready yet" error they would have to retry.
-    private func waitForFirstConversion() {
-        let now = clock.nowNanoseconds()
-        let due = firstConversionDue.withLock { due -> UInt64 in
-            let value = due ?? now.saturatingAdd(UInt64(Self.maxConversionMilliseconds * 1e6))
-            due = value
-            return value
-        }
-        if now < due { clock.sleep(nanoseconds: due - now) }
     }
 
     /// Bit 0 of the second byte flags the 13-bit format; otherwise the value is 12-bit left-justified.
