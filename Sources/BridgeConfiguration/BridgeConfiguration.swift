@@ -365,6 +365,60 @@ extension DriverOptions {
         let defaults = MAX30205.Settings()
         return MAX30205.Settings(mode: mode ?? defaults.mode, dataFormat: dataFormat ?? defaults.dataFormat)
     }
+
+    /// max30102 / max30101: the sample rate and LED current asked for (both LEDs alike), the driver's defaults elsewhere.
+    public var max3010xConfiguration: MAX3010x.Configuration {
+        var configuration = MAX3010x.Configuration()
+        if let sampleRate { configuration.sampleRate = sampleRate }
+        if let ledCurrentMilliamps {
+            configuration.redMilliamps = ledCurrentMilliamps
+            configuration.irMilliamps = ledCurrentMilliamps
+        }
+        return configuration
+    }
+
+    /// max30100: as `max3010xConfiguration`, for its own register map.
+    public var max30100Configuration: MAX30100.Configuration {
+        var configuration = MAX30100.Configuration()
+        if let sampleRate { configuration.sampleRate = sampleRate }
+        if let ledCurrentMilliamps {
+            configuration.redMilliamps = ledCurrentMilliamps
+            configuration.irMilliamps = ledCurrentMilliamps
+        }
+        return configuration
+    }
+
+    /// gpio-pulse: the `edge` asked for; rising when none is.
+    public var gpioEdge: GPIOEdgeSelection {
+        switch edge {
+        case "falling": .falling
+        case "both": .both
+        default: .rising
+        }
+    }
+
+    /// gpio-pulse: the `bias` asked for; pull-down when none is.
+    public var gpioBias: GPIOBias {
+        switch bias {
+        case "pull-up": .pullUp
+        case "disabled": .disabled
+        case "as-is": .asIs
+        default: .pullDown
+        }
+    }
+
+    /// bme280: an `oversampling` ratio as the driver takes it; `fallback` when the channel's is not set.
+    public static func bme280Oversampling(_ factor: Int?, default fallback: BME280.Oversampling) -> BME280.Oversampling {
+        switch factor {
+        case 0: .skipped
+        case 1: .x1
+        case 2: .x2
+        case 4: .x4
+        case 8: .x8
+        case 16: .x16
+        default: fallback
+        }
+    }
 }
 
 /// What a simulated chip reports on the `simulated` board (ignored on real boards).

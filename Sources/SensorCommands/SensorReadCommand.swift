@@ -259,7 +259,7 @@ public struct SensorReadCommand: ParsableCommand {
             } else {
                 do { gpioLine = try LinuxGPIOChip(name: chip).line(lineSpec) } catch { throw .gpio(error) }
             }
-            let receiver = GPIOPulseReceiver(line: gpioLine, clock: clock, edge: Self.edge(options.edge), bias: Self.bias(options.bias))
+            let receiver = GPIOPulseReceiver(line: gpioLine, clock: clock, edge: options.gpioEdge, bias: options.gpioBias)
             try receiver.start()
             defer { receiver.stop() }
             if let simulation, let simulatedLine = gpioLine as? SimulatedGPIOLine {
@@ -291,10 +291,12 @@ public struct SensorReadCommand: ParsableCommand {
             if let resolution = options.resolution { try sensor.configure(resolution: resolution) }
             return "mcp9808: " + Self.format(unit: unit, celsius: try sensor.read().celsius + offsets.temperature)
         case .bme280:
+            // One read from the command line: x1 on every channel by default (the datasheet's
+            // weather-monitoring setting), not the daemon's continuous-use x2/x16/x1.
             let reading = try BME280(bus: i2c, address: address, clock: clock,
-                                     temperature: Self.oversampling(options.temperatureOversampling),
-                                     pressure: Self.oversampling(options.pressureOversampling),
-                                     humidity: Self.oversampling(options.humidityOversampling),
+                                     temperature: DriverOptions.bme280Oversampling(options.temperatureOversampling, default: .x1),
+                                     pressure: DriverOptions.bme280Oversampling(options.pressureOversampling, default: .x1),
+                                     humidity: DriverOptions.bme280Oversampling(options.humidityOversampling, default: .x1),
                                      filter: options.iirFilter ?? .off).read()
             // A channel with oversampling 0 is skipped by the chip and left out here.
             return "bme280: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
@@ -340,25 +342,13 @@ public struct SensorReadCommand: ParsableCommand {
             return "shtc3: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
                 + String(format: ", %.1f %%RH", Self.clampedHumidity(reading.relativeHumidity + offsets.humidity))
         case .max30100:
-            var configuration = MAX30100.Configuration()
-            if let rate = options.sampleRate { configuration.sampleRate = rate }
-            if let current = options.ledCurrentMilliamps {
-                configuration.redMilliamps = current
-                configuration.irMilliamps = current
-            }
-            let sensor = MAX30100(bus: i2c, address: address, configuration: configuration, clock: clock)
+            let sensor = MAX30100(bus: i2c, address: address, configuration: options.max30100Configuration, clock: clock)
             try sensor.configure()
             return try Self.collectHeartRate(PPGHeartRateMonitor(sensor: sensor, fingerThreshold: MAX30100.fingerThreshold),
                                              pollMilliseconds: 100, seconds: seconds, clock: clock, name: driver.rawValue)
         case .max30102, .max30101:
             let variant: MAX3010x.Variant = driver == .max30101 ? .max30101 : .max30102
-            var configuration = MAX3010x.Configuration()
-            if let rate = options.sampleRate { configuration.sampleRate = rate }
-            if let current = options.ledCurrentMilliamps {
-                configuration.redMilliamps = current
-                configuration.irMilliamps = current
-            }
-            let sensor = MAX3010x(bus: i2c, address: address, variant: variant, configuration: configuration, clock: clock)
+            let sensor = MAX3010x(bus: i2c, address: address, variant: variant, configuration: options.max3010xConfiguration, clock: clock)
             try sensor.configure()
             return try Self.collectHeartRate(PPGHeartRateMonitor(sensor: sensor), pollMilliseconds: 200, seconds: seconds,
                                              clock: clock, name: driver.rawValue)
@@ -437,35 +427,6 @@ public struct SensorReadCommand: ParsableCommand {
 
     /// As the daemon does: an offset cannot push relative humidity outside 0…100 %.
     static func clampedHumidity(_ value: Double) -> Double { min(100, max(0, value)) }
-
-    /// The CLI's default is x1 on every channel (the datasheet's weather-monitoring setting).
-    static func oversampling(_ factor: Int?) -> BME280.Oversampling {
-        switch factor {
-        case 0: .skipped
-        case 2: .x2
-        case 4: .x4
-        case 8: .x8
-        case 16: .x16
-        default: .x1
-        }
-    }
-
-    static func edge(_ name: String?) -> GPIOEdgeSelection {
-        switch name {
-        case "falling": .falling
-        case "both": .both
-        default: .rising
-        }
-    }
-
-    static func bias(_ name: String?) -> GPIOBias {
-        switch name {
-        case "pull-up": .pullUp
-        case "disabled": .disabled
-        case "as-is": .asIs
-        default: .pullDown
-        }
-    }
 
     static func format(unit: TemperatureUnit = .celsius, celsius: Double) -> String {
         String(format: "%.2f ", unit.value(celsius: celsius)) + unit.symbol

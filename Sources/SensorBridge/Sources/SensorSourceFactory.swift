@@ -61,18 +61,7 @@ public struct SensorSourceFactory: Sendable {
 
     static func pulseSource(line: any GPIOLine, sensor: SensorConfiguration, clock: any SensorClock,
                             beforeRead: @escaping @Sendable () -> Void = {}) throws(SensorError) -> any SensorSource {
-        let edge: GPIOEdgeSelection = switch sensor.options.edge {
-        case "falling": .falling
-        case "both": .both
-        default: .rising
-        }
-        let bias: GPIOBias = switch sensor.options.bias {
-        case "pull-up": .pullUp
-        case "disabled": .disabled
-        case "as-is": .asIs
-        default: .pullDown
-        }
-        let receiver = GPIOPulseReceiver(line: line, clock: clock, edge: edge, bias: bias)
+        let receiver = GPIOPulseReceiver(line: line, clock: clock, edge: sensor.options.gpioEdge, bias: sensor.options.gpioBias)
         try receiver.start()
         return DriverSource(offsets: [:], read: { () throws(SensorError) in
             beforeRead()
@@ -118,9 +107,9 @@ public struct SensorSourceFactory: Sendable {
         case .bme280:
             let options = sensor.options
             let chip = BME280(bus: bus, address: address, clock: clock,
-                              temperature: oversampling(options.temperatureOversampling, default: .x2),
-                              pressure: oversampling(options.pressureOversampling, default: .x16),
-                              humidity: oversampling(options.humidityOversampling, default: .x1),
+                              temperature: DriverOptions.bme280Oversampling(options.temperatureOversampling, default: .x2),
+                              pressure: DriverOptions.bme280Oversampling(options.pressureOversampling, default: .x16),
+                              humidity: DriverOptions.bme280Oversampling(options.humidityOversampling, default: .x1),
                               filter: options.iirFilter ?? .off)
             return DriverSource(offsets: offsets, read: { () throws(SensorError) in
                 let reading = try chip.read()
@@ -175,23 +164,11 @@ public struct SensorSourceFactory: Sendable {
                 return Measurement(temperature: reading.celsius, humidity: reading.relativeHumidity)
             }, close: close)
         case .max30100:
-            var configuration = MAX30100.Configuration()
-            if let rate = sensor.options.sampleRate { configuration.sampleRate = rate }
-            if let current = sensor.options.ledCurrentMilliamps {
-                configuration.redMilliamps = current
-                configuration.irMilliamps = current
-            }
-            let chip = MAX30100(bus: bus, address: address, configuration: configuration, clock: clock)
+            let chip = MAX30100(bus: bus, address: address, configuration: sensor.options.max30100Configuration, clock: clock)
             return ppgSource(chip: chip, configure: chip.configure, fingerThreshold: MAX30100.fingerThreshold, clock: clock, close: close)
         case .max30102, .max30101:
-            var configuration = MAX3010x.Configuration()
-            if let rate = sensor.options.sampleRate { configuration.sampleRate = rate }
-            if let current = sensor.options.ledCurrentMilliamps {
-                configuration.redMilliamps = current
-                configuration.irMilliamps = current
-            }
             let chip = MAX3010x(bus: bus, address: address, variant: sensor.driver == .max30101 ? .max30101 : .max30102,
-                                configuration: configuration, clock: clock)
+                                configuration: sensor.options.max3010xConfiguration, clock: clock)
             return ppgSource(chip: chip, configure: chip.configure, fingerThreshold: 30_000, clock: clock, close: close)
         case .ds18b20, .gpioPulse, .cpuTemperature, .iio, .hwmon:
             throw .unsupportedConfiguration(sensor: sensor.name, reason: "\(sensor.driver.rawValue) is not an I2C sensor")
@@ -203,34 +180,22 @@ public struct SensorSourceFactory: Sendable {
     private static func ppgSource(chip: any PPGFrontEnd, configure: @escaping @Sendable () throws(SensorError) -> Void,
                                   fingerThreshold: Double, clock: any SensorClock,
                                   close: @escaping @Sendable () -> Void) -> any SensorSource {
-            let monitor = PPGHeartRateMonitor(sensor: chip, fingerThreshold: fingerThreshold)
-            let configuredAt = Mutex<UInt64?>(nil)
-            return DriverSource(offsets: [:], setup: { () throws(SensorError) in
-                try configure()
-                configuredAt.withLock { $0 = clock.nowNanoseconds() }
-            }, read: { () throws(SensorError) in
-                try monitor.poll()
-                do throws(SensorError) {
-                    return Measurement(heartRate: try monitor.reading(), oxygenSaturation: monitor.oxygenSaturation())
-                } catch {
-                    // Right after configuration the FIFO has not filled yet: still starting, not "no signal".
-                    let since = configuredAt.withLock { $0 }.map { clock.nowNanoseconds() &- $0 } ?? .max
-                    guard case .noSignal = error, since < PPGHeartRateMonitor.sampleTimeoutNanoseconds else { throw error }
-                    return Measurement(heartRate: HeartRateReading(beatsPerMinute: nil, rrIntervalsMilliseconds: [], contact: .unsupported),
-                                       oxygenSaturation: .failure(.acquiring))
-                }
-            }, close: close)
-    }
-
-    private static func oversampling(_ factor: Int?, default fallback: BME280.Oversampling) -> BME280.Oversampling {
-        switch factor {
-        case 0: return .skipped
-        case 1: return .x1
-        case 2: return .x2
-        case 4: return .x4
-        case 8: return .x8
-        case 16: return .x16
-        default: return fallback
-        }
+        let monitor = PPGHeartRateMonitor(sensor: chip, fingerThreshold: fingerThreshold)
+        let configuredAt = Mutex<UInt64?>(nil)
+        return DriverSource(offsets: [:], setup: { () throws(SensorError) in
+            try configure()
+            configuredAt.withLock { $0 = clock.nowNanoseconds() }
+        }, read: { () throws(SensorError) in
+            try monitor.poll()
+            do throws(SensorError) {
+                return Measurement(heartRate: try monitor.reading(), oxygenSaturation: monitor.oxygenSaturation())
+            } catch {
+                // Right after configuration the FIFO has not filled yet: still starting, not "no signal".
+                let since = configuredAt.withLock { $0 }.map { clock.nowNanoseconds() &- $0 } ?? .max
+                guard case .noSignal = error, since < PPGHeartRateMonitor.sampleTimeoutNanoseconds else { throw error }
+                return Measurement(heartRate: HeartRateReading(beatsPerMinute: nil, rrIntervalsMilliseconds: [], contact: .unsupported),
+                                   oxygenSaturation: .failure(.acquiring))
+            }
+        }, close: close)
     }
 }
