@@ -1,6 +1,6 @@
 """Pulse Oximeter Service 0x1822 over the air: blesensord on the simulated board with a MAX30102
 publishing plx-continuous-measurement; a Bumble central reads PLX Features 2A60 and subscribes to
-PLX Continuous Measurement 2A5F. Values decoded here from the PLX field tables, independently."""
+PLX Continuous Measurement 2A5F. Values decoded by the harness from the PLX field tables, independently."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import struct
 
 from bumble.core import UUID
 
+from harness.measurements import plx_continuous_measurement
 from test_sensor_bridge import connect_and_discover, subscribe
 
 U = UUID.from_16_bits
@@ -27,39 +28,6 @@ sensors:
     publish: [heart-rate-measurement, plx-continuous-measurement]
     simulation: {bpm: 66}
 """
-
-
-def sfloat(raw: bytes) -> float:
-    """IEEE 11073 SFLOAT: 4-bit signed exponent, 12-bit signed mantissa; specials → NaN."""
-    (word,) = struct.unpack('<H', raw)
-    mantissa, exponent = word & 0x0FFF, word >> 12
-    if mantissa in (0x07FF, 0x0800, 0x07FE, 0x0802, 0x0801):
-        return math.nan
-    if mantissa >= 0x0800:
-        mantissa -= 0x1000
-    if exponent >= 0x8:
-        exponent -= 0x10
-    return mantissa * 10.0 ** exponent
-
-
-def continuous(value: bytes) -> dict:
-    """2A5F: flags; SpO2PR-Normal; [Fast (bit 0)]; [Slow (bit 1)]; [status u16 (bit 2)];
-    [device and sensor status u24 (bit 3)]; [PAI SFLOAT (bit 4)]."""
-    flags, offset = value[0], 5
-    result = {'spo2': sfloat(value[1:3]), 'pr': sfloat(value[3:5])}
-    offset += 4 if flags & 0x01 else 0
-    offset += 4 if flags & 0x02 else 0
-    if flags & 0x04:
-        result['status'] = struct.unpack('<H', value[offset:offset + 2])[0]
-        offset += 2
-    if flags & 0x08:
-        result['device'] = int.from_bytes(value[offset:offset + 3], 'little')
-        offset += 3
-    if flags & 0x10:
-        result['pai'] = sfloat(value[offset:offset + 2])
-        offset += 2
-    assert offset == len(value), value.hex()
-    return result
 
 
 async def test_a_central_reads_plx_features_and_gets_the_simulated_saturation(harness, central, spawn_daemon, tmp_path):
@@ -85,9 +53,9 @@ async def test_a_central_reads_plx_features_and_gets_the_simulated_saturation(ha
 
     values = await subscribe(session, daemon, c(PLX_CONTINUOUS), '2A5F notify')
     await session.tap.wait_for(
-        lambda: any(not math.isnan(continuous(v)['spo2']) for _, v in values.values), 20,
+        lambda: any(not math.isnan(plx_continuous_measurement(v)['spo2']) for _, v in values.values), 20,
         'a PLX Continuous Measurement with a SpO2 value')
-    decoded = [continuous(v) for _, v in values.values]
+    decoded = [plx_continuous_measurement(v) for _, v in values.values]
     print('2A5F', [v.hex() for _, v in values.values][-5:])
     for item in decoded:
         # Every status bit sent is one PLX Features announced.

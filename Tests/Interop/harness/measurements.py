@@ -119,17 +119,28 @@ async def poll_until(condition, timeout: float, what, interval: float = 0.02) ->
 
 # -- 2A1C Temperature Measurement (Health Thermometer Service 3.1) -------------------------------
 
+def _ieee11073(word: int, mantissa_bits: int, exponent_bits: int) -> float:
+    """Signed exponent above a signed mantissa; the five special mantissas (NaN, NRes, ±INF,
+    reserved: 0x7FF…F, 0x80…0, 0x7FF…E, 0x80…2, 0x80…1) are NaN."""
+    top = 1 << (mantissa_bits - 1)
+    mantissa, exponent = word & ((1 << mantissa_bits) - 1), word >> mantissa_bits
+    if mantissa in (top - 1, top, top - 2, top + 2, top + 1):
+        return math.nan
+    if mantissa >= top:
+        mantissa -= 1 << mantissa_bits
+    if exponent >= 1 << (exponent_bits - 1):
+        exponent -= 1 << exponent_bits
+    return mantissa * 10.0 ** exponent
+
+
 def ieee11073_float(raw: bytes) -> float:
     """32-bit FLOAT: 8-bit signed exponent, 24-bit signed mantissa (the special values are NaN)."""
-    (word,) = struct.unpack('<I', raw)
-    mantissa, exponent = word & 0xFFFFFF, word >> 24
-    if mantissa in (0x7FFFFF, 0x800000, 0x7FFFFE, 0x800002, 0x800001):
-        return math.nan
-    if mantissa >= 0x800000:
-        mantissa -= 0x1000000
-    if exponent >= 0x80:
-        exponent -= 0x100
-    return mantissa * 10.0 ** exponent
+    return _ieee11073(struct.unpack('<I', raw)[0], 24, 8)
+
+
+def ieee11073_sfloat(raw: bytes) -> float:
+    """16-bit SFLOAT: 4-bit signed exponent, 12-bit signed mantissa (the special values are NaN)."""
+    return _ieee11073(struct.unpack('<H', raw)[0], 12, 4)
 
 
 def temperature_measurement(value: bytes) -> tuple[float, datetime.datetime]:
@@ -160,3 +171,25 @@ def unix_time(taken_at: float) -> float:
 def local_time(taken_at: float) -> datetime.datetime:
     """A `taken_at` column as the daemon's local wall-clock time (what its time stamps carry)."""
     return (REFERENCE_DATE + datetime.timedelta(seconds=taken_at)).astimezone().replace(tzinfo=None)
+
+
+# -- 2A5F PLX Continuous Measurement (Pulse Oximeter Service) ------------------------------------
+
+def plx_continuous_measurement(value: bytes) -> dict:
+    """flags; SpO2PR-Normal; [Fast (bit 0)]; [Slow (bit 1)]; [status u16 (bit 2)];
+    [device and sensor status u24 (bit 3)]; [PAI SFLOAT (bit 4)]."""
+    flags, offset = value[0], 5
+    result = {'spo2': ieee11073_sfloat(value[1:3]), 'pr': ieee11073_sfloat(value[3:5])}
+    offset += 4 if flags & 0x01 else 0
+    offset += 4 if flags & 0x02 else 0
+    if flags & 0x04:
+        result['status'] = struct.unpack('<H', value[offset:offset + 2])[0]
+        offset += 2
+    if flags & 0x08:
+        result['device'] = int.from_bytes(value[offset:offset + 3], 'little')
+        offset += 3
+    if flags & 0x10:
+        result['pai'] = ieee11073_sfloat(value[offset:offset + 2])
+        offset += 2
+    assert offset == len(value), value.hex()
+    return result
