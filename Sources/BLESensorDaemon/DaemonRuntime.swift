@@ -67,7 +67,7 @@ final class DaemonRuntime: ControlHandler {
     /// One line for systemd's STATUS= and the log.
     var summary: String {
         let sensors = bridge.sensorStatus()
-        let healthy = sensors.filter { $0.state == .ok }.count
+        let healthy = sensors.filter { $0.state == .ok || $0.state == .paused }.count
         return "\(centrals.count) central(s) connected, \(healthy)/\(sensors.count) sensors reading"
     }
 }

@@ -315,6 +315,11 @@ public struct DriverOptions: Sendable, Equatable {
     public var heater: Bool?
     /// sht4x: measurement precision (`precision`: high, medium or low); nil means high.
     public var precision: SHT4x.Precision?
+    /// sht4x: the heater pulse (`heater: {power, pulse, every, cool-down}`), how often the daemon runs
+    /// it and how long readings are withheld after it (nil: `SHT4xHeaterCycle.Schedule.defaultCoolDown`).
+    public var heaterPulse: SHT4x.HeaterPulse?
+    public var heaterEvery: Duration?
+    public var heaterCoolDown: Duration?
     /// tmp117 / max30205: continuous conversions or one per read.
     public var mode: ConversionMode?
     /// tmp117: CONV, the time between conversions.
@@ -329,6 +334,7 @@ public struct DriverOptions: Sendable, Equatable {
                 iirFilter: BME280.FilterCoefficient? = nil, conversionRate: TMP102.ConversionRate? = nil,
                 extendedMode: Bool? = nil, resolution: MCP9808.Resolution? = nil, repeatability: SHT31.Repeatability? = nil,
                 heater: Bool? = nil, precision: SHT4x.Precision? = nil,
+                heaterPulse: SHT4x.HeaterPulse? = nil, heaterEvery: Duration? = nil, heaterCoolDown: Duration? = nil,
                 mode: ConversionMode? = nil, conversionCycle: TMP117.ConversionCycle? = nil, averaging: TMP117.Averaging? = nil,
                 dataFormat: MAX30205.DataFormat? = nil) {
         self.mode = mode
@@ -349,10 +355,20 @@ public struct DriverOptions: Sendable, Equatable {
         self.repeatability = repeatability
         self.heater = heater
         self.precision = precision
+        self.heaterPulse = heaterPulse
+        self.heaterEvery = heaterEvery
+        self.heaterCoolDown = heaterCoolDown
     }
 }
 
 extension DriverOptions {
+    /// sht4x: the heater schedule, when a pulse and its period are set.
+    public var sht4xHeaterSchedule: SHT4xHeaterCycle.Schedule? {
+        guard let heaterPulse, let heaterEvery else { return nil }
+        return SHT4xHeaterCycle.Schedule(pulse: heaterPulse, every: heaterEvery,
+                                         coolDown: heaterCoolDown ?? SHT4xHeaterCycle.Schedule.defaultCoolDown)
+    }
+
     /// The TMP117 settings the options ask for, the chip's power-on values where they say nothing.
     public var tmp117Settings: TMP117.Settings {
         let defaults = TMP117.Settings()

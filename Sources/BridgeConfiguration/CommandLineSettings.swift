@@ -8,7 +8,8 @@ public enum CommandLineSettings {
     /// The names of the `options:` keys, each also a `--name` command-line option.
     public static var optionNames: [String] { SensorSection.optionDrivers.map(\.key) }
 
-    /// Options that take `key=value,key=value` on the command line (maps in the file).
+    /// Options that always take `key=value,key=value` on the command line (maps in the file); others
+    /// are read as a map when the text has a `=` (the sht4x heater, where sht31's is `on`/`off`).
     static let mapOptions: Set<String> = ["oversampling"]
 
     public struct Settings: Sendable, Equatable {
@@ -25,7 +26,7 @@ public enum CommandLineSettings {
         var problems = ProblemList()
         var entries: [(Node, Node)] = []
         for (name, text) in options {
-            entries.append((Node(name), mapOptions.contains(name) ? node(forPairs: text) : Node(text)))
+            entries.append((Node(name), mapOptions.contains(name) || text.contains("=") ? node(forPairs: text) : Node(text)))
         }
         let parsedOptions = entries.isEmpty ? DriverOptions()
             : SensorSection.options(YAMLValue(node: .mapping(Node.Mapping(entries))), path: "", driver: driver, problems: &problems)

@@ -63,6 +63,10 @@ struct SensorSection {
         let options = map["options"].flatMap {
             Self.options($0, path: map.path("options"), driver: driver, problems: &problems)
         } ?? DriverOptions()
+        if let pollInterval, let optionsValue = map["options"] {
+            Self.checkHeaterSchedule(options, pollInterval: pollInterval, path: childPath(map.path("options"), "heater"),
+                                     line: optionsValue.line, problems: &problems)
+        }
         if let publishValue = map["publish"] {
             publications = Self.publications(publishValue, path: map.path("publish"), driver: driver, problems: &problems)
             Self.checkDisabledChannels(publications, options: options, path: map.path("publish"), problems: &problems)
@@ -311,7 +315,7 @@ struct SensorSection {
         ("extended-mode", [.tmp102]),
         ("resolution", [.mcp9808]),
         ("repeatability", [.sht31]),
-        ("heater", [.sht31]),
+        ("heater", [.sht31, .sht4x]),
         ("precision", [.sht4x]),
     ]
 
@@ -380,6 +384,8 @@ struct SensorSection {
             case "repeatability":
                 options.repeatability = option.choice(path: optionPath, among: SHT31.Repeatability.allCases.map(\.rawValue),
                                                       problems: &problems).flatMap(SHT31.Repeatability.init(rawValue:))
+            case "heater" where driver == .sht4x || (driver == nil && option.scalarText == nil):
+                sht4xHeater(option, path: optionPath, into: &options, problems: &problems)
             case "heater":
                 options.heater = oneOf(["on", "off"], option, path: optionPath, problems: &problems).map { $0 == "on" }
             case "precision":
@@ -394,6 +400,69 @@ struct SensorSection {
                          map.line(of: map["conversion-cycle"] != nil ? "conversion-cycle" : "averaging") ?? value.line, problem)
         }
         return options
+    }
+
+    static let sht4xHeaterExample = "power (20mw, 110mw or 200mw), pulse (100ms or 1s) and, for the daemon, every (how often, e.g. 5m)"
+
+    /// The SHT4x heater runs in pulses (it has no steady on): a power, a pulse length, how often,
+    /// and how long to withhold readings after each pulse.
+    private static func sht4xHeater(_ value: YAMLValue, path: String, into options: inout DriverOptions, problems: inout ProblemList) {
+        guard value.scalarText == nil else {
+            problems.add(path, value, "the sht4x heater runs in pulses, not on or off: give its \(sht4xHeaterExample)")
+            return
+        }
+        guard let map = value.map(path: path, known: ["power", "pulse", "every", "cool-down"], problems: &problems) else { return }
+        func required(_ key: String) -> YAMLValue? {
+            guard let item = map[key] else {
+                problems.add(map.path(key), map.line, "missing; the sht4x heater needs \(sht4xHeaterExample)")
+                return nil
+            }
+            return item
+        }
+        let power = required("power").flatMap { item in
+            oneOf(SHT4x.HeaterPower.allCases.map(\.rawValue), item, path: map.path("power"), problems: &problems)
+        }.flatMap(SHT4x.HeaterPower.init(rawValue:))
+        let duration = required("pulse").flatMap { item in
+            oneOf(SHT4x.HeaterDuration.allCases.map(\.rawValue), item, path: map.path("pulse"), problems: &problems)
+        }.flatMap(SHT4x.HeaterDuration.init(rawValue:))
+        let every = map["every"].flatMap { $0.duration(path: map.path("every"), problems: &problems) }
+        let coolDown = map["cool-down"].flatMap { $0.duration(path: map.path("cool-down"), problems: &problems) }
+        guard let power, let duration else { return }
+        let pulse = SHT4x.HeaterPulse(power: power, duration: duration)
+        if let every, every < pulse.minimumPeriod || every > .seconds(86_400) {
+            let minimum = formatDuration(pulse.minimumPeriod)
+            problems.add(map.path("every"), map["every"] ?? value, every > .seconds(86_400)
+                ? "\(formatDuration(every)) is out of range \(minimum)…24h"
+                : "a \(formatDuration(duration.nominal)) pulse every \(formatDuration(every)) exceeds the heater's 10 % duty limit "
+                    + "(datasheet 4.9); use every: \(minimum) or longer")
+            return
+        }
+        if let coolDown, coolDown > .seconds(3600) {
+            problems.add(map.path("cool-down"), map["cool-down"] ?? value, "\(formatDuration(coolDown)) is out of range 0ms…1h")
+            return
+        }
+        options.heaterPulse = pulse
+        options.heaterEvery = every
+        options.heaterCoolDown = coolDown
+    }
+
+    /// The daemon pulses on a schedule, so it needs `every`, and a cool-down that leaves ambient
+    /// readings between pulses.
+    private static func checkHeaterSchedule(_ options: DriverOptions, pollInterval: Duration, path: String, line: Int?,
+                                            problems: inout ProblemList) {
+        guard let pulse = options.heaterPulse else { return }
+        guard let every = options.heaterEvery else {
+            problems.add(childPath(path, "every"), line, "missing; say how often the daemon runs the heater, e.g. every: 5m "
+                         + "(at least \(formatDuration(pulse.minimumPeriod)) for a \(formatDuration(pulse.duration.nominal)) pulse)")
+            return
+        }
+        let coolDown = options.heaterCoolDown ?? SHT4xHeaterCycle.Schedule.defaultCoolDown
+        let shortest = pulse.duration.nominal + coolDown + pollInterval
+        if every < shortest {
+            problems.add(childPath(path, "every"), line, "heating every \(formatDuration(every)) leaves no ambient reading between pulses "
+                         + "(pulse \(formatDuration(pulse.duration.nominal)) + cool-down \(formatDuration(coolDown)) + poll-interval "
+                         + "\(formatDuration(pollInterval))); use every: \(formatDuration(shortest)) or longer, or a shorter cool-down")
+        }
     }
 
     /// A BME280 channel with oversampling 0 measures nothing, so there is nothing to publish for it.

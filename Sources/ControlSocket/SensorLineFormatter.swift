@@ -20,10 +20,17 @@ public enum SensorLineFormatter {
             return sensor.error.map { "failed: \($0) (\(failures))" } ?? "failed (\(failures))"
         case .noSignal, .starting:
             return stateText(sensor.state)
+        case .paused:
+            // The last ambient values, still what the characteristics hold, then why no new ones.
+            return values(sensor) + "  " + (sensor.error.map { "paused: \($0)" } ?? "paused")
         case .ok:
-            if !sensor.readings.isEmpty { return sensor.readings.map(reading).joined(separator: "  ") }
-            return sensor.value.map { NumberText.quantity($0, unit: sensor.unit) } ?? "—"
+            return values(sensor)
         }
+    }
+
+    private static func values(_ sensor: SensorStatus) -> String {
+        if !sensor.readings.isEmpty { return sensor.readings.map(reading).joined(separator: "  ") }
+        return sensor.value.map { NumberText.quantity($0, unit: sensor.unit) } ?? "—"
     }
 
     /// `72 bpm  RR 812, 790 ms  no contact`: RR-intervals and a lost contact are what a heart-rate
@@ -42,6 +49,7 @@ public enum SensorLineFormatter {
         case .starting: "starting"
         case .ok: "ok"
         case .noSignal: "no signal"
+        case .paused: "paused"
         case .failed: "failed"
         }
     }

@@ -104,6 +104,9 @@ public struct SensorStatus: Codable, Sendable, Equatable {
         case ok
         /// The sensor answered but has nothing to measure (no finger on a PPG sensor, no pulses).
         case noSignal = "no-signal"
+        /// The sensor is conditioning itself (heater pulse, cool-down): the values shown are the last
+        /// ambient ones, `ageSeconds` old; `error` says when readings resume.
+        case paused
         /// The last reads failed; retrying with back-off. `error` says why.
         case failed
     }
@@ -111,7 +114,8 @@ public struct SensorStatus: Codable, Sendable, Equatable {
     public var name: String
     public var driver: String
     /// The primary quantity's newest value (temperature for bme280), nil before the first reading
-    /// and while the sensor is failed: an old number is never shown as current.
+    /// and while the sensor is failed: an old number is never shown as current. A paused sensor keeps
+    /// its last ambient value (`ageSeconds` shows how old), which is what its characteristics still hold.
     public var value: Double?
     public var unit: String
     /// Seconds since the newest successful reading; nil before the first.

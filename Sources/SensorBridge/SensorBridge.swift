@@ -170,6 +170,8 @@ public final class SensorBridge: Sendable {
             case let (.noSignal, .noSignal(reason)): logger.notice("sensor \(sensor): no signal: \(reason)")
             case (.noSignal, .measured): logger.notice("sensor \(sensor): \(SensorStatusBook.noContact)")
             case (.ok, _) where previous == .failed || previous == .noSignal: logger.notice("sensor \(sensor): reading again")
+            // A scheduled heater cycle is routine: visible in the log at info, not a notice each time.
+            case let (.paused, .paused(reason)): logger.info("sensor \(sensor): \(reason)")
             default: break
             }
         }

@@ -61,7 +61,7 @@ public struct SensorReadCommand: ParsableCommand {
     @Option(help: "sht31 repeatability: high, medium or low (default high).")
     public var repeatability: String?
 
-    @Option(help: "sht31 heater: on or off; it stays so after the read (until --heater off or a power cycle). On warms the chip, so the temperature read is not the ambient one.")
+    @Option(help: "sht31 heater: on or off; it stays so after the read (until --heater off or a power cycle). On warms the chip, so the temperature read is not the ambient one. sht4x: one heater pulse, power=20mw|110mw|200mw,pulse=100ms|1s; the values printed are the hot die's, measured at the end of the pulse (the heater is rated for 10 % duty: wait ten pulse lengths before the next).")
     public var heater: String?
 
     @Option(help: "sht4x precision: high, medium or low (default high).")
@@ -156,6 +156,9 @@ public struct SensorReadCommand: ParsableCommand {
             arguments.options = settings.options
             arguments.calibrationOffsets = settings.calibrationOffsets
             arguments.unit = settings.unit
+            if settings.options.heaterEvery != nil || settings.options.heaterCoolDown != nil {
+                throw .usage("--heater: every and cool-down schedule the daemon's heater; sensor read runs one pulse (power=…,pulse=…)")
+            }
         case let .failure(problems):
             throw .usage(problems.problems.map { "--\($0.path.replacingOccurrences(of: ".", with: " ")): \($0.message)" }.joined(separator: "\n"))
         }
@@ -310,9 +313,11 @@ public struct SensorReadCommand: ParsableCommand {
                 + String(format: ", %.1f %%RH", Self.clampedHumidity(reading.relativeHumidity + offsets.humidity))
                 + (options.heater == true ? " (heater on: not the ambient temperature)" : "")
         case .sht4x:
-            let reading = try SHT4x(bus: i2c, address: address, clock: clock, precision: options.precision ?? .high).read()
+            let sensor = SHT4x(bus: i2c, address: address, clock: clock, precision: options.precision ?? .high)
+            let reading = if let pulse = options.heaterPulse { try sensor.heat(pulse) } else { try sensor.read() }
             return "sht4x: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
                 + String(format: ", %.1f %%RH", Self.clampedHumidity(reading.relativeHumidity + offsets.humidity))
+                + (options.heaterPulse.map { " (measured at the end of a heater pulse, \($0): the hot die, not the ambient values)" } ?? "")
         case .max17048:
             let reading = try MAX17048(bus: i2c, address: address).read()
             // As the daemon does: the offset moves the state of charge, which Battery Level clamps to 0…100.

@@ -64,10 +64,45 @@ import Testing
               - {name: c, driver: mcp9808, options: {conversion-rate: 1, precision: low}}
             """) == [
             "sensors[0].options.repeatability (line 3): sht4x takes no 'repeatability' option; it applies to sht31",
-            "sensors[0].options.heater (line 3): sht4x takes no 'heater' option; it applies to sht31",
+            "sensors[0].options.heater (line 3): the sht4x heater runs in pulses, not on or off: give its power (20mw, 110mw or 200mw), pulse (100ms or 1s) and, for the daemon, every (how often, e.g. 5m)",
             "sensors[1].options.resolution (line 4): tmp102 takes no 'resolution' option; it applies to mcp9808",
             "sensors[2].options.conversion-rate (line 5): mcp9808 takes no 'conversion-rate' option; it applies to tmp102",
             "sensors[2].options.precision (line 5): mcp9808 takes no 'precision' option; it applies to sht4x",
+        ])
+    }
+
+    @Test func sht4xHeaterSchedule() throws {
+        let sensors = try load("""
+            board: simulated
+            sensors:
+              - {name: a, driver: sht4x, options: {heater: {power: 110mw, pulse: 100ms, every: 5m}}}
+              - {name: b, driver: sht4x, bus: 2, poll-interval: 1s, options: {heater: {power: 200mw, pulse: 1s, every: 20s, cool-down: 5s}}}
+            """).get().sensors
+        #expect(sensors[0].options.sht4xHeaterSchedule == .init(pulse: .init(power: .milliwatts110, duration: .milliseconds100),
+                                                                 every: .seconds(300), coolDown: .seconds(10)))
+        #expect(sensors[1].options.sht4xHeaterSchedule == .init(pulse: .init(power: .milliwatts200, duration: .seconds1),
+                                                                 every: .seconds(20), coolDown: .seconds(5)))
+    }
+
+    @Test func sht4xHeaterMistakes() {
+        #expect(problems("""
+            board: simulated
+            sensors:
+              - {name: a, driver: sht4x, options: {heater: {power: 200mw, pulse: 1s, every: 5s}}}
+              - {name: b, driver: sht4x, bus: 2, options: {heater: {power: 300mw, pulse: 2s, every: 1m}}}
+              - {name: c, driver: sht4x, bus: 3, options: {heater: {power: 20mw, pulse: 1s}}}
+              - {name: d, driver: sht4x, bus: 4, poll-interval: 5s, options: {heater: {power: 20mw, pulse: 1s, every: 12s}}}
+              - {name: e, driver: sht4x, bus: 5, options: {heater: {pulse: 1s, every: 1m, warm: yes}}}
+              - {name: f, driver: sht4x, bus: 6, options: {heater: {power: 20mw, pulse: 1s, every: 2h, cool-down: 2h}}}
+            """) == [
+            "sensors[0].options.heater.every (line 3): a 1s pulse every 5s exceeds the heater's 10 % duty limit (datasheet 4.9); use every: 10s or longer",
+            "sensors[1].options.heater.power (line 4): 300mw is not one of 20mw, 110mw, 200mw",
+            "sensors[1].options.heater.pulse (line 4): 2s is not one of 100ms, 1s",
+            "sensors[2].options.heater.every (line 5): missing; say how often the daemon runs the heater, e.g. every: 5m (at least 10s for a 1s pulse)",
+            "sensors[3].options.heater.every (line 6): heating every 12s leaves no ambient reading between pulses (pulse 1s + cool-down 10s + poll-interval 5s); use every: 16s or longer, or a shorter cool-down",
+            "sensors[4].options.heater.warm (line 7): unknown key 'warm'; expected one of: power, pulse, every, cool-down",
+            "sensors[4].options.heater.power (line 7): missing; the sht4x heater needs power (20mw, 110mw or 200mw), pulse (100ms or 1s) and, for the daemon, every (how often, e.g. 5m)",
+            "sensors[5].options.heater.cool-down (line 8): 2h is out of range 0ms…1h",
         ])
     }
 

@@ -54,6 +54,11 @@ import Testing
         var quiet = Fixtures.heart
         quiet.state = .noSignal
         #expect(SensorLineFormatter.line(quiet, at: TimeOfDay(hour: 9, minute: 5, second: 30)) == "09:05:30 chest  max30102  no signal")
+        var heating = Fixtures.bme280
+        heating.state = .paused
+        heating.error = "heater cool-down; ambient readings resume in 8.0 s"
+        #expect(SensorLineFormatter.line(heating, at: time)
+            == "12:00:01 room  bme280  21.50 °C  45.0 %RH  1013.25 hPa  paused: heater cool-down; ambient readings resume in 8.0 s")
         var single = Fixtures.bme280
         single.readings = []
         #expect(SensorLineFormatter.line(single, at: time) == "12:00:01 room  bme280  21.50 °C")

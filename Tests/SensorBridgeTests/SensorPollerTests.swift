@@ -77,6 +77,19 @@ import TestSupport
         poller.stop()
     }
 
+    @Test func aHeaterCoolDownPausesWithoutBackingOff() async {
+        let source = ScriptedSource(clock: clock, [.failure(.conditioning(sensor: "SHT4x", reason: "heater cool-down"))])
+        let outcomes = Recorder<PollOutcome>()
+        let origin = clock.now
+        let poller = SensorPoller(name: "cellar", source: source, interval: .seconds(1), clock: clock) { outcomes.append($0) }
+        poller.start()
+        await step(source, outcomes, to: origin)
+        await step(source, outcomes, to: origin + .seconds(1))
+        #expect(outcomes.all == [.paused("heater cool-down"), .paused("heater cool-down")])
+        #expect(clock.nextDeadline == origin + .seconds(2))
+        poller.stop()
+    }
+
     @Test func aNewIntervalRestartsTheGridFromNow() async {
         let source = ScriptedSource(clock: clock, [.success(Measurement(temperature: 36.8))])
         let outcomes = Recorder<PollOutcome>()

@@ -38,6 +38,9 @@ import Testing
                 == "sht31: 23.00 °C, 45.0 %RH")
         #expect(try run(["sht31", "--simulated", "--heater", "on"]) == "sht31: 22.50 °C, 48.0 %RH (heater on: not the ambient temperature)")
         #expect(try run(["sht4x", "--simulated", "--precision", "medium"]) == "sht4x: 22.50 °C, 48.0 %RH")
+        // One pulse: the hot die's values, said to be so (simulated rise: +50 °C for 200 mW over 1 s).
+        #expect(try run(["sht4x", "--simulated", "--heater", "power=200mw,pulse=1s"])
+                == "sht4x: 72.50 °C, 3.7 %RH (measured at the end of a heater pulse, 200 mW for 1 s: the hot die, not the ambient values)")
         // Humidity skipped (oversampling 0) is left out of the line.
         let bme = try run(["bme280", "--simulated", "--oversampling", "temperature=2,pressure=16,humidity=0"])
         #expect(bme.hasPrefix("bme280: 21.50 °C, 1013.2"))
@@ -52,8 +55,14 @@ import Testing
         #expect(throws: SensorCommandError.usage("--conversion-rate: 2 is not one of 0.25, 1, 4, 8 Hz")) {
             try run(["tmp102", "--simulated", "--conversion-rate", "2"])
         }
-        #expect(throws: SensorCommandError.usage("--heater: sht4x takes no 'heater' option; it applies to sht31")) {
+        #expect(throws: SensorCommandError.usage("--heater: the sht4x heater runs in pulses, not on or off: give its power (20mw, 110mw or 200mw), pulse (100ms or 1s) and, for the daemon, every (how often, e.g. 5m)")) {
             try run(["sht4x", "--simulated", "--heater", "on"])
+        }
+        #expect(throws: SensorCommandError.usage("--heater: every and cool-down schedule the daemon's heater; sensor read runs one pulse (power=…,pulse=…)")) {
+            try run(["sht4x", "--simulated", "--heater", "power=20mw,pulse=1s,every=1m"])
+        }
+        #expect(throws: SensorCommandError.usage("--heater every: a 1s pulse every 5s exceeds the heater's 10 % duty limit (datasheet 4.9); use every: 10s or longer")) {
+            try run(["sht4x", "--simulated", "--heater", "power=20mw,pulse=1s,every=5s"])
         }
         #expect(throws: SensorCommandError.usage("--sample-rate: tmp102 takes no 'sample-rate' option; it applies to max30102, max30101, max30100")) {
             try run(["tmp102", "--simulated", "--sample-rate", "100"])

@@ -66,6 +66,8 @@ extension Examination {
         case .noSignal:
             add(.sensors, .warn, subject, detail + (status.error.map { ": \($0)" } ?? ""),
                 fix: "nothing to measure yet: rest a fingertip on the sensor, or check that pulses reach the line")
+        case .paused:
+            add(.sensors, .ok, subject, detail)
         case .failed:
             add(.sensors, .fail, subject, detail, fix: source == .daemon
                 ? "do what the message says; the daemon retries a failed sensor by itself (watch with blesensor sensors)"

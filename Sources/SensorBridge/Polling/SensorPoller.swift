@@ -7,7 +7,24 @@ public enum PollOutcome: Sendable, Equatable {
     case measured(Measurement)
     /// The sensor answered but has nothing to measure (no finger, no pulses): a state, not a fault.
     case noSignal(String)
+    /// The sensor is conditioning itself (a heater pulse, the cool-down after it): nothing ambient to
+    /// publish for now, and the last published values stand. Not a fault.
+    case paused(String)
     case failed(SensorError)
+
+    public var isPaused: Bool {
+        if case .paused = self { return true }
+        return false
+    }
+
+    /// A read's error as an outcome: the states that are not faults keep their reason.
+    public init(_ error: SensorError) {
+        switch error {
+        case let .noSignal(_, reason): self = .noSignal(reason)
+        case let .conditioning(_, reason): self = .paused(reason)
+        default: self = .failed(error)
+        }
+    }
 }
 
 /// Polls one sensor on the host's monotonic clock: reads run on the sensor's own thread at deadlines
@@ -116,7 +133,7 @@ public final class SensorPoller: Sendable {
         do {
             outcome = .measured(try source.read())
         } catch let error {
-            if case let .noSignal(_, reason) = error { outcome = .noSignal(reason) } else { outcome = .failed(error) }
+            outcome = PollOutcome(error)
         }
         deliver(outcome)
         scheduleNext(after: outcome)

@@ -58,6 +58,11 @@ final class SensorStatusBook: Sendable {
                 entry.state = .noSignal
                 entry.error = reason
                 entry.measurement = nil
+            case let .paused(reason):
+                // The last ambient values stay, with their age: they are what the characteristics hold.
+                entry.reads += 1
+                entry.state = .paused
+                entry.error = reason
             case let .failed(error):
                 entry.failures += 1
                 entry.state = .failed
@@ -83,8 +88,9 @@ final class SensorStatusBook: Sendable {
     private static func status(_ entry: Entry, now: MonotonicInstant) -> SensorStatus {
         let quantities = entry.configuration.driver.quantities
         let primary = quantities.first ?? .temperature
-        // A failed or signal-less sensor shows no value: the last one is not current any more.
-        let current = entry.state == .ok ? entry.measurement : nil
+        // A failed or signal-less sensor shows no value: the last one is not current any more. A
+        // paused one shows the last ambient values, still what its characteristics hold, with their age.
+        let current = entry.state == .ok || entry.state == .paused ? entry.measurement : nil
         let unit = entry.configuration.unit
         let readings = current.map { measurement in quantities.compactMap { reading(of: $0, in: measurement, unit: unit) } } ?? []
         let age = entry.measuredAt.map { Double((now - $0).saturatingNanoseconds) / 1e9 }

@@ -16,7 +16,7 @@ public enum SingleRead {
             defer { source.close() }
             outcome = .measured(try source.read())
         } catch {
-            if case let .noSignal(_, reason) = error { outcome = .noSignal(reason) } else { outcome = .failed(error) }
+            outcome = PollOutcome(error)
         }
         book.record(outcome, sensor: sensor.name)
         return book.status(of: sensor.name) ?? SensorStatus(name: sensor.name, driver: sensor.driver.rawValue, value: nil, unit: "",

@@ -36,6 +36,7 @@ final class BatteryPublisher: ServicePublisher {
     }
 
     func publish(_ outcome: PollOutcome, to characteristic: PublishedCharacteristic) {
+        guard !outcome.isPaused else { return }
         guard case let .measured(reading) = outcome, let percent = reading.batteryPercent, percent.isFinite else {
             state.withLock { $0.current = nil }
             return

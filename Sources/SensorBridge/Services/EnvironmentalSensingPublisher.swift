@@ -125,7 +125,8 @@ final class EnvironmentalSensingPublisher: ServicePublisher {
     }
 
     func publish(_ outcome: PollOutcome, to characteristic: PublishedCharacteristic) {
-        guard let channel = channels[characteristic] else { return }
+        // Paused: nothing ambient to send; the characteristic keeps its last value.
+        guard let channel = channels[characteristic], outcome.isPaused == false else { return }
         let now = clock.now
         let toSend: (value: ScalarValue, fault: Bool)? = state.withLock { states in
             guard var entry = states[channel.id] else { return nil }

@@ -115,6 +115,8 @@ final class HealthThermometerPublisher: ServicePublisher {
         let unit = units[characteristic] ?? .celsius
         let temperature: IEEE11073Float?
         switch outcome {
+        case .paused:
+            return
         case let .measured(reading):
             let due = state.withLock { state -> Bool in
                 state.faultSent.remove(characteristic)

@@ -93,6 +93,8 @@ final class HeartRatePublisher: ServicePublisher {
                 state.pendingRR.removeAll()
                 guard state.lastSent.map({ now - $0 >= Self.quietInterval }) ?? true else { return nil }
                 return HeartRateMeasurement(heartRate: 0, sensorContact: .notDetected)
+            case .paused:
+                return nil
             case .failed:
                 // The format has no fault value: stop sending rather than repeat an old rate.
                 state.pendingRR.removeAll()

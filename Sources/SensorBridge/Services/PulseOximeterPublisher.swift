@@ -90,7 +90,7 @@ final class PulseOximeterPublisher: ServicePublisher {
             let device: PLXDeviceAndSensorStatus = reason.contains("no heartbeat") ? .nonpulsatileSignalDetected : .sensorMalfunctioning
             return PLXContinuousMeasurement(normal: PLXSpO2PR(spO2: .nan, pulseRate: .nan),
                                             measurementStatus: .measurementUnavailable, deviceAndSensorStatus: device)
-        case .failed:
+        case .failed, .paused:
             return nil
         }
     }

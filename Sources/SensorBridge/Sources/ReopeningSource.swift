@@ -6,7 +6,8 @@ import Synchronization
 /// yet or went away with its adapter, a GPIO line whose monitor died, a chip that lost its
 /// configuration): the failed source is closed and the next poll, at the poller's back-off, starts
 /// from a fresh open. So a sensor missing at start or lost later is retried for real, and the
-/// other sensors keep serving meanwhile. "No signal" is a state, not a failure: it keeps the source.
+/// other sensors keep serving meanwhile. "No signal" and a heater cool-down are states, not failures:
+/// they keep the source.
 final class ReopeningSource: SensorSource {
     private struct State {
         var opened: (any SensorSource)?
@@ -44,7 +45,10 @@ final class ReopeningSource: SensorSource {
         do throws(SensorError) {
             return try source.read()
         } catch {
-            if case .noSignal = error { throw error }
+            switch error {
+            case .noSignal, .conditioning: throw error
+            default: break
+            }
             state.withLock { $0.opened = nil }
             source.close()
             throw error

@@ -127,8 +127,15 @@ public struct SensorSourceFactory: Sendable {
             }, close: close)
         case .sht4x:
             let chip = SHT4x(bus: bus, address: address, clock: clock, precision: sensor.options.precision ?? .high)
+            let read: @Sendable () throws(SensorError) -> TemperatureHumidityReading
+            if let schedule = sensor.options.sht4xHeaterSchedule {
+                let cycle = SHT4xHeaterCycle(chip: chip, schedule: schedule, clock: clock)
+                read = cycle.read
+            } else {
+                read = chip.read
+            }
             return DriverSource(offsets: offsets, read: { () throws(SensorError) in
-                let reading = try chip.read()
+                let reading = try read()
                 return Measurement(temperature: reading.celsius, humidity: reading.relativeHumidity)
             }, close: close)
         case .max17048:

@@ -21,6 +21,9 @@ public enum SensorError: Error, Equatable, Sendable, CustomStringConvertible {
     case noSignal(sensor: String, reason: String)
     /// A sysfs sensor file is missing or unreadable.
     case unavailable(sensor: String, reason: String)
+    /// The sensor is conditioning itself (an SHT4x heater pulse and the cool-down after it), so what it
+    /// would read now is not ambient. Not a fault: readings resume by themselves.
+    case conditioning(sensor: String, reason: String)
 
     public var description: String {
         switch self {
@@ -46,6 +49,8 @@ public enum SensorError: Error, Equatable, Sendable, CustomStringConvertible {
             return "\(sensor): no signal: \(reason)"
         case let .unavailable(sensor, reason):
             return "\(sensor): unavailable: \(reason)"
+        case let .conditioning(sensor, reason):
+            return "\(sensor): paused: \(reason)"
         }
     }
 }

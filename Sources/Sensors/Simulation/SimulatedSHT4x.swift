@@ -1,7 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
 import Synchronization
 
 /// SHT4x model: one-byte commands, 0xFD high-precision measurement (NACKs reads for ~6.9 ms),
-/// serial number, soft reset, CRC corruption.
+/// serial number, soft reset, CRC corruption, and the six heater commands (reads NACKed for the
+/// pulse, then the hot die's values).
 public final class SimulatedSHT4x: SimulatedI2CDevice {
     private struct State {
         var celsius: Double
@@ -10,6 +16,7 @@ public final class SimulatedSHT4x: SimulatedI2CDevice {
         var output: [UInt8] = []
         var corruptCRC = false
         var lastMeasurementCommand: UInt8?
+        var heaterPulses: [SHT4x.HeaterPulse] = []
     }
     private let state: Mutex<State>
     private let clock: any SensorClock
@@ -26,6 +33,28 @@ public final class SimulatedSHT4x: SimulatedI2CDevice {
 
     /// The command code of the last measurement started (which precision).
     public var lastMeasurementCommand: UInt8? { state.withLock { $0.lastMeasurementCommand } }
+
+    /// Every heater pulse run, in order.
+    public var heaterPulses: [SHT4x.HeaterPulse] { state.withLock { $0.heaterPulses } }
+
+    /// A model, not the datasheet (which gives no figure): the die's rise at the end of a pulse grows
+    /// with power and length; the relative humidity falls as the heated air holds more water.
+    static func heated(celsius: Double, humidity: Double, by pulse: SHT4x.HeaterPulse) -> (celsius: Double, humidity: Double) {
+        let rise = Double(pulse.power.milliwatts) * (pulse.duration == .seconds1 ? 0.25 : 0.1)
+        // Magnus formula for the saturation vapour pressure over water.
+        func saturation(_ t: Double) -> Double { exp(17.62 * t / (243.12 + t)) }
+        return (celsius + rise, humidity * saturation(celsius) / saturation(celsius + rise))
+    }
+
+    static func pulse(for command: UInt8) -> SHT4x.HeaterPulse? {
+        for power in SHT4x.HeaterPower.allCases {
+            for duration in SHT4x.HeaterDuration.allCases {
+                let pulse = SHT4x.HeaterPulse(power: power, duration: duration)
+                if pulse.command.rawValue == command { return pulse }
+            }
+        }
+        return nil
+    }
 
     public init(celsius: Double = 22, relativeHumidity: Double = 45, serialNumber: UInt32 = 0x0F1E_2D3C, clock: any SensorClock) {
         state = Mutex(State(celsius: celsius, humidity: relativeHumidity))
@@ -52,6 +81,13 @@ public final class SimulatedSHT4x: SimulatedI2CDevice {
                 let t = UInt16(saturating: ((state.celsius + 45) / 175 * 65535).rounded())
                 let h = UInt16(saturating: ((state.humidity + 6) / 125 * 65535).rounded())
                 words = [t, h]
+            case let command where Self.pulse(for: command) != nil:
+                guard let pulse = Self.pulse(for: command) else { throw .data }
+                state.readyAt = now.saturatingAdd(SHT4xHeaterCycle.nanoseconds(pulse.duration.nominal))
+                state.heaterPulses.append(pulse)
+                let hot = Self.heated(celsius: state.celsius, humidity: state.humidity, by: pulse)
+                words = [UInt16(saturating: ((hot.celsius + 45) / 175 * 65535).rounded()),
+                         UInt16(saturating: ((hot.humidity + 6) / 125 * 65535).rounded())]
             case SHT4x.Command.readSerialNumber.rawValue:
                 words = [UInt16(serialNumber >> 16), UInt16(truncatingIfNeeded: serialNumber)]
             case SHT4x.Command.softReset.rawValue:
