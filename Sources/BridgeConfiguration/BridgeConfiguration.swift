@@ -451,9 +451,24 @@ public struct SimulationSettings: Sendable, Equatable {
     public var batteryPercent: Double?
     /// The chip stops answering this long after start (fault injection for demos and tests).
     public var failAfter: Duration?
+    /// Raw register bytes by start register (tmp102, mcp9808, bme280), instead of values: what a
+    /// datasheet example lists, so a test's expectation need not come from our own conversions.
+    public var registers: [RegisterBlock]
+
+    public struct RegisterBlock: Sendable, Equatable {
+        public var start: UInt8
+        public var bytes: [UInt8]
+
+        public init(start: UInt8, bytes: [UInt8]) {
+            self.start = start
+            self.bytes = bytes
+        }
+    }
 
     public init(celsius: Double? = nil, relativeHumidity: Double? = nil, pascals: Double? = nil,
-                beatsPerMinute: Double? = nil, batteryPercent: Double? = nil, failAfter: Duration? = nil) {
+                beatsPerMinute: Double? = nil, batteryPercent: Double? = nil, failAfter: Duration? = nil,
+                registers: [RegisterBlock] = []) {
+        self.registers = registers
         self.celsius = celsius
         self.relativeHumidity = relativeHumidity
         self.pascals = pascals

@@ -581,7 +581,7 @@ struct SensorSection {
             ("bpm", .heartRate, 20...300, " bpm"),
             ("battery-percent", .batteryLevel, 0...100, " %"),
         ]
-        guard let map = value.map(path: path, known: fields.map(\.key) + ["fail-after"], problems: &problems) else { return nil }
+        guard let map = value.map(path: path, known: fields.map(\.key) + ["fail-after", "registers"], problems: &problems) else { return nil }
         var values: [String: Double] = [:]
         for field in fields {
             guard let item = map[field.key] else { continue }
@@ -598,7 +598,74 @@ struct SensorSection {
                 problems.add(map.path("fail-after"), item, "\(formatDuration(duration)) is out of range 0ms…24h")
             }
         }
+        var registers: [SimulationSettings.RegisterBlock] = []
+        if let item = map["registers"] {
+            registers = simulatedRegisters(item, path: map.path("registers"), driver: driver, problems: &problems)
+            let values = fields.map(\.key).filter { map[$0] != nil }
+            if !values.isEmpty, !registers.isEmpty {
+                problems.add(map.path("registers"), item, "give the chip's registers or its values (\(values.joined(separator: ", "))), not both")
+            }
+        }
         return SimulationSettings(celsius: values["celsius"], relativeHumidity: values["humidity"], pascals: values["pressure"],
-                                  beatsPerMinute: values["bpm"], batteryPercent: values["battery-percent"], failAfter: failAfter)
+                                  beatsPerMinute: values["bpm"], batteryPercent: values["battery-percent"], failAfter: failAfter,
+                                  registers: registers)
     }
+
+    /// The register ranges each chip's simulation can be loaded with: the result registers, and for
+    /// the BME280 its calibration NVM and the 8 data bytes every forced measurement then produces.
+    static let simulatedRegisterRanges: [SensorDriver: [(range: ClosedRange<Int>, name: String, exact: Bool)]] = [
+        .tmp102: [(0x00...0x01, "the temperature register", true)],
+        .mcp9808: [(0x05...0x06, "the ambient temperature register", true)],
+        .bme280: [(0x88...0xA1, "calibration block 1", false), (0xE1...0xE7, "calibration block 2", false),
+                  (0xF7...0xFE, "the data registers press_msb…hum_lsb", true)],
+    ]
+
+    /// `{0x88: "70 6B 43 67", 0xF7: "65 5A C0 7E ED 00 75 30"}`: hex bytes from a start register.
+    private static func simulatedRegisters(_ value: YAMLValue, path: String, driver: SensorDriver?,
+                                           problems: inout ProblemList) -> [SimulationSettings.RegisterBlock] {
+        guard case let .mapping(mapping) = value.node else {
+            problems.add(path, value, "expected a map of start register to hex bytes, e.g. {0x88: \"70 6B 43 67\"}, found \(value.kindDescription)")
+            return []
+        }
+        guard let driver else { return [] }
+        guard let ranges = simulatedRegisterRanges[driver] else {
+            let takers = simulatedRegisterRanges.keys.map(\.rawValue).sorted().joined(separator: ", ")
+            problems.add(path, value, "\(driver.rawValue) is simulated from values only; registers apply to \(takers)")
+            return []
+        }
+        var blocks: [SimulationSettings.RegisterBlock] = []
+        for (keyNode, bytesNode) in mapping {
+            let key = YAMLValue(node: keyNode), item = YAMLValue(node: bytesNode)
+            guard let keyText = key.scalarText, case let .value(start) = parseInteger(keyText), (0...0xFF).contains(start) else {
+                problems.add(path, key, "'\(abbreviated(key.scalarText ?? key.kindDescription))' is not a register number 0x00…0xFF")
+                continue
+            }
+            let itemPath = "\(path).\(keyText)"
+            guard let text = item.text(path: itemPath, expected: "hex bytes like \"70 6B\"", problems: &problems) else { continue }
+            let digits = text.filter { $0 != " " }
+            guard !digits.isEmpty, digits.count % 2 == 0, digits.allSatisfy({ $0.isASCII && $0.isHexDigit }) else {
+                problems.add(itemPath, item, "'\(abbreviated(text))' is not hex bytes like \"70 6B 43\"")
+                continue
+            }
+            var bytes: [UInt8] = []
+            var index = digits.startIndex
+            while index < digits.endIndex {
+                let next = digits.index(index, offsetBy: 2)
+                bytes.append(UInt8(digits[index..<next], radix: 16) ?? 0)
+                index = next
+            }
+            let span = start...(start + bytes.count - 1)
+            guard let fit = ranges.first(where: { $0.range.contains(span.lowerBound) && $0.range.contains(span.upperBound) }),
+                  !fit.exact || span == fit.range else {
+                let allowed = ranges.map { r in
+                    "\(r.name) \(hex(r.range.lowerBound, digits: 2))…\(hex(r.range.upperBound, digits: 2))\(r.exact ? " (all \(r.range.count) bytes)" : "")"
+                }.joined(separator: ", ")
+                problems.add(itemPath, item, "\(bytes.count) byte(s) from \(hex(start, digits: 2)) do not fit; \(driver.rawValue) takes \(allowed)")
+                continue
+            }
+            blocks.append(.init(start: UInt8(start), bytes: bytes))
+        }
+        return blocks
+    }
+
 }

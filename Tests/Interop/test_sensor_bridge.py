@@ -47,37 +47,100 @@ SUBSCRIBABLE = {HRM, TEMPERATURE_MEASUREMENT, INTERMEDIATE, MEASUREMENT_INTERVAL
 OUT_OF_RANGE = 0xFF  # ATT / Core Specification Supplement common profile error
 HANDLE_VALUE_CONFIRMATION = 0x1E
 
-BODY_CELSIUS, BODY_TOLERANCE = 36.8, 0.07  # TMP102 resolution 0.0625 °C: 36.8125
-ROOM_CELSIUS, ROOM_HUMIDITY, ROOM_PASCAL = 21.5, 45.0, 101325
+# -- what the simulated chips hold: register bytes from the datasheets -----------------------
+# The simulated board is loaded with raw registers (`simulation: {registers: ...}`) and the
+# expected values are computed here from those bytes with the datasheets' formulas, so no
+# expectation comes from the daemon's own conversion code.
 
-FAULT_CONFIG = """\
-board: simulated
-sensors:
-  - name: body
-    driver: tmp102
-    poll-interval: 1s
-    publish: [temperature-measurement]
-    simulation: {celsius: 36.8, fail-after: 3s}
-  - name: room
-    driver: bme280
-    publish: [es-temperature, humidity, pressure]
-    simulation: {celsius: 21.5, humidity: 45, pressure: 101325}
-"""
+# BMP280 datasheet 8.2 worked example (the BME280 shares T and P compensation): the calibration
+# words little-endian from 0x88 (then 0xA0 reserved and dig_H1 = 75), 0xE1...0xE7 with typical
+# humidity trimming (dig_H2 362, dig_H3 0, dig_H4 324, dig_H5 50, dig_H6 30), and the data
+# registers press_msb...hum_lsb holding adc_P 415148, adc_T 519888, adc_H 30000.
+BME280_BLOCK_1 = '70 6B 43 67 18 FC 7D 8E 43 D6 D0 0B 27 0B 8C 00 F9 FF 8C 3C F8 C6 70 17 00 4B'
+BME280_BLOCK_2 = '6A 01 00 14 24 03 1E'
+BME280_DATA = '65 5A C0 7E ED 00 75 30'
+# TMP102 temperature register: 12-bit two's complement in bits 15...4, 0.0625 °C per LSB.
+TMP102_TEMPERATURE = '24 D0'
 
-ROOM_FAULT_CONFIG = """\
-board: simulated
-sensors:
-  - name: body
-    driver: tmp102
-    poll-interval: 1s
-    publish: [temperature-measurement]
-    simulation: {celsius: 36.8}
-  - name: room
-    driver: bme280
-    poll-interval: 1s
-    publish: [es-temperature, humidity, pressure]
-    simulation: {celsius: 21.5, humidity: 45, pressure: 101325, fail-after: 3s}
-"""
+
+def tmp102_celsius(register: str) -> float:
+    """TMP102 datasheet 7.3.1 / table 7-1."""
+    raw = int.from_bytes(bytes.fromhex(register), 'big', signed=True) >> 4
+    return raw * 0.0625
+
+
+def bme280_compensate(block1: str, block2: str, data: str) -> tuple[float, float, float]:
+    """BME280 datasheet 4.2.2 (trimming parameter layout) and 8.1 (compensation in double
+    precision): -> (°C, Pa, %RH)."""
+    b1, b2, d = bytes.fromhex(block1), bytes.fromhex(block2), bytes.fromhex(data)
+    t1, t2, t3 = struct.unpack_from('<Hhh', b1, 0)
+    p1, p2, p3, p4, p5, p6, p7, p8, p9 = struct.unpack_from('<Hhhhhhhhh', b1, 6)
+    h1 = b1[25]
+    h2, h3 = struct.unpack_from('<hB', b2, 0)
+    h4 = (struct.unpack_from('<b', b2, 3)[0] << 4) | (b2[4] & 0x0F)
+    h5 = (struct.unpack_from('<b', b2, 5)[0] << 4) | (b2[4] >> 4)
+    h6 = struct.unpack_from('<b', b2, 6)[0]
+    adc_p = d[0] << 12 | d[1] << 4 | d[2] >> 4
+    adc_t = d[3] << 12 | d[4] << 4 | d[5] >> 4
+    adc_h = d[6] << 8 | d[7]
+
+    var1 = (adc_t / 16384.0 - t1 / 1024.0) * t2
+    var2 = (adc_t / 131072.0 - t1 / 8192.0) ** 2 * t3
+    # The datasheet's code casts t_fine to an integer; its worked example (8.2: p = 100653.27 Pa)
+    # carries the unrounded 128422.29, which is what is used here.
+    t_fine = var1 + var2
+    celsius = (var1 + var2) / 5120.0
+
+    var1 = t_fine / 2.0 - 64000.0
+    var2 = var1 * var1 * p6 / 32768.0
+    var2 = var2 + var1 * p5 * 2.0
+    var2 = var2 / 4.0 + p4 * 65536.0
+    var1 = (p3 * var1 * var1 / 524288.0 + p2 * var1) / 524288.0
+    var1 = (1.0 + var1 / 32768.0) * p1
+    pressure = 1048576.0 - adc_p
+    pressure = (pressure - var2 / 4096.0) * 6250.0 / var1
+    var1 = p9 * pressure * pressure / 2147483648.0
+    var2 = pressure * p8 / 32768.0
+    pressure = pressure + (var1 + var2 + p7) / 16.0
+
+    humidity = t_fine - 76800.0
+    humidity = ((adc_h - (h4 * 64.0 + h5 / 16384.0 * humidity))
+                * (h2 / 65536.0 * (1.0 + h6 / 67108864.0 * humidity * (1.0 + h3 / 67108864.0 * humidity))))
+    humidity = humidity * (1.0 - h1 * humidity / 524288.0)
+    return celsius, pressure, min(100.0, max(0.0, humidity))
+
+
+BODY_CELSIUS, BODY_TOLERANCE = tmp102_celsius(TMP102_TEMPERATURE), 0.01
+ROOM_CELSIUS, ROOM_PASCAL, ROOM_HUMIDITY = bme280_compensate(BME280_BLOCK_1, BME280_BLOCK_2, BME280_DATA)
+# The formulas above reproduce the datasheet's own results for its example.
+assert BODY_CELSIUS == 36.8125
+assert round(ROOM_CELSIUS, 2) == 25.08 and round(ROOM_PASCAL, 2) == 100653.27, (ROOM_CELSIUS, ROOM_PASCAL)
+
+
+def sensor_yaml(name: str, driver: str, publish: str, simulation: str, extra: str = '') -> str:
+    return (f'  - name: {name}\n    driver: {driver}\n{extra}    publish: [{publish}]\n'
+            f'    simulation: {{{simulation}}}\n')
+
+
+BODY_REGISTERS = f'registers: {{0x00: "{TMP102_TEMPERATURE}"}}'
+ROOM_REGISTERS = f'registers: {{0x88: "{BME280_BLOCK_1}", 0xE1: "{BME280_BLOCK_2}", 0xF7: "{BME280_DATA}"}}'
+POLL_1S = '    poll-interval: 1s\n'
+
+# The built-in demo's four sensors, with the body and room chips loaded with the registers above.
+REGISTERS_CONFIG = ('board: simulated\nsensors:\n'
+                    + sensor_yaml('pulse', 'max30102', 'heart-rate-measurement', 'bpm: 72')
+                    + sensor_yaml('body', 'tmp102', 'temperature-measurement, intermediate-temperature', BODY_REGISTERS)
+                    + sensor_yaml('room', 'bme280', 'es-temperature, humidity, pressure', ROOM_REGISTERS)
+                    + sensor_yaml('battery', 'max17048', 'battery-level', 'battery-percent: 87'))
+
+FAULT_CONFIG = ('board: simulated\nsensors:\n'
+                + sensor_yaml('body', 'tmp102', 'temperature-measurement', BODY_REGISTERS + ', fail-after: 3s', POLL_1S)
+                + sensor_yaml('room', 'bme280', 'es-temperature, humidity, pressure', ROOM_REGISTERS))
+
+ROOM_FAULT_CONFIG = ('board: simulated\nsensors:\n'
+                     + sensor_yaml('body', 'tmp102', 'temperature-measurement', BODY_REGISTERS, POLL_1S)
+                     + sensor_yaml('room', 'bme280', 'es-temperature, humidity, pressure',
+                                   ROOM_REGISTERS + ', fail-after: 3s', POLL_1S))
 
 # Line 5: a bad I2C address; line 6: a misspelt key.
 BAD_CONFIG = """\
@@ -155,9 +218,16 @@ def es_pressure(value: bytes) -> float:
 
 
 def check_room(temperature: bytes, humidity: bytes, pressure: bytes) -> None:
-    assert es_temperature(temperature) == ROOM_CELSIUS, temperature.hex()
-    assert abs(es_humidity(humidity) - ROOM_HUMIDITY) <= 0.01, humidity.hex()
-    assert abs(es_pressure(pressure) - ROOM_PASCAL) <= 5, pressure.hex()
+    """Within the ES resolutions (0.01 °C, 0.01 %RH, 0.1 Pa) plus rounding."""
+    assert abs(es_temperature(temperature) - ROOM_CELSIUS) <= 0.006, (temperature.hex(), ROOM_CELSIUS)
+    assert abs(es_humidity(humidity) - ROOM_HUMIDITY) <= 0.006, (humidity.hex(), ROOM_HUMIDITY)
+    assert abs(es_pressure(pressure) - ROOM_PASCAL) <= 0.06, (pressure.hex(), ROOM_PASCAL)
+
+
+def registers_config(tmp_path) -> str:
+    path = tmp_path / 'registers.yaml'
+    path.write_text(REGISTERS_CONFIG)
+    return str(path)
 
 
 # -- helpers -----------------------------------------------------------------------------
@@ -233,9 +303,9 @@ def intervals(times: list[float]) -> list[float]:
 
 # -- 1. discovery, reads, notifications, indications ---------------------------------------
 
-async def test_simulated_board_serves_every_service_with_the_scripted_values(harness, central, spawn_daemon):
+async def test_simulated_board_serves_every_service_with_the_scripted_values(harness, central, spawn_daemon, tmp_path):
     daemon, session = await connect_and_discover(harness, central, spawn_daemon, 'bridge-demo',
-                                                  '--board', 'simulated')
+                                                  '--config', registers_config(tmp_path))
     services = {s.uuid: s for s in session.peer.services}
     assert set(services) == {GAP, GATT, *SENSOR_SERVICES}, sorted(str(u) for u in services)
     for uuid, characteristics in SENSOR_SERVICES.items():
@@ -323,9 +393,9 @@ async def test_simulated_board_serves_every_service_with_the_scripted_values(har
 
 # -- 2. Measurement Interval ----------------------------------------------------------------
 
-async def test_measurement_interval_write_changes_the_indication_rate(harness, central, spawn_daemon):
+async def test_measurement_interval_write_changes_the_indication_rate(harness, central, spawn_daemon, tmp_path):
     daemon, session = await connect_and_discover(harness, central, spawn_daemon, 'bridge-interval',
-                                                  '--board', 'simulated')
+                                                  '--config', registers_config(tmp_path))
     c = session.characteristic
     interval = c(MEASUREMENT_INTERVAL)
     body = await subscribe(session, daemon, c(TEMPERATURE_MEASUREMENT), '2A1C indicate', prefer_notify=False)
@@ -368,9 +438,9 @@ async def test_measurement_interval_write_changes_the_indication_rate(harness, c
 
 # -- Heart Rate Control Point and ES Trigger Setting ---------------------------------------
 
-async def test_heart_rate_control_point_and_es_trigger_setting_writes(harness, central, spawn_daemon):
+async def test_heart_rate_control_point_and_es_trigger_setting_writes(harness, central, spawn_daemon, tmp_path):
     daemon, session = await connect_and_discover(harness, central, spawn_daemon, 'bridge-writes',
-                                                  '--board', 'simulated')
+                                                  '--config', registers_config(tmp_path))
     c = session.characteristic
     control_point = c(HR_CONTROL_POINT)
     await session.write(control_point, b'\x01')  # reset energy expended
@@ -517,7 +587,7 @@ async def test_a_failed_bme280_sends_unknown_once_while_the_tmp102_keeps_serving
     assert temperatures.count(b'\x00\x80') == 1, [v.hex() for v in temperatures]
     assert humidities.count(b'\xff\xff') == 1, [v.hex() for v in humidities]
     for value in temperatures[:temperatures.index(b'\x00\x80')]:
-        assert es_temperature(value) == ROOM_CELSIUS, value.hex()
+        assert abs(es_temperature(value) - ROOM_CELSIUS) <= 0.006, value.hex()
 
     snapshot = await wait_status(daemon, lambda s: sensor(s, 'room')['state'] == 'failed', 5, 'room failed')
     assert sensor(snapshot, 'room')['value'] is None and sensor(snapshot, 'room')['error']
@@ -526,9 +596,9 @@ async def test_a_failed_bme280_sends_unknown_once_while_the_tmp102_keeps_serving
 
 # -- 5. status -----------------------------------------------------------------------------
 
-async def test_status_reports_every_field_with_a_subscribed_central(harness, central, spawn_daemon):
+async def test_status_reports_every_field_with_a_subscribed_central(harness, central, spawn_daemon, tmp_path):
     daemon, session = await connect_and_discover(harness, central, spawn_daemon, 'bridge-status',
-                                                  '--board', 'simulated')
+                                                  '--config', registers_config(tmp_path))
     c = session.characteristic
     heart = await subscribe(session, daemon, c(HRM), '2A37 notify')
     body = await subscribe(session, daemon, c(TEMPERATURE_MEASUREMENT), '2A1C indicate', prefer_notify=False)
@@ -570,7 +640,7 @@ async def test_status_reports_every_field_with_a_subscribed_central(harness, cen
         for key in ('name', 'driver', 'value', 'unit', 'ageSeconds', 'state', 'error', 'readings', 'reads',
                     'failures'):
             assert key in s, (key, s)
-        assert s['state'] in ('starting', 'ok', 'no-signal', 'failed'), s
+        assert s['state'] in ('starting', 'ok', 'no-signal', 'paused', 'failed'), s
         assert isinstance(s['reads'], int) and isinstance(s['failures'], int), s
         assert isinstance(s['readings'], list), s
     # Notifications of all three arrived, so each sensor is current.

@@ -121,4 +121,23 @@ import TestSupport
         #expect(abs(Int(measurement.heartRate) - 90) <= 3)
         #expect(measurement.sensorContact == .detected)
     }
+
+    /// The BME280 datasheet example loaded as raw registers through the configuration: calibration
+    /// bytes from 0x88 and 0xE1 and the data registers; the expected values are the datasheet's.
+    @Test func rawRegistersFromTheConfigurationReachTheDriver() async throws {
+        let registers: [SimulationSettings.RegisterBlock] = [
+            .init(start: 0x88, bytes: [0x70, 0x6B, 0x43, 0x67, 0x18, 0xFC, 0x7D, 0x8E, 0x43, 0xD6, 0xD0, 0x0B, 0x27,
+                                       0x0B, 0x8C, 0x00, 0xF9, 0xFF, 0x8C, 0x3C, 0xF8, 0xC6, 0x70, 0x17, 0x00, 0x4B]),
+            .init(start: 0xE1, bytes: [0x6A, 0x01, 0x00, 0x14, 0x24, 0x03, 0x1E]),
+            // adc_P = 415148, adc_T = 519888, adc_H = 30000.
+            .init(start: 0xF7, bytes: [0x65, 0x5A, 0xC0, 0x7E, 0xED, 0x00, 0x75, 0x30]),
+        ]
+        let sensor = SensorConfiguration(name: "room", driver: .bme280, pollInterval: .seconds(1), publish: [.environmentalTemperature],
+                                         simulation: SimulationSettings(registers: registers))
+        let status = try await firstStatus(sensor)
+        #expect(status.state == .ok, "\(status.error ?? "")")
+        #expect(status.value == 25.08)
+        let pressure = try #require(status.readings.first { $0.quantity == "pressure" })
+        #expect(abs(pressure.value - 100_653.27) < 0.05)
+    }
 }

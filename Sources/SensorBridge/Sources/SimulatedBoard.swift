@@ -70,12 +70,29 @@ public final class SimulatedBoard: Sendable {
         let settings = sensor.simulation
         let celsius = settings.celsius ?? 21.5
         let humidity = settings.relativeHumidity ?? 45
+        // Raw registers (checked by the configuration: which chip, which ranges) replace the values.
+        let registers = settings.registers
+        func word(at start: UInt8) -> UInt16? {
+            registers.first { $0.start == start && $0.bytes.count == 2 }.map { UInt16($0.bytes[0]) << 8 | UInt16($0.bytes[1]) }
+        }
         switch sensor.driver {
-        case .tmp102: return SimulatedTMP102(celsius: celsius, clock: clock)
-        case .mcp9808: return SimulatedMCP9808(celsius: celsius, clock: clock)
+        case .tmp102:
+            let chip = SimulatedTMP102(celsius: celsius, clock: clock)
+            if let raw = word(at: 0x00) { chip.setRawTemperature(raw) }
+            return chip
+        case .mcp9808:
+            let chip = SimulatedMCP9808(celsius: celsius, clock: clock)
+            if let raw = word(at: 0x05) { chip.setRawTemperature(raw) }
+            return chip
         case .bme280:
             let chip = SimulatedBME280(clock: clock)
-            chip.setEnvironment(celsius: celsius, pascals: settings.pascals ?? 101_325, relativeHumidity: humidity)
+            guard !registers.isEmpty else {
+                chip.setEnvironment(celsius: celsius, pascals: settings.pascals ?? 101_325, relativeHumidity: humidity)
+                return chip
+            }
+            for block in registers {
+                if block.start == 0xF7 { chip.setDataRegisters(block.bytes) } else { chip.setRegisters(block.bytes, at: block.start) }
+            }
             return chip
         case .sht31: return SimulatedSHT31(celsius: celsius, relativeHumidity: humidity, clock: clock)
         case .sht4x: return SimulatedSHT4x(celsius: celsius, relativeHumidity: humidity, clock: clock)

@@ -44,6 +44,14 @@ public final class SimulatedBME280: SimulatedI2CDevice {
         state.withLock { $0.adc = (temperature, pressure, humidity) }
     }
 
+    /// Sets the raw ADC outputs from the 8 data registers 0xF7…0xFE as the datasheet lays them out
+    /// (press_msb, press_lsb, press_xlsb[7:4], temp_…, hum_msb, hum_lsb); other lengths are ignored.
+    public func setDataRegisters(_ bytes: [UInt8]) {
+        guard bytes.count == 8 else { return }
+        func twentyBit(_ at: Int) -> Int32 { Int32(bytes[at]) << 12 | Int32(bytes[at + 1]) << 4 | Int32(bytes[at + 2]) >> 4 }
+        setADC(temperature: twentyBit(3), pressure: twentyBit(0), humidity: Int32(bytes[6]) << 8 | Int32(bytes[7]))
+    }
+
     /// The config register (0xF5): t_sb[7:5], filter[4:2], spi3w_en[0].
     public var configRegister: UInt8 { state.withLock { $0.registers[0xF5] } }
 
