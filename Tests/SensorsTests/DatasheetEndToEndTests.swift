@@ -96,4 +96,72 @@ import Testing
         #expect(reading.stateOfChargePercent == 90.5)
         #expect(abs(reading.chargeRatePercentPerHour - -2.08) < 1e-9)
     }
+
+    @Test(arguments: [
+        // TMP117 datasheet table 7-1: 7.8125 m°C per LSB, two's complement.
+        (UInt16(0x0C80), 25.0), (0x3200, 100), (0xF380, -25), (0x0001, 0.0078125), (0xE480, -55),
+    ])
+    func tmp117DatasheetTable(word: UInt16, celsius: Double) throws {
+        let clock = SimulatedSensorClock()
+        let bus = SimulatedI2CBus()
+        let chip = SimulatedTMP117(clock: clock)
+        chip.setRawTemperature(word)
+        bus.attach(chip, at: 0x48)
+        let sensor = TMP117(bus: bus, clock: clock)
+        try sensor.configure()
+        #expect(try sensor.read().celsius == celsius)
+    }
+
+    @Test(arguments: [
+        // MAX30205 datasheet, temperature register: 0.00390625 °C per LSB, two's complement; the
+        // extended format adds 64 °C.
+        (UInt16(0x2580), MAX30205.DataFormat.normal, 37.5), (0x1900, .normal, 25), (0xFFFF, .normal, -0.00390625),
+        (0xE580, .extended, 37.5), (0x0000, .extended, 64),
+    ])
+    func max30205DatasheetFormats(word: UInt16, format: MAX30205.DataFormat, celsius: Double) throws {
+        let clock = SimulatedSensorClock()
+        let bus = SimulatedI2CBus()
+        let chip = SimulatedMAX30205(clock: clock)
+        chip.setRawTemperature(word)
+        bus.attach(chip, at: 0x48)
+        let sensor = MAX30205(bus: bus, settings: .init(dataFormat: format), clock: clock)
+        try sensor.configure()
+        #expect(try sensor.read().celsius == celsius)
+    }
+
+    @Test func mlx90614DatasheetExample() throws {
+        let bus = SimulatedI2CBus()
+        let chip = SimulatedMLX90614()
+        // Datasheet 8.7.2: T = word × 0.02 K; 0x3AD2 = 15058 → 301.16 K = 28.01 °C (the 8.4.3.1 read
+        // example's data); 0x3A3C = 14908 → 298.16 K = 25.01 °C.
+        chip.setRawWords(object: 0x3AD2, ambient: 0x3A3C)
+        bus.attach(chip, at: 0x5A)
+        let reading = try MLX90614(bus: bus).read()
+        #expect(abs(reading.objectCelsius - 28.01) < 1e-9)
+        #expect(abs(reading.ambientCelsius - 25.01) < 1e-9)
+    }
+
+    @Test func aht20DatasheetFormulas() throws {
+        let clock = SimulatedSensorClock()
+        let bus = SimulatedI2CBus()
+        let chip = SimulatedAHT20(clock: clock)
+        // Datasheet 6.1: RH = S_RH / 2^20 × 100 %, T = S_T / 2^20 × 200 − 50 °C.
+        chip.setRawSignals(humidity: 0x80000, temperature: 0x60000)
+        bus.attach(chip, at: 0x38)
+        let reading = try AHT20(bus: bus, clock: clock).read()
+        #expect(reading.relativeHumidity == 50)
+        #expect(reading.celsius == 25)
+    }
+
+    @Test func shtc3DatasheetFormulas() throws {
+        let clock = SimulatedSensorClock()
+        let bus = SimulatedI2CBus()
+        let chip = SimulatedSHTC3(clock: clock)
+        // Datasheet 5.11: T = −45 + 175 × S_T / 2^16, RH = 100 × S_RH / 2^16.
+        chip.setRawWords(temperature: 0x6000, humidity: 0x4000)
+        bus.attach(chip, at: 0x70)
+        let reading = try SHTC3(bus: bus, clock: clock).read()
+        #expect(reading.celsius == -45 + 175 * 0.375)
+        #expect(reading.relativeHumidity == 25)
+    }
 }

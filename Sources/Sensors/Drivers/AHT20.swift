@@ -77,15 +77,4 @@ public final class AHT20: Sendable {
         return TemperatureHumidityReading(celsius: Double(temperature) / 1_048_576 * 200 - 50,
                                           relativeHumidity: Double(humidity) / 1_048_576 * 100)
     }
-
-    /// The seven bytes the chip sends for a result (used by the simulated chip); the default status
-    /// has only the calibration bit set.
-    public static func frame(celsius: Double, relativeHumidity: Double, status: UInt8 = 0x08) -> [UInt8] {
-        let humidity = min(0xFFFFF, UInt32(saturating: (relativeHumidity / 100 * 1_048_576).rounded()))
-        let temperature = min(0xFFFFF, UInt32(saturating: ((celsius + 50) / 200 * 1_048_576).rounded()))
-        let data: [UInt8] = [status, UInt8(humidity >> 12), UInt8(truncatingIfNeeded: humidity >> 4),
-                             UInt8(truncatingIfNeeded: humidity << 4) | UInt8(temperature >> 16),
-                             UInt8(truncatingIfNeeded: temperature >> 8), UInt8(truncatingIfNeeded: temperature)]
-        return data + [CRC8.sensirion(data)]
-    }
 }

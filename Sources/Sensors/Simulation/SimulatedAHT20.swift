@@ -15,6 +15,8 @@ public final class SimulatedAHT20: SimulatedI2CDevice {
         var stuckBusy = false
         var corruptCRC = false
         var statusRequested = false
+        /// 20-bit signals from the datasheet, used instead of the values when set.
+        var rawSignals: (humidity: UInt32, temperature: UInt32)?
     }
     private let state: Mutex<State>
     private let clock: any SensorClock
@@ -25,7 +27,20 @@ public final class SimulatedAHT20: SimulatedI2CDevice {
     }
 
     public func set(celsius: Double, relativeHumidity: Double) {
-        state.withLock { $0.celsius = celsius; $0.humidity = relativeHumidity }
+        state.withLock { $0.celsius = celsius; $0.humidity = relativeHumidity; $0.rawSignals = nil }
+    }
+
+    /// The 20-bit humidity and temperature signals S_RH and S_T (datasheet 6.1), packed by the chip.
+    public func setRawSignals(humidity: UInt32, temperature: UInt32) {
+        state.withLock { $0.rawSignals = (humidity & 0xFFFFF, temperature & 0xFFFFF) }
+    }
+
+    /// Status, S_RH (20 bits), S_T (20 bits), CRC (datasheet 5.4 step 4).
+    static func frame(humidity: UInt32, temperature: UInt32, status: UInt8) -> [UInt8] {
+        let data: [UInt8] = [status, UInt8(truncatingIfNeeded: humidity >> 12), UInt8(truncatingIfNeeded: humidity >> 4),
+                             UInt8(truncatingIfNeeded: humidity << 4) | UInt8(truncatingIfNeeded: temperature >> 16),
+                             UInt8(truncatingIfNeeded: temperature >> 8), UInt8(truncatingIfNeeded: temperature)]
+        return data + [CRC8.sensirion(data)]
     }
 
     public var isCalibrated: Bool { state.withLock { $0.calibrated } }
@@ -63,7 +78,10 @@ public final class SimulatedAHT20: SimulatedI2CDevice {
                 // Busy or no result: the chip sends its status followed by stale bytes.
                 frame = [status, 0, 0, 0, 0, 0, 0]
             } else {
-                frame = AHT20.frame(celsius: state.celsius, relativeHumidity: state.humidity, status: status)
+                // Datasheet 6.1 backwards: RH = S_RH / 2^20 × 100 %, T = S_T / 2^20 × 200 − 50 °C.
+                let raw = state.rawSignals ?? (min(0xFFFFF, UInt32(saturating: (state.humidity / 100 * 1_048_576).rounded())),
+                                               min(0xFFFFF, UInt32(saturating: ((state.celsius + 50) / 200 * 1_048_576).rounded())))
+                frame = Self.frame(humidity: raw.humidity, temperature: raw.temperature, status: status)
                 if state.corruptCRC { frame[6] ^= 0xFF }
             }
             return Array(frame.prefix(count)) + [UInt8](repeating: 0xFF, count: max(0, count - frame.count))

@@ -15,6 +15,8 @@ public final class SimulatedMAX30205: SimulatedI2CDevice {
         var overTemperature: UInt16 = 0x5000
         var celsius: Double
         var conversionStartedAt: UInt64
+        /// A register word from the datasheet, used instead of `celsius` when set.
+        var rawTemperature: UInt16?
     }
     private let state: Mutex<State>
     private let clock: any SensorClock
@@ -24,7 +26,10 @@ public final class SimulatedMAX30205: SimulatedI2CDevice {
         state = Mutex(State(celsius: celsius, conversionStartedAt: clock.nowNanoseconds()))
     }
 
-    public func setTemperature(_ celsius: Double) { state.withLock { $0.celsius = celsius } }
+    public func setTemperature(_ celsius: Double) { state.withLock { $0.celsius = celsius; $0.rawTemperature = nil } }
+
+    /// The temperature register word each conversion produces (its meaning depends on DATA FORMAT).
+    public func setRawTemperature(_ word: UInt16) { state.withLock { $0.rawTemperature = word } }
 
     public var configuration: UInt8 { state.withLock { $0.configuration } }
 
@@ -54,7 +59,7 @@ public final class SimulatedMAX30205: SimulatedI2CDevice {
         } else if state.configuration & MAX30205.shutdownBit != 0 || !done {
             return
         }
-        state.temperature = MAX30205.raw(celsius: state.celsius, format: format)
+        state.temperature = state.rawTemperature ?? MAX30205.raw(celsius: state.celsius, format: format)
     }
 
     public func receive(_ bytes: [UInt8]) throws(SimulatedI2CNack) {

@@ -10,6 +10,8 @@ public final class SimulatedMLX90614: SimulatedI2CDevice {
         var ambientCelsius: Double
         var corruptPEC = false
         var objectError = false
+        /// RAM words from the datasheet (Tobj1, Ta), used instead of the temperatures when set.
+        var rawWords: (object: UInt16, ambient: UInt16)?
     }
     private let state: Mutex<State>
     /// The PEC covers the address, so the model must know the one it is attached at.
@@ -21,8 +23,11 @@ public final class SimulatedMLX90614: SimulatedI2CDevice {
     }
 
     public func set(objectCelsius: Double, ambientCelsius: Double) {
-        state.withLock { $0.objectCelsius = objectCelsius; $0.ambientCelsius = ambientCelsius }
+        state.withLock { $0.objectCelsius = objectCelsius; $0.ambientCelsius = ambientCelsius; $0.rawWords = nil }
     }
+
+    /// The Tobj1 and Ta RAM words as the datasheet gives them (0.02 K per LSB).
+    public func setRawWords(object: UInt16, ambient: UInt16) { state.withLock { $0.rawWords = (object, ambient) } }
 
     /// Flips the PEC byte of every word sent from now on.
     public func corruptPEC(_ on: Bool) { state.withLock { $0.corruptPEC = on } }
@@ -35,9 +40,9 @@ public final class SimulatedMLX90614: SimulatedI2CDevice {
             guard bytes.count == 1 else { throw .data }
             let word: UInt16
             switch bytes[0] {
-            case MLX90614.RAM.ambient.rawValue: word = MLX90614.raw(celsius: state.ambientCelsius)
+            case MLX90614.RAM.ambient.rawValue: word = state.rawWords?.ambient ?? MLX90614.raw(celsius: state.ambientCelsius)
             case MLX90614.RAM.object1.rawValue:
-                word = MLX90614.raw(celsius: state.objectCelsius) | (state.objectError ? MLX90614.errorFlag : 0)
+                word = (state.rawWords?.object ?? MLX90614.raw(celsius: state.objectCelsius)) | (state.objectError ? MLX90614.errorFlag : 0)
             default: throw .data
             }
             let lsb = UInt8(truncatingIfNeeded: word), msb = UInt8(word >> 8)

@@ -14,6 +14,8 @@ public final class SimulatedSHTC3: SimulatedI2CDevice {
         var output: [UInt8] = []
         var corruptCRC = false
         var id: UInt16
+        /// Signal words from the datasheet, used instead of the values when set.
+        var rawWords: (temperature: UInt16, humidity: UInt16)?
     }
     private let state: Mutex<State>
     private let clock: any SensorClock
@@ -25,8 +27,11 @@ public final class SimulatedSHTC3: SimulatedI2CDevice {
     }
 
     public func set(celsius: Double, relativeHumidity: Double) {
-        state.withLock { $0.celsius = celsius; $0.humidity = relativeHumidity }
+        state.withLock { $0.celsius = celsius; $0.humidity = relativeHumidity; $0.rawWords = nil }
     }
+
+    /// The temperature and humidity signal words S_T and S_RH (datasheet 5.11).
+    public func setRawWords(temperature: UInt16, humidity: UInt16) { state.withLock { $0.rawWords = (temperature, humidity) } }
 
     public func corruptCRC(_ on: Bool) { state.withLock { $0.corruptCRC = on } }
 
@@ -51,8 +56,8 @@ public final class SimulatedSHTC3: SimulatedI2CDevice {
             case SHTC3.Command.readID.rawValue: state.output = SensirionWords.encode([state.id])
             case SHTC3.Command.measureTemperatureFirst.rawValue:
                 state.readyAt = now + Self.typicalMeasurementNanoseconds
-                let t = UInt16(saturating: ((state.celsius + 45) / 175 * 65536).rounded())
-                let h = UInt16(saturating: (state.humidity / 100 * 65536).rounded())
+                let t = state.rawWords?.temperature ?? UInt16(saturating: ((state.celsius + 45) / 175 * 65536).rounded())
+                let h = state.rawWords?.humidity ?? UInt16(saturating: (state.humidity / 100 * 65536).rounded())
                 state.output = SensirionWords.encode([t, h])
             default: throw .data
             }

@@ -12,6 +12,8 @@ public final class SimulatedTMP117: SimulatedI2CDevice {
         var completedConversions = 0
         var reportedConversions = 0
         var eepromBusy = false
+        /// A register word from a datasheet table, used instead of `celsius` when set.
+        var rawTemperature: UInt16?
     }
     private let state: Mutex<State>
     private let clock: any SensorClock
@@ -25,7 +27,10 @@ public final class SimulatedTMP117: SimulatedI2CDevice {
         state = Mutex(State(file: file, celsius: celsius, conversionStartedAt: clock.nowNanoseconds()))
     }
 
-    public func setTemperature(_ celsius: Double) { state.withLock { $0.celsius = celsius } }
+    public func setTemperature(_ celsius: Double) { state.withLock { $0.celsius = celsius; $0.rawTemperature = nil } }
+
+    /// The temperature register word each conversion produces, as a datasheet table lists it.
+    public func setRawTemperature(_ word: UInt16) { state.withLock { $0.rawTemperature = word } }
 
     public var configuration: UInt16 { state.withLock { $0.file.registers[0x01] ?? 0 } }
 
@@ -74,7 +79,7 @@ public final class SimulatedTMP117: SimulatedI2CDevice {
         } else {
             return
         }
-        state.file.registers[0x00] = TMP117.raw(celsius: state.celsius)
+        state.file.registers[0x00] = state.rawTemperature ?? TMP117.raw(celsius: state.celsius)
     }
 
     public func receive(_ bytes: [UInt8]) throws(SimulatedI2CNack) {
