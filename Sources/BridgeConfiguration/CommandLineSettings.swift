@@ -43,6 +43,16 @@ public enum CommandLineSettings {
         return .success(Settings(options: parsedOptions, calibrationOffsets: offsets, unit: parsedUnit ?? .celsius))
     }
 
+    /// `--device` of iio and hwmon, checked like the file's `device` (a name, or an absolute path
+    /// without `..`).
+    public static func device(_ text: String, driver: SensorDriver) -> Result<String, ConfigurationProblems> {
+        var problems = ProblemList()
+        guard let device = SensorSection.kernelDevice(YAMLValue(node: Node(text)), path: "device", driver: driver, problems: &problems) else {
+            return .failure(ConfigurationProblems(fileName: "command line", problems: problems.problems))
+        }
+        return .success(device)
+    }
+
     /// `a=1,b=2` as the map `{a: 1, b: 2}`; a word without `=` becomes a key with an empty value,
     /// which the option's own check then reports.
     private static func node(forPairs text: String) -> Node {

@@ -211,7 +211,7 @@ struct SensorSection {
     }
 
     /// A name as the kernel's `name` attribute has it, or the absolute path of the device directory.
-    private static func kernelDevice(_ value: YAMLValue, path: String, driver: SensorDriver, problems: inout ProblemList) -> String? {
+    static func kernelDevice(_ value: YAMLValue, path: String, driver: SensorDriver, problems: inout ProblemList) -> String? {
         guard let text = value.text(path: path, expected: "a device name like dht11 or a /sys path", problems: &problems) else { return nil }
         let printable = text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7F }
         let valid = !text.isEmpty && text.utf8.count <= 255 && printable
@@ -395,7 +395,10 @@ struct SensorSection {
                 options.bias = option.choice(path: optionPath, among: ["pull-up", "pull-down", "disabled", "as-is"], problems: &problems)
             }
         }
-        if driver == .tmp117, let problem = options.tmp117Settings.problem {
+        if driver == .tmp117, options.mode == .oneShot, options.conversionCycle != nil {
+            problems.add(map.path("conversion-cycle"), map.line(of: "conversion-cycle") ?? value.line,
+                         "conversion-cycle sets the pace of mode: continuous; in one-shot mode the chip converts once per read, so leave it out")
+        } else if driver == .tmp117, let problem = options.tmp117Settings.problem {
             problems.add(map.path(map["conversion-cycle"] != nil ? "conversion-cycle" : "averaging"),
                          map.line(of: map["conversion-cycle"] != nil ? "conversion-cycle" : "averaging") ?? value.line, problem)
         }

@@ -167,7 +167,7 @@ public final class SensorBridge: Sendable {
         if let (previous, current) = recorded, current != previous {
             switch (current, outcome) {
             case let (.failed, .failed(error)): logger.error("sensor \(sensor): \(error); retrying with back-off")
-            case let (.noSignal, .noSignal(reason)): logger.notice("sensor \(sensor): no signal: \(reason)")
+            case let (.noSignal, .noSignal(cause)): logger.notice("sensor \(sensor): no signal: \(cause)")
             case (.noSignal, .measured): logger.notice("sensor \(sensor): \(SensorStatusBook.noContact)")
             case (.ok, _) where previous == .failed || previous == .noSignal: logger.notice("sensor \(sensor): reading again")
             // A scheduled heater cycle is routine: visible in the log at info, not a notice each time.

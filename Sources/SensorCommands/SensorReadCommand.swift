@@ -183,8 +183,11 @@ public struct SensorReadCommand: ParsableCommand {
             return ValidatedArguments()
         case .iio, .hwmon:
             let example = driver == .iio ? "dht11 (cat /sys/bus/iio/devices/*/name)" : "w1_slave_temp (cat /sys/class/hwmon/*/name)"
-            guard let device, !device.isEmpty, device.hasPrefix("/") || !device.contains("/") else {
+            guard let device, !device.isEmpty else {
                 throw .usage("\(driver.rawValue) needs --device: the kernel device's name, e.g. \(example), or its sysfs directory")
+            }
+            if case let .failure(problems) = CommandLineSettings.device(device, driver: driver) {
+                throw .usage(problems.problems.map { "--device: \($0.message)" }.joined(separator: "\n"))
             }
             return ValidatedArguments()
         default:

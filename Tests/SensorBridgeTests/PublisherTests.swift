@@ -36,11 +36,11 @@ import TestSupport
 
     @Test func noFingerIsContactNotDetectedOnceASecondNotAnError() throws {
         let publisher = HeartRatePublisher(location: .finger, sink: sink, clock: clock)
-        publisher.publish(.noSignal("no finger"), to: .heartRateMeasurement)
+        publisher.publish(.noSignal(.noHeartbeat(seconds: 3)), to: .heartRateMeasurement)
         clock.advance(by: .milliseconds(250))
-        publisher.publish(.noSignal("no finger"), to: .heartRateMeasurement)
+        publisher.publish(.noSignal(.noHeartbeat(seconds: 3)), to: .heartRateMeasurement)
         clock.advance(by: .seconds(1))
-        publisher.publish(.noSignal("no finger"), to: .heartRateMeasurement)
+        publisher.publish(.noSignal(.noHeartbeat(seconds: 3)), to: .heartRateMeasurement)
         let values = sink.values(of: HeartRatePublisher.measurement)
         #expect(values.count == 2)
         let decoded = try HeartRateMeasurement(decoding: values[0])

@@ -55,8 +55,21 @@ import TestSupport
         #expect(value.normal.spO2.value == .nan && value.normal.pulseRate.value == .nan)
         #expect(value.measurementStatus == .measurementUnavailable)
         #expect(value.deviceAndSensorStatus == .sensorUnconnectedToUser)
-        let noBeat = try published(.noSignal("no heartbeat found for 3 s: keep the finger still and press lightly"))
+        let noBeat = try published(.noSignal(.noHeartbeat(seconds: 3)))
         #expect(noBeat.deviceAndSensorStatus == .nonpulsatileSignalDetected)
+    }
+
+    @Test func eachNoSignalCauseHasItsOwnStatusBitAnnouncedInFeatures() throws {
+        let expected: [(NoSignalCause, PLXDeviceAndSensorStatus)] = [
+            (.noHeartbeat(seconds: 3), .nonpulsatileSignalDetected), (.ambientLightOverflow, .sensorInterferenceDetected),
+            (.noSamples(seconds: 1), .sensorMalfunctioning),
+        ]
+        for (cause, bit) in expected {
+            let value = try published(.noSignal(cause))
+            #expect(value.deviceAndSensorStatus == bit, "\(cause)")
+            #expect(value.measurementStatus == .measurementUnavailable)
+            #expect(PulseOximeterPublisher.featureValue.deviceAndSensorStatusSupport?.isSuperset(of: bit) == true, "\(cause)")
+        }
     }
 
     @Test func aFailedSensorSendsNothing() {

@@ -83,7 +83,7 @@ import TestSupport
         let clock = ManualClock()
         let source = ReopeningSource { () throws(SensorError) in
             opens.withLock { $0 += 1 }
-            return ScriptedSource(clock: clock, [.failure(.noSignal(sensor: "max30102", reason: "no finger"))])
+            return ScriptedSource(clock: clock, [.failure(.noSignal(sensor: "max30102", cause: .noHeartbeat(seconds: 3)))])
         }
         #expect(throws: SensorError.self) { try source.read() }
         #expect(throws: SensorError.self) { try source.read() }

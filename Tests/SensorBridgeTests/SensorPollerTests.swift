@@ -65,14 +65,14 @@ import TestSupport
     }
 
     @Test func noSignalIsAStateNotAFailureSoItDoesNotBackOff() async {
-        let source = ScriptedSource(clock: clock, [.failure(.noSignal(sensor: "max30102", reason: "no finger"))])
+        let source = ScriptedSource(clock: clock, [.failure(.noSignal(sensor: "max30102", cause: .noHeartbeat(seconds: 3)))])
         let outcomes = Recorder<PollOutcome>()
         let origin = clock.now
         let poller = SensorPoller(name: "pulse", source: source, interval: .milliseconds(250), clock: clock) { outcomes.append($0) }
         poller.start()
         await step(source, outcomes, to: origin)
         await step(source, outcomes, to: origin + .milliseconds(250))
-        #expect(outcomes.all == [.noSignal("no finger"), .noSignal("no finger")])
+        #expect(outcomes.all == [.noSignal(.noHeartbeat(seconds: 3)), .noSignal(.noHeartbeat(seconds: 3))])
         #expect(clock.nextDeadline == origin + .milliseconds(500))
         poller.stop()
     }

@@ -112,9 +112,10 @@ import Testing
             _ = try DS18B20.parse(w1Slave: "")
             Issue.record("an empty w1_slave was accepted")
         } catch {
-            guard case let .noSignal(sensor, reason) = error else { Issue.record("got \(error)"); return }
+            guard case let .noSignal(sensor, cause) = error else { Issue.record("got \(error)"); return }
             #expect(sensor == "DS18B20")
-            #expect(reason.contains("did not answer") && reason.contains("wiring") && reason.contains("pull-up"))
+            #expect(cause == .probeSilent)
+            #expect(error.description.contains("did not answer") && error.description.contains("wiring") && error.description.contains("pull-up"))
         }
         // The simulated tree produces what those kernels produce.
         let tree = try SimulatedOneWireTree()

@@ -266,7 +266,7 @@ struct BeatAccuracy {
             clock.advance(milliseconds: 200)
             try monitor.poll()
         }
-        #expect(throws: SensorError.noSignal(sensor: "MAX30102", reason: "no heartbeat found for 3 s: keep the finger still and press lightly")) {
+        #expect(throws: SensorError.noSignal(sensor: "MAX30102", cause: .noHeartbeat(seconds: 3))) {
             try monitor.reading()
         }
     }
@@ -280,8 +280,7 @@ struct BeatAccuracy {
         #expect(try monitor.reading().beatsPerMinute != nil, "within a second of the last samples")
         clock.advance(milliseconds: 600)
         try monitor.poll()
-        #expect(throws: SensorError.noSignal(sensor: "MAX30102",
-                                             reason: "no samples from the sensor for 1 s: it stopped sampling (reset or shut down?); reconfigure it")) {
+        #expect(throws: SensorError.noSignal(sensor: "MAX30102", cause: .noSamples(seconds: 1))) {
             try monitor.reading()
         }
     }

@@ -62,8 +62,7 @@ import Testing
         #expect(try sensor.readFIFO().ambientLightOverflow)
         clock.advance(milliseconds: 100)
         try monitor.poll()
-        #expect(throws: SensorError.noSignal(sensor: "MAX30102",
-                                             reason: "ambient light overflow: too much light reaches the sensor; shade it or cover it with the finger")) {
+        #expect(throws: SensorError.noSignal(sensor: "MAX30102", cause: .ambientLightOverflow)) {
             try monitor.reading()
         }
         chip.setAmbientLightOverflow(false)

@@ -49,6 +49,13 @@ import Testing
         #expect(throws: SensorCommandError.usage("iio needs --device: the kernel device's name, e.g. dht11 (cat /sys/bus/iio/devices/*/name), or its sysfs directory")) {
             try run(["read", "iio", "--simulated"])
         }
+        // The same rule as the file's `device`: no way out of the sysfs directory.
+        #expect(throws: SensorCommandError.usage("--device: '/sys/bus/iio/devices/../../../etc' is not a device name (like dht11, no spaces or '/') or an absolute path of its /sys/bus/iio/devices directory")) {
+            try run(["read", "iio", "--simulated", "--device", "/sys/bus/iio/devices/../../../etc"])
+        }
+        #expect(throws: SensorCommandError.usage("--conversion-cycle: conversion-cycle sets the pace of mode: continuous; in one-shot mode the chip converts once per read, so leave it out")) {
+            try run(["read", "tmp117", "--simulated", "--mode", "one-shot", "--conversion-cycle", "1s"])
+        }
     }
 
     @Test func aMissingKernelDeviceListsTheOnesFound() throws {

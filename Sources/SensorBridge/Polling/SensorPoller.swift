@@ -6,7 +6,7 @@ import Synchronization
 public enum PollOutcome: Sendable, Equatable {
     case measured(Measurement)
     /// The sensor answered but has nothing to measure (no finger, no pulses): a state, not a fault.
-    case noSignal(String)
+    case noSignal(NoSignalCause)
     /// The sensor is conditioning itself (a heater pulse, the cool-down after it): nothing ambient to
     /// publish for now, and the last published values stand. Not a fault.
     case paused(String)
@@ -20,7 +20,7 @@ public enum PollOutcome: Sendable, Equatable {
     /// A read's error as an outcome: the states that are not faults keep their reason.
     public init(_ error: SensorError) {
         switch error {
-        case let .noSignal(_, reason): self = .noSignal(reason)
+        case let .noSignal(_, cause): self = .noSignal(cause)
         case let .conditioning(_, reason): self = .paused(reason)
         default: self = .failed(error)
         }

@@ -53,10 +53,10 @@ final class SensorStatusBook: Sendable {
                     entry.measurement = measurement
                     entry.measuredAt = now
                 }
-            case let .noSignal(reason):
+            case let .noSignal(cause):
                 entry.reads += 1
                 entry.state = .noSignal
-                entry.error = reason
+                entry.error = cause.description
                 entry.measurement = nil
             case let .paused(reason):
                 // The last ambient values stay, with their age: they are what the characteristics hold.

@@ -28,7 +28,8 @@ final class PulseOximeterPublisher: ServicePublisher {
     ]
     static let deviceStatusSupport: PLXDeviceAndSensorStatus = [
         .inadequateSignalDetected, .lowPerfusionDetected, .erraticSignalDetected, .nonpulsatileSignalDetected,
-        .questionablePulseDetected, .signalAnalysisOngoing, .sensorUnconnectedToUser, .sensorMalfunctioning,
+        .questionablePulseDetected, .signalAnalysisOngoing, .sensorInterferenceDetected, .sensorUnconnectedToUser,
+        .sensorMalfunctioning,
     ]
     static let featureValue = PLXFeatures(supported: .pulseAmplitudeIndex, measurementStatusSupport: measurementStatusSupport,
                                           deviceAndSensorStatusSupport: deviceStatusSupport)
@@ -84,10 +85,13 @@ final class PulseOximeterPublisher: ServicePublisher {
                 return PLXContinuousMeasurement(normal: PLXSpO2PR(spO2: .nan, pulseRate: pulseRate),
                                                 measurementStatus: .measurementUnavailable, deviceAndSensorStatus: .inadequateSignalDetected)
             }
-        case let .noSignal(reason):
-            // No finger arrives as a reading with contact "not detected" (above). Of the monitor's
-            // remaining reasons, which are text, the PLX status can name a missing pulse separately.
-            let device: PLXDeviceAndSensorStatus = reason.contains("no heartbeat") ? .nonpulsatileSignalDetected : .sensorMalfunctioning
+        case let .noSignal(cause):
+            // No finger arrives as a reading with contact "not detected" (above).
+            let device: PLXDeviceAndSensorStatus = switch cause {
+            case .noHeartbeat, .noPulse: .nonpulsatileSignalDetected
+            case .ambientLightOverflow: .sensorInterferenceDetected
+            case .noSamples, .noBattery, .probeSilent, .probeUnpowered: .sensorMalfunctioning
+            }
             return PLXContinuousMeasurement(normal: PLXSpO2PR(spO2: .nan, pulseRate: .nan),
                                             measurementStatus: .measurementUnavailable, deviceAndSensorStatus: device)
         case .failed, .paused:

@@ -33,8 +33,7 @@ public struct DS18B20: Sendable {
     public static func parse(w1Slave text: String) throws(SensorError) -> TemperatureReading {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
         guard !lines.isEmpty else {
-            throw .noSignal(sensor: "DS18B20", reason: "w1_slave is empty: the probe did not answer (or failed its CRC on every try); "
-                            + "check the wiring and the 4.7 kΩ pull-up between DQ and 3.3 V")
+            throw .noSignal(sensor: "DS18B20", cause: .probeSilent)
         }
         guard lines.count >= 2 else {
             throw .invalidData(sensor: "DS18B20", reason: "w1_slave has \(lines.count) line(s), expected 2")
@@ -46,7 +45,7 @@ public struct DS18B20: Sendable {
             throw .crcMismatch(sensor: "DS18B20", expected: computed, received: scratchpad[8])
         }
         guard scratchpad.contains(where: { $0 != 0 }) else {
-            throw .noSignal(sensor: "DS18B20", reason: "scratchpad reads all zeros: the probe is disconnected or unpowered")
+            throw .noSignal(sensor: "DS18B20", cause: .probeUnpowered)
         }
         guard let tField = lines[1].split(separator: " ").first(where: { $0.hasPrefix("t=") }),
               let milli = Int(tField.dropFirst(2)) else {

@@ -107,7 +107,7 @@ public final class GPIOPulseReceiver: Sendable {
             guard let last = state.lastBeat, now >= last, now - last <= timeout else {
                 state.pendingRR.removeAll()
                 state.recentRR.removeAll()
-                throw .noSignal(sensor: "gpio-pulse", reason: "no pulse for \(Double(timeout) / 1e9) s: check the receiver and the strap")
+                throw .noSignal(sensor: "gpio-pulse", cause: .noPulse(seconds: Double(timeout) / 1e9))
             }
             defer { state.pendingRR.removeAll() }
             let bpm = state.recentRR.isEmpty ? nil : 60_000 / (state.recentRR.reduce(0, +) / Double(state.recentRR.count))

@@ -60,7 +60,7 @@ public final class MAX17048: Sendable {
         let volts = Self.volts(vcell: vcell)
         // Below ~1 V the cell is absent: the gauge then reports noise, not a charge level.
         guard volts >= 1.0 else {
-            throw .noSignal(sensor: "MAX17048", reason: "cell voltage \(volts) V: no battery connected")
+            throw .noSignal(sensor: "MAX17048", cause: .noBattery(volts: volts))
         }
         // SOC can read above 100 % (up to 255.996 %) near full: a level is 0...100.
         return BatteryReading(cellVolts: volts, stateOfChargePercent: min(100, Self.percent(soc: soc)),

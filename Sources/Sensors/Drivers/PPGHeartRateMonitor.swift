@@ -73,13 +73,11 @@ public final class PPGHeartRateMonitor: Sendable {
         return try state.withLock { state throws(SensorError) -> HeartRateReading in
             guard let last = state.lastSamplesAt, now >= last, now - last <= Self.sampleTimeoutNanoseconds else {
                 state.pendingRR.removeAll()
-                throw .noSignal(sensor: sensor.partName,
-                                reason: "no samples from the sensor for 1 s: it stopped sampling (reset or shut down?); reconfigure it")
+                throw .noSignal(sensor: sensor.partName, cause: .noSamples(seconds: Double(Self.sampleTimeoutNanoseconds) / 1e9))
             }
             if state.ambientLightOverflow {
                 state.pendingRR.removeAll()
-                throw .noSignal(sensor: sensor.partName,
-                                reason: "ambient light overflow: too much light reaches the sensor; shade it or cover it with the finger")
+                throw .noSignal(sensor: sensor.partName, cause: .ambientLightOverflow)
             }
             guard state.detector.fingerPresent else {
                 state.pendingRR.removeAll()
@@ -87,8 +85,7 @@ public final class PPGHeartRateMonitor: Sendable {
             }
             if let since = state.detector.secondsSinceLastBeat, since > BeatDetector.beatTimeoutSeconds {
                 state.pendingRR.removeAll()
-                throw .noSignal(sensor: sensor.partName,
-                                reason: "no heartbeat found for \(Int(BeatDetector.beatTimeoutSeconds)) s: keep the finger still and press lightly")
+                throw .noSignal(sensor: sensor.partName, cause: .noHeartbeat(seconds: BeatDetector.beatTimeoutSeconds))
             }
             defer { state.pendingRR.removeAll() }
             return HeartRateReading(beatsPerMinute: state.detector.beatsPerMinute,
