@@ -77,3 +77,28 @@ import Testing
         #expect(report.check("/sys/bus/w1/devices/28-00000a1b2c3d")?.status == .ok)
     }
 }
+
+/// iio / hwmon sensors: the device the kernel drives, found by name as the daemon finds it.
+@Suite struct KernelSensorDoctorTests {
+    @Test func aKernelDeviceIsFoundByNameOrFailsWithWhatIsThere() async throws {
+        let machine = try FakeMachine()
+        machine.configuration("""
+            board: raspberry-pi-4b
+            sensors:
+              - {name: porch, driver: iio, device: dht11, publish: [es-temperature, humidity]}
+              - {name: probe, driver: hwmon, device: w1_slave_temp}
+            """)
+        machine.write("/sys/bus/iio/devices/iio:device0/name", "mcp3008\n")
+        machine.write("/sys/class/hwmon/hwmon0/name", "cpu_thermal\n")
+        machine.write("/sys/class/hwmon/hwmon1/name", "w1_slave_temp\n")
+        let report = await machine.doctor().report()
+        let missing = try #require(report.check("iio device dht11"))
+        #expect(missing.status == .fail)
+        #expect(missing.detail.contains("no iio device is named 'dht11'") && missing.detail.contains("found: mcp3008"), "\(missing.detail)")
+        #expect(missing.detail.hasSuffix("(sensor porch)"))
+        #expect(missing.fix?.contains("dtoverlay=dht11,gpiopin=4") == true)
+        let found = try #require(report.check("hwmon device w1_slave_temp"))
+        #expect(found.status == .ok)
+        #expect(found.detail == "present: /sys/class/hwmon/hwmon1 (sensor probe)")
+    }
+}

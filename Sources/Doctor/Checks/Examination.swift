@@ -24,6 +24,7 @@ struct Examination {
             checkI2C(configuration)
             checkGPIO(configuration)
             checkOneWire(configuration)
+            checkKernelSensors(configuration)
         }
         checkAccounts(configuration)
         let daemon = checkDaemon(configuration)

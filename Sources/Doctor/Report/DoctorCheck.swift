@@ -9,7 +9,7 @@ public enum CheckStatus: String, Sendable, Equatable, Codable, CaseIterable {
 
 /// What a check's subject is: the checks are grouped by it in `--json` output.
 public enum CheckArea: String, Sendable, Equatable, Codable {
-    case config, bluetooth, i2c, gpio, oneWire = "1-wire", accounts, daemon, sensors
+    case config, bluetooth, i2c, gpio, oneWire = "1-wire", kernelSensors = "kernel-sensors", accounts, daemon, sensors
 }
 
 /// One line of `blesensor doctor`: `FAIL  /dev/i2c-1 missing`, with the fix on the next line and,

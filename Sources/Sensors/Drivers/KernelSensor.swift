@@ -15,7 +15,7 @@ public struct KernelSensor: Sendable {
         case iio, hwmon
 
         /// Where the devices are listed, below the sysfs root, and the prefix of their entries.
-        var directory: String { self == .iio ? "/bus/iio/devices" : "/class/hwmon" }
+        public var directory: String { self == .iio ? "/bus/iio/devices" : "/class/hwmon" }
         var entryPrefix: String { self == .iio ? "iio:device" : "hwmon" }
     }
 
