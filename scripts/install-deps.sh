@@ -13,19 +13,29 @@ packages+=(dpkg-dev binutils lintian debootstrap)
 packages+=(qemu-system-x86 linux-image-amd64 e2fsprogs)
 # The kernel tests (Tests/KernelVM): a busybox initramfs, the gpio-sim module built from Debian's
 # kernel source against its headers, and the tools run inside the VM (i2cset, gpioinfo, btvirt, btmgmt).
-packages+=(busybox-static cpio kmod linux-headers-amd64 linux-source-6.1 build-essential i2c-tools gpiod bluez bluez-test-tools jq)
+# linux-source-X.Y must match the kernel series linux-image-amd64 brings (6.1 on bookworm, 6.12 on
+# trixie), so it is chosen after that is installed.
+packages+=(busybox-static cpio kmod linux-headers-amd64 build-essential i2c-tools gpiod bluez bluez-test-tools jq)
 
-missing=()
-for package in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-done
-if ((${#missing[@]})); then
+sudo_cmd=()
+[[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+updated=false
+install_missing() {
+    local missing=() package
+    for package in "$@"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    ((${#missing[@]})) || return 0
     echo "installing: ${missing[*]}"
-    sudo_cmd=()
-    [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
-    "${sudo_cmd[@]}" apt-get update -qq
+    if ! $updated; then "${sudo_cmd[@]}" apt-get update -qq; updated=true; fi
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+}
+install_missing "${packages[@]}"
+
+# linux-image-amd64 depends on linux-image-X.Y.Z-N-amd64: its X.Y names the kernel source package.
+kernel_image=$(dpkg-query -W -f='${Depends}' linux-image-amd64 | grep -oE 'linux-image-[0-9]+\.[0-9]+' | head -n1)
+[[ -n $kernel_image ]] || { echo "install-deps: cannot tell the kernel series from linux-image-amd64's dependencies" >&2; exit 1; }
+install_missing "linux-source-${kernel_image#linux-image-}"
 
 if ! command -v swift >/dev/null 2>&1; then
     for candidate in /opt/swift/usr/bin /opt/swift/bin /usr/share/swift/usr/bin; do
