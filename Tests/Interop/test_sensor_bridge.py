@@ -672,3 +672,44 @@ async def test_status_without_a_daemon_says_it_is_not_running(blesensord):
         assert code != 0, (code, out, err)
         assert 'not running' in err, (out, err)
         assert '/nonexistent/x.sock' in err, err
+
+
+# -- 6. SHT4x heater ------------------------------------------------------------------------
+
+HEATER_CONFIG = """\
+board: simulated
+sensors:
+  - name: cellar
+    driver: sht4x
+    poll-interval: 500ms
+    options: {heater: {power: 200mw, pulse: 100ms, every: 3s, cool-down: 1s}}
+    publish: [es-temperature, humidity]
+    simulation: {celsius: 12, humidity: 92}
+"""
+
+
+async def test_sht4x_heater_pulses_pause_the_sensor_and_nothing_hot_goes_over_the_air(
+        harness, central, spawn_daemon, tmp_path):
+    path = tmp_path / 'heater.yaml'
+    path.write_text(HEATER_CONFIG)
+    daemon, session = await connect_and_discover(harness, central, spawn_daemon, 'bridge-heater', '--config', str(path))
+    c = session.characteristic
+    temperature = await subscribe(session, daemon, c(ES_TEMPERATURE), '2A6E notify')
+    humidity = await subscribe(session, daemon, c(HUMIDITY), '2A6F notify')
+
+    # A pulse every 3 s: status shows it as paused, with the last ambient values kept.
+    paused = await wait_status(daemon, lambda s: sensor(s, 'cellar')['state'] == 'paused', 8, 'a heater pause')
+    cellar = sensor(paused, 'cellar')
+    assert 'heater' in cellar['error'], cellar
+    assert cellar['value'] is not None and abs(cellar['value'] - 12) <= 0.02, cellar
+    resumed = await wait_status(daemon, lambda s: sensor(s, 'cellar')['state'] == 'ok', 5, 'ambient readings again')
+    assert sensor(resumed, 'cellar')['failures'] == 0, sensor(resumed, 'cellar')
+    await daemon.wait_for_log('sensor cellar: heater pulse (200 mW for 100 ms)', timeout=5)
+
+    # The die reads ~32 °C at the end of a 200 mW pulse (the simulated rise); only the room went out.
+    await session.tap.wait_for(lambda: len(temperature) >= 2 and len(humidity) >= 1, 5, 'ES notifications')
+    temperatures = [es_temperature(v) for _, v in temperature.values]
+    humidities = [es_humidity(v) for _, v in humidity.values]
+    assert all(t is not None and abs(t - 12) <= 0.02 for t in temperatures), temperatures
+    assert all(h is not None and abs(h - 92) <= 0.02 for h in humidities), humidities
+    assert daemon.process.returncode is None
