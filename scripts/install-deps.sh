@@ -33,7 +33,7 @@ install_missing() {
 install_missing "${packages[@]}"
 
 # linux-image-amd64 depends on linux-image-X.Y.Z-N-amd64: its X.Y names the kernel source package.
-kernel_image=$(dpkg-query -W -f='${Depends}' linux-image-amd64 | grep -oE 'linux-image-[0-9]+\.[0-9]+' | head -n1)
+kernel_image=$(dpkg-query -W -f='${Depends}' linux-image-amd64 | { grep -oE 'linux-image-[0-9]+\.[0-9]+' || true; } | head -n1)
 [[ -n $kernel_image ]] || { echo "install-deps: cannot tell the kernel series from linux-image-amd64's dependencies" >&2; exit 1; }
 install_missing "linux-source-${kernel_image#linux-image-}"
 

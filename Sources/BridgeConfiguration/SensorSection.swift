@@ -65,7 +65,7 @@ struct SensorSection {
         } ?? DriverOptions()
         if let pollInterval, let optionsValue = map["options"] {
             Self.checkHeaterSchedule(options, pollInterval: pollInterval, path: childPath(map.path("options"), "heater"),
-                                     line: optionsValue.line, problems: &problems)
+                                     line: Self.line(of: "heater", in: optionsValue) ?? optionsValue.line, problems: &problems)
         }
         if let publishValue = map["publish"] {
             publications = Self.publications(publishValue, path: map.path("publish"), driver: driver, problems: &problems)
@@ -405,6 +405,12 @@ struct SensorSection {
         return options
     }
 
+    /// The line of `key`'s value in a map, for problems found after the map was read.
+    private static func line(of key: String, in value: YAMLValue) -> Int? {
+        guard case let .mapping(mapping) = value.node else { return nil }
+        return mapping.first { YAMLValue(node: $0.key).scalarText == key }.flatMap { YAMLValue(node: $0.value).line }
+    }
+
     static let sht4xHeaterExample = "power (20mw, 110mw or 200mw), pulse (100ms or 1s) and, for the daemon, every (how often, e.g. 5m)"
 
     /// The SHT4x heater runs in pulses (it has no steady on): a power, a pulse length, how often,
@@ -430,14 +436,17 @@ struct SensorSection {
         }.flatMap(SHT4x.HeaterDuration.init(rawValue:))
         let every = map["every"].flatMap { $0.duration(path: map.path("every"), problems: &problems) }
         let coolDown = map["cool-down"].flatMap { $0.duration(path: map.path("cool-down"), problems: &problems) }
-        guard let power, let duration else { return }
+        // A value already reported as invalid is not also reported as missing later.
+        guard let power, let duration, (every != nil) == (map["every"] != nil), (coolDown != nil) == (map["cool-down"] != nil) else {
+            return
+        }
         let pulse = SHT4x.HeaterPulse(power: power, duration: duration)
         if let every, every < pulse.minimumPeriod || every > .seconds(86_400) {
             let minimum = formatDuration(pulse.minimumPeriod)
             problems.add(map.path("every"), map["every"] ?? value, every > .seconds(86_400)
                 ? "\(formatDuration(every)) is out of range \(minimum)…24h"
-                : "a \(formatDuration(duration.nominal)) pulse every \(formatDuration(every)) exceeds the heater's 10 % duty limit "
-                    + "(datasheet 4.9); use every: \(minimum) or longer")
+                : "a \(formatDuration(duration.nominal)) pulse (up to \(formatDuration(pulse.longest))) every \(formatDuration(every)) "
+                    + "can exceed the heater's 10 % duty limit (datasheet 4.9); use every: \(minimum) or longer")
             return
         }
         if let coolDown, coolDown > .seconds(3600) {
@@ -460,10 +469,12 @@ struct SensorSection {
             return
         }
         let coolDown = options.heaterCoolDown ?? SHT4xHeaterCycle.Schedule.defaultCoolDown
-        let shortest = pulse.duration.nominal + coolDown + pollInterval
+        // The daemon never pulses twice without an ambient reading in between; a shorter period
+        // would only be stretched, so it is refused rather than run slower than written.
+        let shortest = pulse.longest + coolDown + pollInterval
         if every < shortest {
             problems.add(childPath(path, "every"), line, "heating every \(formatDuration(every)) leaves no ambient reading between pulses "
-                         + "(pulse \(formatDuration(pulse.duration.nominal)) + cool-down \(formatDuration(coolDown)) + poll-interval "
+                         + "(pulse up to \(formatDuration(pulse.longest)) + cool-down \(formatDuration(coolDown)) + poll-interval "
                          + "\(formatDuration(pollInterval))); use every: \(formatDuration(shortest)) or longer, or a shorter cool-down")
         }
     }
@@ -645,17 +656,20 @@ struct SensorSection {
             }
             let itemPath = "\(path).\(keyText)"
             guard let text = item.text(path: itemPath, expected: "hex bytes like \"70 6B\"", problems: &problems) else { continue }
-            let digits = text.filter { $0 != " " }
-            guard !digits.isEmpty, digits.count % 2 == 0, digits.allSatisfy({ $0.isASCII && $0.isHexDigit }) else {
+            // Groups of whole bytes: "70 6B", "706B"; a digit split from its byte ("7 06B") is refused.
+            let groups = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard !groups.isEmpty, groups.allSatisfy({ $0.count % 2 == 0 && $0.allSatisfy { $0.isASCII && $0.isHexDigit } }) else {
                 problems.add(itemPath, item, "'\(abbreviated(text))' is not hex bytes like \"70 6B 43\"")
                 continue
             }
             var bytes: [UInt8] = []
-            var index = digits.startIndex
-            while index < digits.endIndex {
-                let next = digits.index(index, offsetBy: 2)
-                bytes.append(UInt8(digits[index..<next], radix: 16) ?? 0)
-                index = next
+            for group in groups {
+                var index = group.startIndex
+                while index < group.endIndex {
+                    let next = group.index(index, offsetBy: 2)
+                    bytes.append(UInt8(group[index..<next], radix: 16) ?? 0)
+                    index = next
+                }
             }
             let span = start...(start + bytes.count - 1)
             guard let fit = ranges.first(where: { $0.range.contains(span.lowerBound) && $0.range.contains(span.upperBound) }),
@@ -666,7 +680,17 @@ struct SensorSection {
                 problems.add(itemPath, item, "\(bytes.count) byte(s) from \(hex(start, digits: 2)) do not fit; \(driver.rawValue) takes \(allowed)")
                 continue
             }
+            if let other = blocks.first(where: { Int($0.start)...(Int($0.start) + $0.bytes.count - 1) ~= start
+                                                    || span.contains(Int($0.start)) }) {
+                problems.add(itemPath, item, "overlaps the bytes given from \(hex(Int(other.start), digits: 2)); give each register once")
+                continue
+            }
             blocks.append(.init(start: UInt8(start), bytes: bytes))
+        }
+        // Without its result registers the chip would have no measurement to return.
+        for range in ranges where range.exact && !blocks.isEmpty && !blocks.contains(where: { Int($0.start) == range.range.lowerBound }) {
+            problems.add(path, value, "\(range.name) \(hex(range.range.lowerBound, digits: 2))…\(hex(range.range.upperBound, digits: 2)) "
+                         + "missing: without them the simulated \(driver.rawValue) has no measurement to return")
         }
         return blocks
     }

@@ -124,7 +124,9 @@ public final class SensorBridge: Sendable {
         let origin = clock.now
         for sensor in configuration.sensors {
             let factory = self.factory
-            let source = ReopeningSource { () throws(SensorError) in try factory.makeSource(for: sensor) }
+            // What a source must remember across reopenings (a heater cool-down) lives here.
+            let heaterMemory = SHT4xHeaterCycle.Memory()
+            let source = ReopeningSource { () throws(SensorError) in try factory.makeSource(for: sensor, heaterMemory: heaterMemory) }
             let poller = SensorPoller(name: sensor.name, source: source, interval: sensor.pollInterval, clock: clock) { [weak self] outcome in
                 self?.deliver(outcome, from: sensor.name)
             }

@@ -88,21 +88,30 @@ import Testing
         #expect(problems("""
             board: simulated
             sensors:
-              - {name: a, driver: sht4x, options: {heater: {power: 200mw, pulse: 1s, every: 5s}}}
+              - {name: a, driver: sht4x, options: {heater: {power: 200mw, pulse: 1s, every: 10s}}}
               - {name: b, driver: sht4x, bus: 2, options: {heater: {power: 300mw, pulse: 2s, every: 1m}}}
               - {name: c, driver: sht4x, bus: 3, options: {heater: {power: 20mw, pulse: 1s}}}
-              - {name: d, driver: sht4x, bus: 4, poll-interval: 5s, options: {heater: {power: 20mw, pulse: 1s, every: 12s}}}
+              - {name: d, driver: sht4x, bus: 4, poll-interval: 5s, options: {heater: {power: 20mw, pulse: 1s, every: 16s}}}
               - {name: e, driver: sht4x, bus: 5, options: {heater: {pulse: 1s, every: 1m, warm: yes}}}
               - {name: f, driver: sht4x, bus: 6, options: {heater: {power: 20mw, pulse: 1s, every: 2h, cool-down: 2h}}}
+              - {name: g, driver: sht4x, bus: 7, options: {heater: {power: 20mw, pulse: 1s, every: soon}}}
+              - name: h
+                driver: sht4x
+                bus: 8
+                options:
+                  precision: high
+                  heater: {power: 20mw, pulse: 100ms, every: 2s}
             """) == [
-            "sensors[0].options.heater.every (line 3): a 1s pulse every 5s exceeds the heater's 10 % duty limit (datasheet 4.9); use every: 10s or longer",
+            "sensors[0].options.heater.every (line 3): a 1s pulse (up to 1.1s) every 10s can exceed the heater's 10 % duty limit (datasheet 4.9); use every: 11s or longer",
             "sensors[1].options.heater.power (line 4): 300mw is not one of 20mw, 110mw, 200mw",
             "sensors[1].options.heater.pulse (line 4): 2s is not one of 100ms, 1s",
-            "sensors[2].options.heater.every (line 5): missing; say how often the daemon runs the heater, e.g. every: 5m (at least 10s for a 1s pulse)",
-            "sensors[3].options.heater.every (line 6): heating every 12s leaves no ambient reading between pulses (pulse 1s + cool-down 10s + poll-interval 5s); use every: 16s or longer, or a shorter cool-down",
+            "sensors[2].options.heater.every (line 5): missing; say how often the daemon runs the heater, e.g. every: 5m (at least 11s for a 1s pulse)",
+            "sensors[3].options.heater.every (line 6): heating every 16s leaves no ambient reading between pulses (pulse up to 1.1s + cool-down 10s + poll-interval 5s); use every: 16.1s or longer, or a shorter cool-down",
             "sensors[4].options.heater.warm (line 7): unknown key 'warm'; expected one of: power, pulse, every, cool-down",
             "sensors[4].options.heater.power (line 7): missing; the sht4x heater needs power (20mw, 110mw or 200mw), pulse (100ms or 1s) and, for the daemon, every (how often, e.g. 5m)",
             "sensors[5].options.heater.cool-down (line 8): 2h is out of range 0ms…1h",
+            "sensors[6].options.heater.every (line 9): 'soon' is not a duration like 500ms, 2s, 1m or 1h",
+            "sensors[7].options.heater.every (line 15): heating every 2s leaves no ambient reading between pulses (pulse up to 110ms + cool-down 10s + poll-interval 1s); use every: 11.11s or longer, or a shorter cool-down",
         ])
     }
 

@@ -40,3 +40,19 @@ import Testing
         ])
     }
 }
+
+extension SimulatedRegistersConfigurationTests {
+    @Test func overlappingSplitOrIncompleteRegistersAreRefused() {
+        #expect(problems("""
+            board: simulated
+            sensors:
+              - {name: a, driver: bme280, simulation: {registers: {0x88: "70 6B 43 67", 0x89: "FF FF", 0xF7: "65 5A C0 7E ED 00 75 30"}}}
+              - {name: b, driver: tmp102, simulation: {registers: {0x00: "2 4D 0"}}}
+              - {name: c, driver: bme280, bus: 2, simulation: {registers: {0x88: "70 6B"}}}
+            """) == [
+            "sensors[0].simulation.registers.0x89 (line 3): overlaps the bytes given from 0x88; give each register once",
+            "sensors[1].simulation.registers.0x00 (line 4): '2 4D 0' is not hex bytes like \"70 6B 43\"",
+            "sensors[2].simulation.registers (line 5): the data registers press_msb…hum_lsb 0xF7…0xFE missing: without them the simulated bme280 has no measurement to return",
+        ])
+    }
+}

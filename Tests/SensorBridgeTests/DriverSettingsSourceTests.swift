@@ -1,6 +1,7 @@
 import BridgeConfiguration
 import Sensors
 import Testing
+import TestSupport
 @testable import SensorBridge
 
 /// A sensor's `options:` from the configuration reach the chip when the daemon builds its source.
@@ -49,5 +50,38 @@ import Testing
         bus.attach(chip, at: 0x44)
         _ = try source(.sht4x, DriverOptions(precision: .low)).read()
         #expect(chip.lastMeasurementCommand == 0xE0)
+    }
+
+    /// A pulse that fails on the bus closes the source; the reopened one still knows the die may
+    /// be hot (the bridge keeps the heater's memory per sensor), so the next poll is a cool-down.
+    @Test func aHeaterPulseThatFailsKeepsItsCoolDownAcrossTheReopen() throws {
+        let chip = SimulatedSHT4x(celsius: 12, relativeHumidity: 92, clock: clock)
+        bus.attach(chip, at: 0x44)
+        let sensor = SensorConfiguration(name: "cellar", driver: .sht4x, pollInterval: .seconds(1),
+                                         options: DriverOptions(heaterPulse: .init(power: .milliwatts200, duration: .seconds1),
+                                                                heaterEvery: .seconds(20), heaterCoolDown: .seconds(10)),
+                                         publish: [])
+        let memory = SHT4xHeaterCycle.Memory()
+        let opened = Recorder<Int>()
+        let source = ReopeningSource { () throws(SensorError) in
+            opened.append(1)
+            return try SensorSourceFactory.i2cSource(sensor: sensor, bus: bus, clock: clock, heaterMemory: memory)
+        }
+        #expect(try source.read().temperature.map { abs($0 - 12) < 0.01 } == true)
+        clock.advance(milliseconds: 20_000)
+        chip.corruptCRC(true)
+        #expect(throws: SensorError.self) { try source.read() }
+        chip.corruptCRC(false)
+        clock.advance(milliseconds: 500)
+        // The die reads hot here (simulated residual heat): it must not come out as a measurement.
+        let duringCoolDown = Result { () throws(SensorError) in try source.read() }
+        guard case .failure(.conditioning) = duringCoolDown else {
+            Issue.record("read \(duringCoolDown) during the cool-down after a failed pulse")
+            return
+        }
+        #expect(opened.all.count == 2, "the failed pulse closed the source and the next poll reopened it")
+        clock.advance(milliseconds: 10_000)
+        #expect(try source.read().temperature.map { abs($0 - 12) < 0.01 } == true)
+        #expect(chip.heaterPulses.count == 1)
     }
 }

@@ -140,4 +140,21 @@ import TestSupport
         let pressure = try #require(status.readings.first { $0.quantity == "pressure" })
         #expect(abs(pressure.value - 100_653.27) < 0.05)
     }
+
+    /// A calibration different from the simulated chip's built-in one, so the test fails if the
+    /// 0x88 block is not loaded: dig_T2 = 26000 (0x6590) instead of the example's 26435. Datasheet
+    /// 4.2.3 integer formula by hand for adc_T = 519888: t_fine = 126302, T = 24.67 °C.
+    @Test func rawCalibrationRegistersReplaceTheSimulatorsOwn() async throws {
+        let block1: [UInt8] = [0x70, 0x6B, 0x90, 0x65, 0x18, 0xFC, 0x7D, 0x8E, 0x43, 0xD6, 0xD0, 0x0B, 0x27,
+                               0x0B, 0x8C, 0x00, 0xF9, 0xFF, 0x8C, 0x3C, 0xF8, 0xC6, 0x70, 0x17, 0x00, 0x4B]
+        let registers: [SimulationSettings.RegisterBlock] = [
+            .init(start: 0x88, bytes: block1),
+            .init(start: 0xF7, bytes: [0x65, 0x5A, 0xC0, 0x7E, 0xED, 0x00, 0x75, 0x30]),
+        ]
+        let sensor = SensorConfiguration(name: "room", driver: .bme280, pollInterval: .seconds(1), publish: [.environmentalTemperature],
+                                         simulation: SimulationSettings(registers: registers))
+        let status = try await firstStatus(sensor)
+        #expect(status.state == .ok, "\(status.error ?? "")")
+        #expect(status.value == 24.67)
+    }
 }

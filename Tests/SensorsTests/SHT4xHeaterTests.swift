@@ -22,9 +22,9 @@ import Testing
         for (power, duration, command) in table {
             #expect(SHT4x.HeaterPulse(power: power, duration: duration).command.rawValue == command)
         }
-        // 10 % duty: a pulse at most every ten pulse lengths.
-        #expect(SHT4x.HeaterPulse(power: .milliwatts20, duration: .seconds1).minimumPeriod == .seconds(10))
-        #expect(SHT4x.HeaterPulse(power: .milliwatts200, duration: .milliseconds100).minimumPeriod == .seconds(1))
+        // 10 % duty: a pulse at most every ten of the longest pulse (1.1 s, 0.11 s).
+        #expect(SHT4x.HeaterPulse(power: .milliwatts20, duration: .seconds1).minimumPeriod == .seconds(11))
+        #expect(SHT4x.HeaterPulse(power: .milliwatts200, duration: .milliseconds100).minimumPeriod == .milliseconds(1100))
     }
 
     @Test func aPulseWaitsItsLongestLengthAndReturnsTheHotDie() throws {
@@ -45,10 +45,61 @@ import Testing
         #expect(throws: SensorBusError.self) { try bus.read(address: 0x44, count: 6) }
     }
 
-    func cycle(every: Duration, coolDown: Duration = .seconds(10)) -> SHT4xHeaterCycle {
+    func cycle(every: Duration, coolDown: Duration = .seconds(10), memory: SHT4xHeaterCycle.Memory = .init()) -> SHT4xHeaterCycle {
         SHT4xHeaterCycle(chip: SHT4x(bus: bus, clock: clock),
                          schedule: .init(pulse: .init(power: .milliwatts200, duration: .seconds1), every: every, coolDown: coolDown),
-                         clock: clock)
+                         clock: clock, memory: memory)
+    }
+
+    @Test func theDieStaysHotForAWhileAfterAPulse() throws {
+        // What makes a skipped cool-down visible: the simulated die reads hot for a second after the pulse.
+        _ = attachChip()
+        let sensor = SHT4x(bus: bus, clock: clock)
+        _ = try sensor.heat(.init(power: .milliwatts200, duration: .seconds1))
+        clock.advance(milliseconds: 500)
+        #expect(try sensor.read().celsius > 60)
+        clock.advance(milliseconds: 1_000)
+        #expect(abs(try sensor.read().celsius - 22) < 0.01)
+    }
+
+    @Test func aCycleRecreatedAfterAFailedPulseStillCoolsDown() throws {
+        // The bridge reopens a source after a bus error; the schedule's memory outlives it.
+        let chip = attachChip()
+        let memory = SHT4xHeaterCycle.Memory()
+        let first = cycle(every: .seconds(20), memory: memory)
+        _ = try first.read()
+        clock.advance(milliseconds: 20_000)
+        chip.corruptCRC(true)
+        #expect(throws: SensorError.self) { try first.read() }
+        chip.corruptCRC(false)
+        let reopened = cycle(every: .seconds(20), memory: memory)
+        clock.advance(milliseconds: 400)
+        #expect(conditioningReason(reopened.read)?.hasPrefix("heater cool-down") == true)
+        clock.advance(milliseconds: 10_000)
+        #expect(abs(try reopened.read().celsius - 22) < 0.01)
+        #expect(chip.heaterPulses.count == 1)
+    }
+
+    @Test func pollsAsSlowAsThePeriodStillGetAmbientReadingsBetweenPulses() throws {
+        // Poll every 1 s with a pulse due every 12 s and a 10 s cool-down (a pulse poll takes 1.1 s):
+        // the pulse waits for an ambient reading instead of following the cool-down at once.
+        _ = attachChip()
+        let heater = cycle(every: .seconds(12))
+        let start = clock.nowNanoseconds()
+        var outcomes = ""
+        for poll in 0..<120 {
+            clock.advance(nanoseconds: start + UInt64(poll) * 1_000_000_000 - min(clock.nowNanoseconds(), start + UInt64(poll) * 1_000_000_000))
+            do {
+                _ = try heater.read()
+                outcomes += "A"
+            } catch {
+                guard case let .conditioning(_, reason) = error else { throw error }
+                outcomes += reason.hasPrefix("heater pulse") ? "P" : "c"
+            }
+        }
+        #expect(outcomes.contains("P"))
+        #expect(!outcomes.contains("PP") && !outcomes.contains("cP"), "a pulse right after a pulse or a cool-down: \(outcomes)")
+        #expect(outcomes.filter { $0 == "A" }.count >= outcomes.filter { $0 == "P" }.count, "\(outcomes)")
     }
 
     func conditioningReason(_ body: () throws(SensorError) -> TemperatureHumidityReading) -> String? {

@@ -59,7 +59,9 @@ final class SensorStatusBook: Sendable {
                 entry.error = cause.description
                 entry.measurement = nil
             case let .paused(reason):
-                // The last ambient values stay, with their age: they are what the characteristics hold.
+                // The last ambient values stay, with their age: they are what the characteristics
+                // hold. After a failure they hold "unknown" instead, so no value is shown.
+                if previous != .ok && previous != .paused { entry.measurement = nil }
                 entry.reads += 1
                 entry.state = .paused
                 entry.error = reason

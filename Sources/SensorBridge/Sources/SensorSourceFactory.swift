@@ -14,8 +14,10 @@ public struct SensorSourceFactory: Sendable {
 
     /// Opening can fail (no /dev/i2c-N, GPIO line missing): the bridge reports it like a failed read
     /// and retries with back-off, so the other sensors keep serving.
-    public func makeSource(for sensor: SensorConfiguration) throws(SensorError) -> any SensorSource {
-        if let simulation { return try simulation.makeSource(for: sensor) }
+    /// `heaterMemory` outlives the source: the bridge keeps one per sensor across reopenings.
+    public func makeSource(for sensor: SensorConfiguration,
+                           heaterMemory: SHT4xHeaterCycle.Memory = .init()) throws(SensorError) -> any SensorSource {
+        if let simulation { return try simulation.makeSource(for: sensor, heaterMemory: heaterMemory) }
         let clock = SystemSensorClock()
         let offsets = sensor.calibrationOffsets
         switch sensor.driver {
@@ -39,7 +41,7 @@ public struct SensorSourceFactory: Sendable {
             let busNumber = sensor.i2cBus ?? board.i2cBus
             let bus: any I2CBus
             do { bus = try LinuxI2CBus(busNumber: busNumber) } catch { throw .bus(error) }
-            return try Self.i2cSource(sensor: sensor, bus: bus, clock: clock)
+            return try Self.i2cSource(sensor: sensor, bus: bus, clock: clock, heaterMemory: heaterMemory)
         }
     }
 
@@ -80,6 +82,7 @@ public struct SensorSourceFactory: Sendable {
     }
 
     static func i2cSource(sensor: SensorConfiguration, bus: any I2CBus, clock: any SensorClock,
+                          heaterMemory: SHT4xHeaterCycle.Memory = .init(),
                           close: @escaping @Sendable () -> Void = {}) throws(SensorError) -> any SensorSource {
         let address = sensor.i2cAddress ?? sensor.driver.defaultAddress ?? 0
         let offsets = sensor.calibrationOffsets
@@ -129,7 +132,7 @@ public struct SensorSourceFactory: Sendable {
             let chip = SHT4x(bus: bus, address: address, clock: clock, precision: sensor.options.precision ?? .high)
             let read: @Sendable () throws(SensorError) -> TemperatureHumidityReading
             if let schedule = sensor.options.sht4xHeaterSchedule {
-                let cycle = SHT4xHeaterCycle(chip: chip, schedule: schedule, clock: clock)
+                let cycle = SHT4xHeaterCycle(chip: chip, schedule: schedule, clock: clock, memory: heaterMemory)
                 read = cycle.read
             } else {
                 read = chip.read

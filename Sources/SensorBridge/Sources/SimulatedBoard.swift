@@ -33,7 +33,7 @@ public final class SimulatedBoard: Sendable {
         }
     }
 
-    func makeSource(for sensor: SensorConfiguration) throws(SensorError) -> any SensorSource {
+    func makeSource(for sensor: SensorConfiguration, heaterMemory: SHT4xHeaterCycle.Memory = .init()) throws(SensorError) -> any SensorSource {
         let settings = sensor.simulation
         let failAt = settings.failAfter.map { started.saturatingAdd(UInt64(max(0, $0.saturatingNanoseconds))) }
         switch sensor.driver {
@@ -60,7 +60,7 @@ public final class SimulatedBoard: Sendable {
             let bus = bus(busNumber)
             bus.attach(chip(for: sensor), at: address)
             let clock = self.clock
-            let source = try SensorSourceFactory.i2cSource(sensor: sensor, bus: bus, clock: clock)
+            let source = try SensorSourceFactory.i2cSource(sensor: sensor, bus: bus, clock: clock, heaterMemory: heaterMemory)
             guard let failAt else { return source }
             return FailingAfter(source: source, failAt: failAt, clock: clock) { bus.inject(.nack, at: address) }
         }

@@ -45,8 +45,11 @@ extension SHT4x {
         }
 
         /// The datasheet rates the heater for at most 10 % of the time, so pulses must be at least
-        /// ten pulse lengths apart.
-        public var minimumPeriod: Duration { duration.nominal * 10 }
+        /// ten of the longest pulse (1.1 s, 0.11 s) apart.
+        public var minimumPeriod: Duration { .milliseconds(Int64(duration.maxMilliseconds) * 10) }
+
+        /// The longest the pulse poll takes.
+        public var longest: Duration { .milliseconds(Int64(duration.maxMilliseconds)) }
 
         public var description: String { "\(power.milliwatts) mW for \(duration == .seconds1 ? "1 s" : "100 ms")" }
     }

@@ -24,43 +24,55 @@ public final class SHT4xHeaterCycle: Sendable {
         }
     }
 
-    private struct State {
+    fileprivate struct State {
         var nextPulseAt: UInt64?
         var ambientAgainAt: UInt64?
+        var ambientReadSincePulse = true
+    }
+
+    /// The schedule's state, kept by the owner across re-creations of the cycle (a source reopened
+    /// after a bus error), so a failed pulse's cool-down and the duty limit outlive the source.
+    public final class Memory: Sendable {
+        fileprivate let state = Mutex(State())
+        public init() {}
     }
 
     public let chip: SHT4x
     public let schedule: Schedule
     private let clock: any SensorClock
-    private let state = Mutex(State())
+    private let memory: Memory
 
-    public init(chip: SHT4x, schedule: Schedule, clock: any SensorClock) {
+    public init(chip: SHT4x, schedule: Schedule, clock: any SensorClock, memory: Memory = Memory()) {
         self.chip = chip
         self.schedule = schedule
         self.clock = clock
+        self.memory = memory
     }
 
     /// The first poll reads the ambient values; the first pulse comes one period later.
     public func read() throws(SensorError) -> TemperatureHumidityReading {
         let now = clock.nowNanoseconds()
         enum Step { case ambient, pulse, coolingDown(remaining: UInt64) }
-        let step = state.withLock { state -> Step in
+        let step = memory.state.withLock { state -> Step in
+            if let until = state.ambientAgainAt, now < until { return .coolingDown(remaining: until - now) }
             guard let next = state.nextPulseAt else {
                 state.nextPulseAt = now.saturatingAdd(Self.nanoseconds(schedule.every))
                 return .ambient
             }
-            if now >= next {
-                // Booked before the pulse: a pulse that fails on the bus may still have heated,
-                // and the duty limit must hold either way.
-                state.nextPulseAt = now.saturatingAdd(Self.nanoseconds(schedule.every))
-                return .pulse
-            }
-            if let until = state.ambientAgainAt, now < until { return .coolingDown(remaining: until - now) }
-            return .ambient
+            // A pulse only after an ambient read since the last one: polls as far apart as the
+            // period (a central's Measurement Interval write) must not pulse or cool on every poll.
+            guard now >= next, state.ambientReadSincePulse else { return .ambient }
+            // Booked before the pulse: a pulse that fails on the bus may still have heated, and
+            // the duty limit must hold either way.
+            state.nextPulseAt = now.saturatingAdd(Self.nanoseconds(schedule.every))
+            state.ambientReadSincePulse = false
+            return .pulse
         }
         switch step {
         case .ambient:
-            return try chip.read()
+            let reading = try chip.read()
+            memory.state.withLock { $0.ambientReadSincePulse = true }
+            return reading
         case let .coolingDown(remaining):
             throw .conditioning(sensor: "SHT4x", reason: "heater cool-down; ambient readings resume in \(Self.seconds(remaining))")
         case .pulse:
@@ -80,7 +92,7 @@ public final class SHT4xHeaterCycle: Sendable {
 
     private func startCoolDown() {
         let end = clock.nowNanoseconds().saturatingAdd(Self.nanoseconds(schedule.coolDown))
-        state.withLock { $0.ambientAgainAt = end }
+        memory.state.withLock { $0.ambientAgainAt = end }
     }
 
     static func nanoseconds(_ duration: Duration) -> UInt64 { UInt64(clamping: max(0, duration.saturatingNanoseconds)) }

@@ -17,6 +17,8 @@ public final class SimulatedSHT4x: SimulatedI2CDevice {
         var corruptCRC = false
         var lastMeasurementCommand: UInt8?
         var heaterPulses: [SHT4x.HeaterPulse] = []
+        /// After a pulse the die reads hot until then (`residualHeat`).
+        var hot: (celsius: Double, humidity: Double, until: UInt64)?
     }
     private let state: Mutex<State>
     private let clock: any SensorClock
@@ -56,9 +58,15 @@ public final class SimulatedSHT4x: SimulatedI2CDevice {
         return nil
     }
 
-    public init(celsius: Double = 22, relativeHumidity: Double = 45, serialNumber: UInt32 = 0x0F1E_2D3C, clock: any SensorClock) {
+    /// How long after a pulse the die still reads its heated values (a step, not a cooling curve):
+    /// long enough that a reading the schedule should have withheld shows up as a hot one in tests.
+    public let residualHeat: Duration
+
+    public init(celsius: Double = 22, relativeHumidity: Double = 45, serialNumber: UInt32 = 0x0F1E_2D3C,
+                residualHeat: Duration = .seconds(1), clock: any SensorClock) {
         state = Mutex(State(celsius: celsius, humidity: relativeHumidity))
         self.serialNumber = serialNumber
+        self.residualHeat = residualHeat
         self.clock = clock
     }
 
@@ -78,14 +86,17 @@ public final class SimulatedSHT4x: SimulatedI2CDevice {
             case let command where Self.typicalMeasurementNanoseconds(command) != nil:
                 state.readyAt = now + (Self.typicalMeasurementNanoseconds(command) ?? 0)
                 state.lastMeasurementCommand = command
-                let t = UInt16(saturating: ((state.celsius + 45) / 175 * 65535).rounded())
-                let h = UInt16(saturating: ((state.humidity + 6) / 125 * 65535).rounded())
+                let hot = state.hot.flatMap { now < $0.until ? $0 : nil }
+                let t = UInt16(saturating: (((hot?.celsius ?? state.celsius) + 45) / 175 * 65535).rounded())
+                let h = UInt16(saturating: (((hot?.humidity ?? state.humidity) + 6) / 125 * 65535).rounded())
                 words = [t, h]
             case let command where Self.pulse(for: command) != nil:
                 guard let pulse = Self.pulse(for: command) else { throw .data }
-                state.readyAt = now.saturatingAdd(SHT4xHeaterCycle.nanoseconds(pulse.duration.nominal))
+                let end = now.saturatingAdd(SHT4xHeaterCycle.nanoseconds(pulse.duration.nominal))
+                state.readyAt = end
                 state.heaterPulses.append(pulse)
                 let hot = Self.heated(celsius: state.celsius, humidity: state.humidity, by: pulse)
+                state.hot = (hot.celsius, hot.humidity, end.saturatingAdd(SHT4xHeaterCycle.nanoseconds(residualHeat)))
                 words = [UInt16(saturating: ((hot.celsius + 45) / 175 * 65535).rounded()),
                          UInt16(saturating: ((hot.humidity + 6) / 125 * 65535).rounded())]
             case SHT4x.Command.readSerialNumber.rawValue:
