@@ -263,3 +263,22 @@ import TestSupport
         #expect(status.error == "no contact: no finger on the sensor")
     }
 }
+
+@Suite struct PausedStatusTests {
+    let sensor = SensorConfiguration(name: "cellar", driver: .sht4x, pollInterval: .seconds(1), publish: [.environmentalTemperature])
+
+    @Test func aPauseKeepsTheLastAmbientValueButNotOneFromBeforeAFailure() throws {
+        let book = SensorStatusBook(sensors: [sensor], clock: ManualClock())
+        book.record(.measured(Measurement(temperature: 12, humidity: 92)), sensor: "cellar")
+        book.record(.paused("heater cool-down"), sensor: "cellar")
+        let paused = try #require(book.status(of: "cellar"))
+        #expect(paused.state == .paused && paused.value == 12 && paused.error == "heater cool-down")
+        // After a failure the characteristics hold "unknown", so a pause shows no value either.
+        book.record(.failed(Fixtures.measurementError), sensor: "cellar")
+        book.record(.paused("heater cool-down"), sensor: "cellar")
+        let afterFailure = try #require(book.status(of: "cellar"))
+        #expect(afterFailure.state == .paused && afterFailure.value == nil && afterFailure.readings.isEmpty)
+        book.record(.measured(Measurement(temperature: 12.5, humidity: 91)), sensor: "cellar")
+        #expect(try #require(book.status(of: "cellar")).value == 12.5)
+    }
+}
