@@ -122,20 +122,27 @@ import TestSupport
         #expect(measurement.sensorContact == .detected)
     }
 
-    /// The BME280 datasheet example loaded as raw registers through the configuration: calibration
-    /// bytes from 0x88 and 0xE1 and the data registers; the expected values are the datasheet's.
-    @Test func rawRegistersFromTheConfigurationReachTheDriver() async throws {
-        let registers: [SimulationSettings.RegisterBlock] = [
-            .init(start: 0x88, bytes: [0x70, 0x6B, 0x43, 0x67, 0x18, 0xFC, 0x7D, 0x8E, 0x43, 0xD6, 0xD0, 0x0B, 0x27,
-                                       0x0B, 0x8C, 0x00, 0xF9, 0xFF, 0x8C, 0x3C, 0xF8, 0xC6, 0x70, 0x17, 0x00, 0x4B]),
-            .init(start: 0xE1, bytes: [0x6A, 0x01, 0x00, 0x14, 0x24, 0x03, 0x1E]),
-            // adc_P = 415148, adc_T = 519888, adc_H = 30000.
-            .init(start: 0xF7, bytes: [0x65, 0x5A, 0xC0, 0x7E, 0xED, 0x00, 0x75, 0x30]),
-        ]
+    /// BMP280/BME280 datasheet 8.2 example: calibration words from 0x88, then the data registers
+    /// holding adc_P = 415148, adc_T = 519888, adc_H = 30000.
+    static let exampleBlock1: [UInt8] = [0x70, 0x6B, 0x43, 0x67, 0x18, 0xFC, 0x7D, 0x8E, 0x43, 0xD6, 0xD0, 0x0B, 0x27,
+                                         0x0B, 0x8C, 0x00, 0xF9, 0xFF, 0x8C, 0x3C, 0xF8, 0xC6, 0x70, 0x17, 0x00, 0x4B]
+    static let exampleData: [UInt8] = [0x65, 0x5A, 0xC0, 0x7E, 0xED, 0x00, 0x75, 0x30]
+
+    /// The first status of a BME280 simulated from raw registers given in the configuration.
+    func bme280Status(_ registers: [SimulationSettings.RegisterBlock]) async throws -> SensorStatus {
         let sensor = SensorConfiguration(name: "room", driver: .bme280, pollInterval: .seconds(1), publish: [.environmentalTemperature],
                                          simulation: SimulationSettings(registers: registers))
         let status = try await firstStatus(sensor)
         #expect(status.state == .ok, "\(status.error ?? "")")
+        return status
+    }
+
+    @Test func rawRegistersFromTheConfigurationReachTheDriver() async throws {
+        let status = try await bme280Status([
+            .init(start: 0x88, bytes: Self.exampleBlock1), .init(start: 0xE1, bytes: [0x6A, 0x01, 0x00, 0x14, 0x24, 0x03, 0x1E]),
+            .init(start: 0xF7, bytes: Self.exampleData),
+        ])
+        // Datasheet 8.2: 25.08 °C and 100653.27 Pa.
         #expect(status.value == 25.08)
         let pressure = try #require(status.readings.first { $0.quantity == "pressure" })
         #expect(abs(pressure.value - 100_653.27) < 0.05)
@@ -145,16 +152,10 @@ import TestSupport
     /// 0x88 block is not loaded: dig_T2 = 26000 (0x6590) instead of the example's 26435. Datasheet
     /// 4.2.3 integer formula by hand for adc_T = 519888: t_fine = 126302, T = 24.67 °C.
     @Test func rawCalibrationRegistersReplaceTheSimulatorsOwn() async throws {
-        let block1: [UInt8] = [0x70, 0x6B, 0x90, 0x65, 0x18, 0xFC, 0x7D, 0x8E, 0x43, 0xD6, 0xD0, 0x0B, 0x27,
-                               0x0B, 0x8C, 0x00, 0xF9, 0xFF, 0x8C, 0x3C, 0xF8, 0xC6, 0x70, 0x17, 0x00, 0x4B]
-        let registers: [SimulationSettings.RegisterBlock] = [
-            .init(start: 0x88, bytes: block1),
-            .init(start: 0xF7, bytes: [0x65, 0x5A, 0xC0, 0x7E, 0xED, 0x00, 0x75, 0x30]),
-        ]
-        let sensor = SensorConfiguration(name: "room", driver: .bme280, pollInterval: .seconds(1), publish: [.environmentalTemperature],
-                                         simulation: SimulationSettings(registers: registers))
-        let status = try await firstStatus(sensor)
-        #expect(status.state == .ok, "\(status.error ?? "")")
+        var block1 = Self.exampleBlock1
+        block1[2] = 0x90
+        block1[3] = 0x65
+        let status = try await bme280Status([.init(start: 0x88, bytes: block1), .init(start: 0xF7, bytes: Self.exampleData)])
         #expect(status.value == 24.67)
     }
 }
