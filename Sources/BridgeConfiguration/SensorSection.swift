@@ -65,7 +65,7 @@ struct SensorSection {
         } ?? DriverOptions()
         if let pollInterval, let optionsValue = map["options"] {
             Self.checkHeaterSchedule(options, pollInterval: pollInterval, path: childPath(map.path("options"), "heater"),
-                                     line: Self.line(of: "heater", in: optionsValue) ?? optionsValue.line, problems: &problems)
+                                     line: Self.heaterEveryLine(in: optionsValue) ?? optionsValue.line, problems: &problems)
         }
         if let publishValue = map["publish"] {
             publications = Self.publications(publishValue, path: map.path("publish"), driver: driver, problems: &problems)
@@ -405,10 +405,13 @@ struct SensorSection {
         return options
     }
 
-    /// The line of `key`'s value in a map, for problems found after the map was read.
-    private static func line(of key: String, in value: YAMLValue) -> Int? {
-        guard case let .mapping(mapping) = value.node else { return nil }
-        return mapping.first { YAMLValue(node: $0.key).scalarText == key }.flatMap { YAMLValue(node: $0.value).line }
+    /// The line of `heater.every` (else of `heater`) in the options, for problems found after they
+    /// were read; reading them again here reports nothing (their problems are already listed).
+    private static func heaterEveryLine(in options: YAMLValue) -> Int? {
+        var ignored = ProblemList()
+        guard let map = options.map(path: "", known: optionDrivers.map(\.key), problems: &ignored) else { return nil }
+        let heater = map["heater"]?.map(path: "", known: ["power", "pulse", "every", "cool-down"], problems: &ignored)
+        return heater?.line(of: "every") ?? map.line(of: "heater")
     }
 
     static let sht4xHeaterExample = "power (20mw, 110mw or 200mw), pulse (100ms or 1s) and, for the daemon, every (how often, e.g. 5m)"
@@ -463,15 +466,16 @@ struct SensorSection {
     private static func checkHeaterSchedule(_ options: DriverOptions, pollInterval: Duration, path: String, line: Int?,
                                             problems: inout ProblemList) {
         guard let pulse = options.heaterPulse else { return }
-        guard let every = options.heaterEvery else {
-            problems.add(childPath(path, "every"), line, "missing; say how often the daemon runs the heater, e.g. every: 5m "
-                         + "(at least \(formatDuration(pulse.minimumPeriod)) for a \(formatDuration(pulse.duration.nominal)) pulse)")
-            return
-        }
         let coolDown = options.heaterCoolDown ?? SHT4xHeaterCycle.Schedule.defaultCoolDown
         // The daemon never pulses twice without an ambient reading in between; a shorter period
         // would only be stretched, so it is refused rather than run slower than written.
-        let shortest = pulse.longest + coolDown + pollInterval
+        let shortest = max(pulse.minimumPeriod, pulse.longest + coolDown + pollInterval)
+        guard let every = options.heaterEvery else {
+            problems.add(childPath(path, "every"), line, "missing; say how often the daemon runs the heater, e.g. every: 5m "
+                         + "(at least \(formatDuration(shortest)) for a \(formatDuration(pulse.duration.nominal)) pulse with this "
+                         + "cool-down and poll-interval)")
+            return
+        }
         if every < shortest {
             problems.add(childPath(path, "every"), line, "heating every \(formatDuration(every)) leaves no ambient reading between pulses "
                          + "(pulse up to \(formatDuration(pulse.longest)) + cool-down \(formatDuration(coolDown)) + poll-interval "
@@ -648,12 +652,14 @@ struct SensorSection {
             return []
         }
         var blocks: [SimulationSettings.RegisterBlock] = []
+        var givenStarts: Set<Int> = []
         for (keyNode, bytesNode) in mapping {
             let key = YAMLValue(node: keyNode), item = YAMLValue(node: bytesNode)
             guard let keyText = key.scalarText, case let .value(start) = parseInteger(keyText), (0...0xFF).contains(start) else {
                 problems.add(path, key, "'\(abbreviated(key.scalarText ?? key.kindDescription))' is not a register number 0x00…0xFF")
                 continue
             }
+            givenStarts.insert(start)
             let itemPath = "\(path).\(keyText)"
             guard let text = item.text(path: itemPath, expected: "hex bytes like \"70 6B\"", problems: &problems) else { continue }
             // Groups of whole bytes: "70 6B", "706B"; a digit split from its byte ("7 06B") is refused.
@@ -688,7 +694,8 @@ struct SensorSection {
             blocks.append(.init(start: UInt8(start), bytes: bytes))
         }
         // Without its result registers the chip would have no measurement to return.
-        for range in ranges where range.exact && !blocks.isEmpty && !blocks.contains(where: { Int($0.start) == range.range.lowerBound }) {
+        // (One given but refused above has its own message.)
+        for range in ranges where range.exact && !blocks.isEmpty && !givenStarts.contains(range.range.lowerBound) {
             problems.add(path, value, "\(range.name) \(hex(range.range.lowerBound, digits: 2))…\(hex(range.range.upperBound, digits: 2)) "
                          + "missing: without them the simulated \(driver.rawValue) has no measurement to return")
         }

@@ -61,7 +61,7 @@ public struct SensorReadCommand: ParsableCommand {
     @Option(help: "sht31 repeatability: high, medium or low (default high).")
     public var repeatability: String?
 
-    @Option(help: "sht31 heater: on or off; it stays so after the read (until --heater off or a power cycle). On warms the chip, so the temperature read is not the ambient one. sht4x: one heater pulse, power=20mw|110mw|200mw,pulse=100ms|1s; the values printed are the hot die's, measured at the end of the pulse (the heater is rated for 10 % duty: wait ten pulse lengths before the next).")
+    @Option(help: "sht31 heater: on or off; it stays so after the read (until --heater off or a power cycle). On warms the chip, so the temperature read is not the ambient one. sht4x: one heater pulse, power=20mw|110mw|200mw,pulse=100ms|1s; the values printed are the hot die's, measured at the end of the pulse (the heater is rated for 10 % duty: wait ten of the longest pulse, 11 s after a 1s pulse or 1.1 s after 100ms, before the next).")
     public var heater: String?
 
     @Option(help: "sht4x precision: high, medium or low (default high).")

@@ -105,7 +105,7 @@ import Testing
             "sensors[0].options.heater.every (line 3): a 1s pulse (up to 1.1s) every 10s can exceed the heater's 10 % duty limit (datasheet 4.9); use every: 11s or longer",
             "sensors[1].options.heater.power (line 4): 300mw is not one of 20mw, 110mw, 200mw",
             "sensors[1].options.heater.pulse (line 4): 2s is not one of 100ms, 1s",
-            "sensors[2].options.heater.every (line 5): missing; say how often the daemon runs the heater, e.g. every: 5m (at least 11s for a 1s pulse)",
+            "sensors[2].options.heater.every (line 5): missing; say how often the daemon runs the heater, e.g. every: 5m (at least 12.1s for a 1s pulse with this cool-down and poll-interval)",
             "sensors[3].options.heater.every (line 6): heating every 16s leaves no ambient reading between pulses (pulse up to 1.1s + cool-down 10s + poll-interval 5s); use every: 16.1s or longer, or a shorter cool-down",
             "sensors[4].options.heater.warm (line 7): unknown key 'warm'; expected one of: power, pulse, every, cool-down",
             "sensors[4].options.heater.power (line 7): missing; the sht4x heater needs power (20mw, 110mw or 200mw), pulse (100ms or 1s) and, for the daemon, every (how often, e.g. 5m)",

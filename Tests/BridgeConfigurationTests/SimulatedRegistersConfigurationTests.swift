@@ -49,10 +49,14 @@ extension SimulatedRegistersConfigurationTests {
               - {name: a, driver: bme280, simulation: {registers: {0x88: "70 6B 43 67", 0x89: "FF FF", 0xF7: "65 5A C0 7E ED 00 75 30"}}}
               - {name: b, driver: tmp102, simulation: {registers: {0x00: "2 4D 0"}}}
               - {name: c, driver: bme280, bus: 2, simulation: {registers: {0x88: "70 6B"}}}
+              - {name: d, driver: bme280, bus: 3, simulation: {registers: {0x88: "70 6B", 0xF7: "65 5A"}}}
             """) == [
             "sensors[0].simulation.registers.0x89 (line 3): overlaps the bytes given from 0x88; give each register once",
             "sensors[1].simulation.registers.0x00 (line 4): '2 4D 0' is not hex bytes like \"70 6B 43\"",
             "sensors[2].simulation.registers (line 5): the data registers press_msb…hum_lsb 0xF7…0xFE missing: without them the simulated bme280 has no measurement to return",
+            // Given but refused: one message, not also "missing".
+            "sensors[3].simulation.registers.0xF7 (line 6): 2 byte(s) from 0xF7 do not fit; bme280 takes calibration block 1 0x88…0xA1, "
+                + "calibration block 2 0xE1…0xE7, the data registers press_msb…hum_lsb 0xF7…0xFE (all 8 bytes)",
         ])
     }
 }

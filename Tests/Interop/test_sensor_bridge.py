@@ -110,11 +110,19 @@ def bme280_compensate(block1: str, block2: str, data: str) -> tuple[float, float
     return celsius, pressure, min(100.0, max(0.0, humidity))
 
 
-BODY_CELSIUS, BODY_TOLERANCE = tmp102_celsius(TMP102_TEMPERATURE), 0.01
-ROOM_CELSIUS, ROOM_PASCAL, ROOM_HUMIDITY = bme280_compensate(BME280_BLOCK_1, BME280_BLOCK_2, BME280_DATA)
 # The formulas above reproduce the datasheet's own results for its example.
-assert BODY_CELSIUS == 36.8125
-assert round(ROOM_CELSIUS, 2) == 25.08 and round(ROOM_PASCAL, 2) == 100653.27, (ROOM_CELSIUS, ROOM_PASCAL)
+assert tmp102_celsius(TMP102_TEMPERATURE) == 36.8125
+_example = bme280_compensate(BME280_BLOCK_1, BME280_BLOCK_2, BME280_DATA)
+assert round(_example[0], 2) == 25.08 and round(_example[1], 2) == 100653.27, _example
+
+# The room chip gets a trimming of its own, unlike the simulated chip's built-in (the datasheet
+# example), so the values prove the registers were loaded: dig_T2 26435 -> 26000 (0x6590) in
+# block 1, dig_H2 362 -> 380 (0x017C) in block 2.
+ROOM_BLOCK_1 = BME280_BLOCK_1.replace('70 6B 43 67', '70 6B 90 65', 1)
+ROOM_BLOCK_2 = '7C' + BME280_BLOCK_2[2:]
+BODY_CELSIUS, BODY_TOLERANCE = tmp102_celsius(TMP102_TEMPERATURE), 0.01
+ROOM_CELSIUS, ROOM_PASCAL, ROOM_HUMIDITY = bme280_compensate(ROOM_BLOCK_1, ROOM_BLOCK_2, BME280_DATA)
+assert abs(ROOM_CELSIUS - _example[0]) > 0.3 and abs(ROOM_HUMIDITY - _example[2]) > 0.5, (ROOM_CELSIUS, ROOM_HUMIDITY)
 
 
 def sensor_yaml(name: str, driver: str, publish: str, simulation: str, extra: str = '') -> str:
@@ -123,7 +131,7 @@ def sensor_yaml(name: str, driver: str, publish: str, simulation: str, extra: st
 
 
 BODY_REGISTERS = f'registers: {{0x00: "{TMP102_TEMPERATURE}"}}'
-ROOM_REGISTERS = f'registers: {{0x88: "{BME280_BLOCK_1}", 0xE1: "{BME280_BLOCK_2}", 0xF7: "{BME280_DATA}"}}'
+ROOM_REGISTERS = f'registers: {{0x88: "{ROOM_BLOCK_1}", 0xE1: "{ROOM_BLOCK_2}", 0xF7: "{BME280_DATA}"}}'
 POLL_1S = '    poll-interval: 1s\n'
 
 # The built-in demo's four sensors, with the body and room chips loaded with the registers above.

@@ -106,7 +106,7 @@ import TestSupport
                                          publish: [.heartRateMeasurement, .plxContinuousMeasurement],
                                          simulation: SimulationSettings(beatsPerMinute: 66))
         let factory = SensorSourceFactory(board: Fixtures.board, simulation: SimulatedBoard(clock: sensorClock))
-        let source = try factory.makeSource(for: sensor)
+        let source = try factory.makeSource(for: sensor, heaterMemory: SHT4xHeaterCycle.Memory())
         defer { source.close() }
         var last: Measurement?
         for _ in 0..<60 {

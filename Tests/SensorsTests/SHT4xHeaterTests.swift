@@ -172,7 +172,7 @@ import Testing
         let chip = attachChip()
         let heater = SHT4xHeaterCycle(chip: SHT4x(bus: bus, clock: clock),
                                       schedule: .init(pulse: .init(power: .milliwatts110, duration: .milliseconds100),
-                                                      every: .seconds(1), coolDown: .zero),
+                                                      every: .milliseconds(1100), coolDown: .zero),
                                       clock: clock)
         let start = clock.nowNanoseconds()
         while clock.nowNanoseconds() - start < 3_600_000_000_000 {
@@ -180,9 +180,29 @@ import Testing
             clock.advance(milliseconds: 100)
         }
         let elapsed = Double(clock.nowNanoseconds() - start) / 1e9
-        let onTime = Double(chip.heaterPulses.count) * 0.1
+        // Counted at the longest pulse the driver allows (0.11 s).
+        let onTime = Double(chip.heaterPulses.count) * 0.11
         #expect(onTime <= elapsed * 0.1)
         #expect(chip.heaterPulses.count > 3_000)
+    }
+
+    @Test func pollsSlowerThanThePeriodAlternateAmbientReadingsAndPulses() throws {
+        // A central's Measurement Interval write can space polls 30 s apart on a 12 s period: every
+        // pulse is due at its poll, yet each one still follows an ambient reading.
+        _ = attachChip()
+        let heater = cycle(every: .seconds(12))
+        var outcomes = ""
+        for _ in 0..<8 {
+            do {
+                _ = try heater.read()
+                outcomes += "A"
+            } catch {
+                guard case let .conditioning(_, reason) = error else { throw error }
+                outcomes += reason.hasPrefix("heater pulse") ? "P" : "c"
+            }
+            clock.advance(milliseconds: 30_000)
+        }
+        #expect(outcomes == "APAPAPAP")
     }
 }
 

@@ -12,7 +12,8 @@ public enum SingleRead {
         let book = SensorStatusBook(sensors: [sensor], clock: clock)
         let outcome: PollOutcome
         do {
-            let source = try factory.makeSource(for: sensor)
+            // One read, never reopened: a fresh heater memory, so it reads ambient and never pulses.
+            let source = try factory.makeSource(for: sensor, heaterMemory: SHT4xHeaterCycle.Memory())
             defer { source.close() }
             outcome = .measured(try source.read())
         } catch {

@@ -14,9 +14,10 @@ public struct SensorSourceFactory: Sendable {
 
     /// Opening can fail (no /dev/i2c-N, GPIO line missing): the bridge reports it like a failed read
     /// and retries with back-off, so the other sensors keep serving.
-    /// `heaterMemory` outlives the source: the bridge keeps one per sensor across reopenings.
+    /// `heaterMemory` must outlive the source: whoever reopens a sensor's source passes the same
+    /// one each time (the bridge keeps one per sensor), or a failed heater pulse loses its cool-down.
     public func makeSource(for sensor: SensorConfiguration,
-                           heaterMemory: SHT4xHeaterCycle.Memory = .init()) throws(SensorError) -> any SensorSource {
+                           heaterMemory: SHT4xHeaterCycle.Memory) throws(SensorError) -> any SensorSource {
         if let simulation { return try simulation.makeSource(for: sensor, heaterMemory: heaterMemory) }
         let clock = SystemSensorClock()
         let offsets = sensor.calibrationOffsets

@@ -10,6 +10,9 @@ import Synchronization
 public final class SimulatedBoard: Sendable {
     public let clock: any SensorClock
     private let buses = Mutex<[Int: SimulatedI2CBus]>([:])
+    /// One chip per sensor for the board's life: a source reopened after a failure finds the same
+    /// chip, in whatever state it was left (a heated die, a FIFO), as on real hardware.
+    private let chips = Mutex<[String: any SimulatedI2CDevice]>([:])
     private let started: UInt64
     /// Real GPIO chips for gpio-pulse sensors (through libgpiod), or nil for a simulated line.
     private let gpioChips: [String]?
@@ -58,7 +61,13 @@ public final class SimulatedBoard: Sendable {
             let busNumber = sensor.i2cBus ?? 1
             let address = sensor.i2cAddress ?? sensor.driver.defaultAddress ?? 0
             let bus = bus(busNumber)
-            bus.attach(chip(for: sensor), at: address)
+            let chip = chips.withLock { chips in
+                if let existing = chips[sensor.name] { return existing }
+                let made = self.chip(for: sensor)
+                chips[sensor.name] = made
+                return made
+            }
+            bus.attach(chip, at: address)
             let clock = self.clock
             let source = try SensorSourceFactory.i2cSource(sensor: sensor, bus: bus, clock: clock, heaterMemory: heaterMemory)
             guard let failAt else { return source }
