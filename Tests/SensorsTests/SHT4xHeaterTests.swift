@@ -80,6 +80,17 @@ import Testing
         #expect(chip.heaterPulses.count == 1)
     }
 
+    /// One poll as a letter: A ambient, P pulse, c cool-down.
+    func poll(_ heater: SHT4xHeaterCycle) throws(SensorError) -> Character {
+        do {
+            _ = try heater.read()
+            return "A"
+        } catch {
+            guard case let .conditioning(_, reason) = error else { throw error }
+            return reason.hasPrefix("heater pulse") ? "P" : "c"
+        }
+    }
+
     @Test func pollsAsSlowAsThePeriodStillGetAmbientReadingsBetweenPulses() throws {
         // Poll every 1 s with a pulse due every 12 s and a 10 s cool-down (a pulse poll takes 1.1 s):
         // the pulse waits for an ambient reading instead of following the cool-down at once.
@@ -87,15 +98,9 @@ import Testing
         let heater = cycle(every: .seconds(12))
         let start = clock.nowNanoseconds()
         var outcomes = ""
-        for poll in 0..<120 {
-            clock.advance(nanoseconds: start + UInt64(poll) * 1_000_000_000 - min(clock.nowNanoseconds(), start + UInt64(poll) * 1_000_000_000))
-            do {
-                _ = try heater.read()
-                outcomes += "A"
-            } catch {
-                guard case let .conditioning(_, reason) = error else { throw error }
-                outcomes += reason.hasPrefix("heater pulse") ? "P" : "c"
-            }
+        for second in 0..<120 {
+            clock.advance(nanoseconds: start + UInt64(second) * 1_000_000_000 - min(clock.nowNanoseconds(), start + UInt64(second) * 1_000_000_000))
+            outcomes.append(try poll(heater))
         }
         #expect(outcomes.contains("P"))
         #expect(!outcomes.contains("PP") && !outcomes.contains("cP"), "a pulse right after a pulse or a cool-down: \(outcomes)")
@@ -193,13 +198,7 @@ import Testing
         let heater = cycle(every: .seconds(12))
         var outcomes = ""
         for _ in 0..<8 {
-            do {
-                _ = try heater.read()
-                outcomes += "A"
-            } catch {
-                guard case let .conditioning(_, reason) = error else { throw error }
-                outcomes += reason.hasPrefix("heater pulse") ? "P" : "c"
-            }
+            outcomes.append(try poll(heater))
             clock.advance(milliseconds: 30_000)
         }
         #expect(outcomes == "APAPAPAP")
