@@ -1,3 +1,4 @@
+import BLECore
 import Sensors
 
 /// One `sensors[i]` entry: parsed, checked against its driver and resolved against the board.
@@ -664,18 +665,10 @@ struct SensorSection {
             guard let text = item.text(path: itemPath, expected: "hex bytes like \"70 6B\"", problems: &problems) else { continue }
             // Groups of whole bytes: "70 6B", "706B"; a digit split from its byte ("7 06B") is refused.
             let groups = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
-            guard !groups.isEmpty, groups.allSatisfy({ $0.count % 2 == 0 && $0.allSatisfy { $0.isASCII && $0.isHexDigit } }) else {
+            guard !groups.isEmpty, groups.allSatisfy({ $0.count % 2 == 0 && $0.allSatisfy { $0.isASCII && $0.isHexDigit } }),
+                  let bytes = try? [UInt8](hex: groups.joined()) else {
                 problems.add(itemPath, item, "'\(abbreviated(text))' is not hex bytes like \"70 6B 43\"")
                 continue
-            }
-            var bytes: [UInt8] = []
-            for group in groups {
-                var index = group.startIndex
-                while index < group.endIndex {
-                    let next = group.index(index, offsetBy: 2)
-                    bytes.append(UInt8(group[index..<next], radix: 16) ?? 0)
-                    index = next
-                }
             }
             let span = start...(start + bytes.count - 1)
             guard let fit = ranges.first(where: { $0.range.contains(span.lowerBound) && $0.range.contains(span.upperBound) }),

@@ -160,9 +160,14 @@ public struct SensorReadCommand: ParsableCommand {
                 throw .usage("--heater: every and cool-down schedule the daemon's heater; sensor read runs one pulse (power=…,pulse=…)")
             }
         case let .failure(problems):
-            throw .usage(problems.problems.map { "--\($0.path.replacingOccurrences(of: ".", with: " ")): \($0.message)" }.joined(separator: "\n"))
+            throw Self.usage(problems)
         }
         return arguments
+    }
+
+    /// Configuration problems in command-line words: `--heater every: …` for the path heater.every.
+    private static func usage(_ problems: ConfigurationProblems) -> SensorCommandError {
+        .usage(problems.problems.map { "--\($0.path.replacingOccurrences(of: ".", with: " ")): \($0.message)" }.joined(separator: "\n"))
     }
 
     private func wiringArguments() throws(SensorCommandError) -> ValidatedArguments {
@@ -187,7 +192,7 @@ public struct SensorReadCommand: ParsableCommand {
                 throw .usage("\(driver.rawValue) needs --device: the kernel device's name, e.g. \(example), or its sysfs directory")
             }
             if case let .failure(problems) = CommandLineSettings.device(device, driver: driver) {
-                throw .usage(problems.problems.map { "--device: \($0.message)" }.joined(separator: "\n"))
+                throw Self.usage(problems)
             }
             return ValidatedArguments()
         default:
