@@ -383,19 +383,14 @@ extension DriverOptions {
     }
 
     /// max30102 / max30101: the sample rate and LED current asked for (both LEDs alike), the driver's defaults elsewhere.
-    public var max3010xConfiguration: MAX3010x.Configuration {
-        var configuration = MAX3010x.Configuration()
-        if let sampleRate { configuration.sampleRate = sampleRate }
-        if let ledCurrentMilliamps {
-            configuration.redMilliamps = ledCurrentMilliamps
-            configuration.irMilliamps = ledCurrentMilliamps
-        }
-        return configuration
-    }
+    public var max3010xConfiguration: MAX3010x.Configuration { ppgConfiguration(MAX3010x.Configuration()) }
 
     /// max30100: as `max3010xConfiguration`, for its own register map.
-    public var max30100Configuration: MAX30100.Configuration {
-        var configuration = MAX30100.Configuration()
+    public var max30100Configuration: MAX30100.Configuration { ppgConfiguration(MAX30100.Configuration()) }
+
+    /// The chip's defaults with what the options ask for.
+    private func ppgConfiguration<Configuration: PPGLEDConfiguration>(_ defaults: Configuration) -> Configuration {
+        var configuration = defaults
         if let sampleRate { configuration.sampleRate = sampleRate }
         if let ledCurrentMilliamps {
             configuration.redMilliamps = ledCurrentMilliamps

@@ -5,9 +5,8 @@ extension Examination {
     /// With iio or hwmon sensors configured: the kernel device each one names, found by its `name`
     /// attribute as the daemon finds it, so a missing overlay or module shows before a read fails.
     mutating func checkKernelSensors(_ configuration: BridgeConfiguration) {
-        let sensors = configuration.sensors.filter { $0.driver == .iio || $0.driver == .hwmon }
         guard !configuration.board.simulated else { return }
-        for sensor in sensors {
+        for sensor in configuration.sensors where sensor.driver == .iio || sensor.driver == .hwmon {
             let kind: KernelSensor.Kind = sensor.driver == .iio ? .iio : .hwmon
             let device = sensor.device ?? ""
             let listing = KernelSensor.defaultRoot + kind.directory

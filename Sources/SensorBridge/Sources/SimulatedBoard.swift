@@ -36,7 +36,7 @@ public final class SimulatedBoard: Sendable {
         }
     }
 
-    func makeSource(for sensor: SensorConfiguration, heaterMemory: SHT4xHeaterCycle.Memory = .init()) throws(SensorError) -> any SensorSource {
+    func makeSource(for sensor: SensorConfiguration, heaterMemory: SHT4xHeaterCycle.Memory) throws(SensorError) -> any SensorSource {
         let settings = sensor.simulation
         let failAt = settings.failAfter.map { started.saturatingAdd(UInt64(max(0, $0.saturatingNanoseconds))) }
         switch sensor.driver {

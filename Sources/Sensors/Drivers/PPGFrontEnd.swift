@@ -21,3 +21,13 @@ extension MAX3010x: PPGFrontEnd {
     /// Samples are 18-bit (datasheet: FIFO data, bits 17:0).
     public var adcFullScale: Double { 262_143 }
 }
+
+/// The settings both pulse-oximeter chips take: a sample rate and the two LED currents.
+public protocol PPGLEDConfiguration: Sendable {
+    var sampleRate: Int { get set }
+    var redMilliamps: Double { get set }
+    var irMilliamps: Double { get set }
+}
+
+extension MAX3010x.Configuration: PPGLEDConfiguration {}
+extension MAX30100.Configuration: PPGLEDConfiguration {}

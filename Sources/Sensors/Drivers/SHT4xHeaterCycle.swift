@@ -76,14 +76,9 @@ public final class SHT4xHeaterCycle: Sendable {
         case let .coolingDown(remaining):
             throw .conditioning(sensor: "SHT4x", reason: "heater cool-down; ambient readings resume in \(Self.seconds(remaining))")
         case .pulse:
-            let hot: TemperatureHumidityReading
-            do {
-                hot = try chip.heat(schedule.pulse)
-            } catch {
-                startCoolDown()
-                throw error
-            }
-            startCoolDown()
+            // A pulse that failed on the bus may still have heated: it gets its cool-down too.
+            defer { startCoolDown() }
+            let hot = try chip.heat(schedule.pulse)
             throw .conditioning(sensor: "SHT4x", reason: "heater pulse (\(schedule.pulse)): the die read "
                 + "\(Self.oneDecimal(hot.celsius)) °C, \(Self.oneDecimal(hot.relativeHumidity)) %RH, not the ambient values; "
                 + "ambient readings resume in \(Self.seconds(Self.nanoseconds(schedule.coolDown)))")

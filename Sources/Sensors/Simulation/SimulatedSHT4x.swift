@@ -48,6 +48,11 @@ public final class SimulatedSHT4x: SimulatedI2CDevice {
         return (celsius + rise, humidity * saturation(celsius) / saturation(celsius + rise))
     }
 
+    /// The datasheet conversion backwards: S_T = (T + 45) / 175 × (2^16 − 1), S_RH = (RH + 6) / 125 × (2^16 − 1).
+    static func signalWords(celsius: Double, humidity: Double) -> [UInt16] {
+        [UInt16(saturating: ((celsius + 45) / 175 * 65535).rounded()), UInt16(saturating: ((humidity + 6) / 125 * 65535).rounded())]
+    }
+
     static func pulse(for command: UInt8) -> SHT4x.HeaterPulse? {
         for power in SHT4x.HeaterPower.allCases {
             for duration in SHT4x.HeaterDuration.allCases {
@@ -83,29 +88,24 @@ public final class SimulatedSHT4x: SimulatedI2CDevice {
             guard bytes.count == 1 else { throw .data }
             var words: [UInt16] = []
             switch bytes[0] {
+            case SHT4x.Command.readSerialNumber.rawValue:
+                words = [UInt16(serialNumber >> 16), UInt16(truncatingIfNeeded: serialNumber)]
+            case SHT4x.Command.softReset.rawValue:
+                state.output = []
+                return
             case let command where Self.typicalMeasurementNanoseconds(command) != nil:
                 state.readyAt = now + (Self.typicalMeasurementNanoseconds(command) ?? 0)
                 state.lastMeasurementCommand = command
                 let hot = state.hot.flatMap { now < $0.until ? $0 : nil }
-                let t = UInt16(saturating: (((hot?.celsius ?? state.celsius) + 45) / 175 * 65535).rounded())
-                let h = UInt16(saturating: (((hot?.humidity ?? state.humidity) + 6) / 125 * 65535).rounded())
-                words = [t, h]
-            case let command where Self.pulse(for: command) != nil:
+                words = Self.signalWords(celsius: hot?.celsius ?? state.celsius, humidity: hot?.humidity ?? state.humidity)
+            case let command:
                 guard let pulse = Self.pulse(for: command) else { throw .data }
                 let end = now.saturatingAdd(SHT4xHeaterCycle.nanoseconds(pulse.duration.nominal))
                 state.readyAt = end
                 state.heaterPulses.append(pulse)
                 let hot = Self.heated(celsius: state.celsius, humidity: state.humidity, by: pulse)
                 state.hot = (hot.celsius, hot.humidity, end.saturatingAdd(SHT4xHeaterCycle.nanoseconds(residualHeat)))
-                words = [UInt16(saturating: ((hot.celsius + 45) / 175 * 65535).rounded()),
-                         UInt16(saturating: ((hot.humidity + 6) / 125 * 65535).rounded())]
-            case SHT4x.Command.readSerialNumber.rawValue:
-                words = [UInt16(serialNumber >> 16), UInt16(truncatingIfNeeded: serialNumber)]
-            case SHT4x.Command.softReset.rawValue:
-                state.output = []
-                return
-            default:
-                throw .data
+                words = Self.signalWords(celsius: hot.celsius, humidity: hot.humidity)
             }
             var frame = SensirionWords.encode(words)
             if state.corruptCRC { frame[2] ^= 0xFF; frame[5] ^= 0xFF }
