@@ -39,22 +39,36 @@ ssize_t bls_write_vector(int fd, const struct iovec *buffers, int count, int is_
     return writev(fd, buffers, count);
 }
 
-int bls_send_datagrams(int fd, const struct iovec *buffers, int count) {
+int bls_receive_datagrams(int fd, uint8_t *buffer, size_t slot, int count, size_t *lengths) {
 #if defined(__linux__)
-    enum { batch = 64 };
+    enum { batch = 32 };
     struct mmsghdr messages[batch];
+    struct iovec vectors[batch];
     int total = count < batch ? count : batch;
     memset(messages, 0, sizeof(messages[0]) * (size_t)total);
     for (int i = 0; i < total; i++) {
-        messages[i].msg_hdr.msg_iov = (struct iovec *)&buffers[i];
+        vectors[i].iov_base = buffer + (size_t)i * slot;
+        vectors[i].iov_len = slot;
+        messages[i].msg_hdr.msg_iov = &vectors[i];
         messages[i].msg_hdr.msg_iovlen = 1;
     }
-    int sent = sendmmsg(fd, messages, (unsigned int)total, MSG_DONTWAIT);
-    if (sent >= 0 || errno != ENOSYS) return sent;
+    int received;
+    do { received = recvmmsg(fd, messages, (unsigned int)total, MSG_DONTWAIT, NULL); } while (received < 0 && errno == EINTR);
+    if (received >= 0) {
+        for (int i = 0; i < received; i++) {
+            // A datagram longer than a slot cannot be an HCI packet we can frame: say so by a length past the slot.
+            lengths[i] = (messages[i].msg_hdr.msg_flags & MSG_TRUNC) ? slot + 1 : messages[i].msg_len;
+        }
+        return received;
+    }
+    if (errno != ENOSYS) return -1;
 #endif
-    // One datagram per write: the HCI socket takes exactly one packet per call.
-    ssize_t written = write(fd, buffers[0].iov_base, buffers[0].iov_len);
-    return written < 0 ? -1 : 1;
+    (void)count;
+    ssize_t length;
+    do { length = read(fd, buffer, slot); } while (length < 0 && errno == EINTR);
+    if (length < 0) return -1;
+    lengths[0] = (size_t)length;
+    return 1;
 }
 
 // Each entry exists only where the platform defines the speed constant, so the list the user

@@ -16,14 +16,22 @@ import Synchronization
 /// Inbound: the loop polls the descriptor, reads, frames packets and hands each to the handler on
 /// this thread. Outbound: `send` never blocks. With nothing queued it tries one non-blocking write
 /// at once (no thread hop on the common path); otherwise, or when the descriptor is full, the packet
-/// joins a bounded queue that the loop drains when the descriptor is writable, many packets per
-/// system call (writev, or sendmmsg for the HCI socket's datagrams). Packets produced while the
-/// loop delivers inbound packets (credits returned by Number Of Completed Packets), or inside a
-/// caller's `combiningWrites` scope, are written together when that batch or scope ends.
+/// joins a bounded queue that the loop drains when the descriptor is writable: a stream many
+/// packets per writev, datagrams one write each (the HCI socket refuses sendmmsg batches).
+/// Packets produced while the loop delivers inbound packets (credits returned by Number Of
+/// Completed Packets), or inside a caller's `combiningWrites` scope, are written together when
+/// that batch or scope ends. Each wake-up reads everything pending (up to 16 datagrams in one
+/// recvmmsg, or 64 KiB of a stream) and delivers it before writing what it produced.
 ///
-/// After a read that only returned credits the loop waits `creditReturnModeration` before reading
-/// again (a send that finds the descriptor full, and `stop()`, still wake it at once), so a
-/// notification stream's credits cost one wake-up per window rather than one per packet.
+/// After a read that only returned credits, while the host says two or more ACL packets are still
+/// in the controller, the loop waits `creditReturnModeration` before reading again (a send that
+/// finds the descriptor full, and `stop()`, still wake it at once), so a notification stream's
+/// credits cost one wake-up per window rather than one per packet. With fewer in flight no more
+/// credits can gather, and waiting would only delay the refill.
+///
+/// A datagram the kernel refuses as malformed (EINVAL, EMSGSIZE) is a bug in the host: it is
+/// dropped and reported as `.refused`, and the link goes on; the host's timeouts recover the
+/// command or the link it belonged to.
 ///
 /// The combining count is shared: while any scope is open, every thread's sends wait for the last
 /// scope to end. Scopes are for short bursts (one timer tick's updates), never for waiting.
@@ -61,12 +69,22 @@ final class DescriptorLink: @unchecked Sendable {
         var released = false
         /// A write failed for good; the loop reports it as the reason the link closed.
         var failure: HCITransportError?
+        /// Packets the kernel refused, to be reported once the lock is released.
+        var refusals: [HCITransportError] = []
         // Int64: at thousands of packets a second an Int32 (armhf) would overflow within weeks.
         var writeCalls: Int64 = 0
         var packetsWritten: Int64 = 0
+        var packetsRefused: Int64 = 0
 
         var count: Int { packets.count - head }
+
         var isEmpty: Bool { head == packets.count }
+
+        mutating func takeRefusals() -> [HCITransportError] {
+            guard !refusals.isEmpty else { return [] }
+            defer { refusals = [] }
+            return refusals
+        }
 
         mutating func append(_ bytes: [UInt8], written: Int = 0) {
             if isEmpty { headOffset = written }
@@ -96,7 +114,9 @@ final class DescriptorLink: @unchecked Sendable {
     private let stopPipe: WakePipe
     private let kickPipe: WakePipe
     private let outbound = Mutex(Outbound())
-    private let stallHandler = Mutex<(@Sendable (HCITransportEvent) -> Void)?>(nil)
+    /// The handler, for what is reported outside the loop thread (stalls, refused packets).
+    private let reportHandler = Mutex<(@Sendable (HCITransportEvent) -> Void)?>(nil)
+    private let packetsInFlight = Mutex<@Sendable () -> Int>({ 0 })
 
     /// Takes ownership of `descriptor` (closes it on failure too). It must be non-blocking.
     init(descriptor: Int32, name: String, framing: Framing, isSocket: Bool, endOfStreamMessage: String,
@@ -119,7 +139,7 @@ final class DescriptorLink: @unchecked Sendable {
     /// Starts the loop thread; `handler` gets every packet, at most one `.stalled` per stall, then
     /// exactly one `.closed`.
     func start(handler: @escaping @Sendable (HCITransportEvent) -> Void) {
-        stallHandler.withLock { $0 = handler }
+        reportHandler.withLock { $0 = handler }
         let thread = Thread { [self] in
             let reason = runLoop(handler: handler)
             release()
@@ -139,10 +159,17 @@ final class DescriptorLink: @unchecked Sendable {
         stopPipe.signal()
     }
 
+    /// How many ACL packets the host has in the controller (see `HCITransport.setPacketsInFlightSource`).
+    func setPacketsInFlightSource(_ source: @escaping @Sendable () -> Int) {
+        packetsInFlight.withLock { $0 = source }
+    }
+
     // MARK: - Sending
 
     /// Queues `bytes` (one H4 packet); writes it at once when nothing is waiting.
     func send(_ bytes: [UInt8]) throws(HCITransportError) {
+        var refused: HCITransportError?
+        defer { if let refused { report([refused]) } }
         let wakeLoop = try outbound.withLock { out throws(HCITransportError) -> Bool in
             guard !out.released else { throw .notOpen(name) }
             if let failure = out.failure { throw failure }
@@ -168,6 +195,10 @@ final class DescriptorLink: @unchecked Sendable {
                 out.append(bytes)
                 enterBlocked(&out)
                 return true
+            case let .refused(code):
+                out.packetsRefused += 1
+                refused = refusal(of: bytes, errno: code, queued: 1)
+                return false
             case let .failed(error):
                 out.failure = error
                 return true
@@ -212,13 +243,14 @@ final class DescriptorLink: @unchecked Sendable {
     var queuedPackets: Int { outbound.withLock { $0.count } }
     /// System calls that wrote packets, and packets written, so far.
     var writeStatistics: (calls: Int64, packets: Int64) { outbound.withLock { ($0.writeCalls, $0.packetsWritten) } }
+    /// Packets the kernel refused as malformed and that were dropped.
+    var packetsRefused: Int64 { outbound.withLock { $0.packetsRefused } }
 
     // MARK: - Loop thread
 
     private func runLoop(handler: @Sendable (HCITransportEvent) -> Void) -> HCITransportError? {
-        var framer = H4StreamFramer()
-        // A datagram holds at most one maximum-size packet; streams are read in the same chunks.
-        var buffer = [UInt8](repeating: 0, count: H4StreamFramer.maximumPacketSize)
+        var reader = InboundReader(framing: framing)
+        defer { reader.deallocate() }
         var fds = [
             pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
             pollfd(fd: stopPipe.readDescriptor, events: Int16(POLLIN), revents: 0),
@@ -232,7 +264,9 @@ final class DescriptorLink: @unchecked Sendable {
         while true {
             let (blocked, failure) = outbound.withLock { ($0.blocked, $0.failure) }
             if let failure { return failure }
-            if onlyCredits, moderation > 0, !blocked {
+            // Waiting only pays while at least two packets are out: with one, its credit is the
+            // only one that can come, and the refill would just start later.
+            if onlyCredits, moderation > 0, !blocked, packetsInFlight.withLock({ $0 })() >= 2 {
                 // The last read only returned credits: let more gather before reading again.
                 // Kicks and stop still wake this at once.
                 for index in quiet.indices { quiet[index].revents = 0 }
@@ -240,6 +274,7 @@ final class DescriptorLink: @unchecked Sendable {
                 onlyCredits = false
                 continue
             }
+            onlyCredits = false
             fds[0].events = Int16(POLLIN) | (blocked ? Int16(POLLOUT) : 0)
             for index in fds.indices { fds[index].revents = 0 }
             guard SystemCall.poll(&fds, timeout: -1) >= 0 else {
@@ -252,7 +287,7 @@ final class DescriptorLink: @unchecked Sendable {
                 return SystemCall.failure("poll on \(name)", errno: EBADF)
             }
             if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
-                if let reason = readAndDeliver(into: &buffer, framer: &framer, onlyCredits: &onlyCredits, handler: handler) {
+                if let reason = readAndDeliver(&reader, onlyCredits: &onlyCredits, handler: handler) {
                     return reason
                 }
             } else if events & Int16(POLLOUT) != 0 || blocked {
@@ -261,45 +296,96 @@ final class DescriptorLink: @unchecked Sendable {
         }
     }
 
-    /// One read, every packet in it to the handler, then one flush of what they queued.
-    /// `onlyCredits` says whether the read held Number Of Completed Packets events and nothing else
-    /// (no other packet, no start of one).
-    private func readAndDeliver(into buffer: inout [UInt8], framer: inout H4StreamFramer, onlyCredits: inout Bool,
+    /// Where the loop reads into: one 64 KiB chunk of a stream, or up to 16 datagrams of at most a
+    /// maximum-size packet each. Allocated, not zero-filled, so only the pages the kernel writes
+    /// become resident.
+    private struct InboundReader {
+        static let datagramsPerRead = 16
+        let framing: Framing
+        var framer = H4StreamFramer()
+        let slot = H4StreamFramer.maximumPacketSize
+        let slots: Int
+        let buffer: UnsafeMutablePointer<UInt8>
+        var lengths: [Int]
+
+        init(framing: Framing) {
+            self.framing = framing
+            slots = framing == .datagram ? Self.datagramsPerRead : 1
+            buffer = .allocate(capacity: slot * slots)
+            lengths = Array(repeating: 0, count: slots)
+        }
+
+        func deallocate() { buffer.deallocate() }
+
+        /// Reads what is pending: the number of chunks (datagrams, or 1 for a stream), 0 at the end
+        /// of a stream, or -1 with errno.
+        mutating func receive(from descriptor: Int32) -> Int {
+            switch framing {
+            case .stream:
+                let count = read(descriptor, buffer, slot)
+                if count > 0 { lengths[0] = count }
+                return count < 0 ? -1 : (count == 0 ? 0 : 1)
+            case .datagram:
+                return lengths.withUnsafeMutableBufferPointer { lengths in
+                    Int(bls_receive_datagrams(descriptor, buffer, slot, Int32(slots), lengths.baseAddress))
+                }
+            }
+        }
+
+        func chunk(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(start: buffer + index * slot, count: min(lengths[index], slot))
+        }
+    }
+
+    /// One read of everything pending, every packet in it to the handler, then one flush of what
+    /// they queued. `onlyCredits` says whether the read held Number Of Completed Packets events and
+    /// nothing else (no other packet, no start of one).
+    private func readAndDeliver(_ reader: inout InboundReader, onlyCredits: inout Bool,
                                 handler: @Sendable (HCITransportEvent) -> Void) -> HCITransportError? {
-        let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-        if count == 0 { return .disconnected(endOfStreamMessage) }
-        if count < 0 {
+        let chunks = reader.receive(from: descriptor)
+        if chunks == 0 { return .disconnected(endOfStreamMessage) }
+        if chunks < 0 {
             let code = errno
             if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { return nil }
+            if framing == .datagram, SystemCall.meansLinkLost(code) {
+                return .disconnected("\(endOfStreamMessage) (reading \(name): \(SystemCall.message(code)), errno \(code))")
+            }
             return .disconnected("reading \(name) failed: \(SystemCall.message(code)) (errno \(code))")
         }
-        let chunk = buffer[0..<count]
         var delivered = 0, credits = 0
         func deliver(_ packet: HCIPacket) {
             delivered += 1
             if Self.isCreditReturn(packet) { credits += 1 }
             handler(.packet(packet))
         }
-        // A partial packet is never "only credits": its rest is read without waiting.
-        defer { onlyCredits = delivered > 0 && credits == delivered && framer.bufferedByteCount == 0 }
-        return combiningWrites { () -> HCITransportError? in
-            switch framing {
-            case .stream:
-                do throws(HCITransportError) {
-                    try framer.feed(chunk, deliver: deliver)
-                } catch {
-                    return error
+        let reason = combiningWrites { () -> HCITransportError? in
+            for index in 0..<chunks {
+                let chunk = reader.chunk(index)
+                switch framing {
+                case .stream:
+                    do throws(HCITransportError) {
+                        try reader.framer.feed(chunk, deliver: deliver)
+                    } catch {
+                        return error
+                    }
+                case .datagram:
+                    guard reader.lengths[index] <= reader.slot else {
+                        return .framingLost("\(name) delivered a datagram longer than \(reader.slot) bytes; reopen the transport")
+                    }
+                    guard let packet = HCIPacket(h4Bytes: Array(chunk)) else {
+                        let indicator = chunk.first.map { "0x" + [$0].hexString } ?? "nothing"
+                        return .framingLost(
+                            "\(name) delivered a packet with unknown indicator \(indicator) (expected 0x01-0x05); reopen the transport"
+                        )
+                    }
+                    deliver(packet)
                 }
-            case .datagram:
-                guard let packet = HCIPacket(h4Bytes: Array(chunk)) else {
-                    return .framingLost(
-                        "\(name) delivered a packet with unknown indicator 0x\([chunk[chunk.startIndex]].hexString) (expected 0x01-0x05); reopen the transport"
-                    )
-                }
-                deliver(packet)
             }
             return nil
         }
+        // A partial packet is never "only credits": its rest is read without waiting.
+        onlyCredits = delivered > 0 && credits == delivered && reader.framer.bufferedByteCount == 0
+        return reason
     }
 
     /// An HCI Number Of Completed Packets event (0x13).
@@ -316,20 +402,24 @@ final class DescriptorLink: @unchecked Sendable {
     }
 
     private func endCombining() {
-        let wakeLoop = outbound.withLock { out -> Bool in
+        let (wakeLoop, refusals) = outbound.withLock { out -> (Bool, [HCITransportError]) in
             out.combining -= 1
-            guard out.combining == 0 else { return false }
+            guard out.combining == 0 else { return (false, []) }
             let wasBlocked = out.blocked
             flush(&out)
             // A write that blocked or failed here is the loop's to wait for or report.
-            return (out.blocked && !wasBlocked) || out.failure != nil
+            return ((out.blocked && !wasBlocked) || out.failure != nil, out.takeRefusals())
         }
+        report(refusals)
         if wakeLoop { kickPipe.signal() }
     }
 
     /// Writes queued packets while the descriptor takes them.
     private func flush() {
-        outbound.withLock { flush(&$0) }
+        report(outbound.withLock { out in
+            flush(&out)
+            return out.takeRefusals()
+        })
     }
 
     private func flush(_ out: inout Outbound) {
@@ -384,19 +474,43 @@ final class DescriptorLink: @unchecked Sendable {
         return written > 0 ? .progress : .wouldBlock
     }
 
-    /// One sendmmsg of up to 64 queued datagrams (each whole, so `headOffset` stays 0).
+    /// Queued datagrams, one write each. Not sendmmsg: Linux marks every message of a batch but
+    /// the last MSG_BATCH, and hci_sock_sendmsg refuses any flag it does not know with EINVAL, so a
+    /// batch of two or more packets on the HCI user channel fails whole (net/socket.c,
+    /// net/bluetooth/hci_sock.c).
     private func writeDatagrams(_ out: inout Outbound) -> FlushOutcome {
-        let end = min(out.packets.count, out.head + Self.maxBuffersPerCall)
-        let sent: Int32 = withBuffers(out.packets[out.head..<end], headOffset: 0) { iovecs in
-            bls_send_datagrams(descriptor, iovecs.baseAddress, Int32(iovecs.count))
+        var progressed = false
+        while !out.isEmpty {
+            switch writeDirect(out.packets[out.head]) {
+            case .written:
+                out.writeCalls += 1
+                out.packetsWritten += 1
+                out.dropHead()
+            case .wouldBlock:
+                return progressed ? .progress : .wouldBlock
+            case let .refused(code):
+                out.packetsRefused += 1
+                out.refusals.append(refusal(of: out.packets[out.head], errno: code, queued: out.count))
+                out.dropHead()
+            case let .failed(error):
+                return .failed(error)
+            }
+            progressed = true
         }
-        guard sent >= 0 else { return failure(errno) }
-        out.writeCalls += 1
-        for _ in 0..<sent {
-            out.packetsWritten += 1
-            out.dropHead()
-        }
-        return sent > 0 ? .progress : .wouldBlock
+        return .progress
+    }
+
+    /// A packet the kernel refused: what it was, so the log says enough to find the bug.
+    private func refusal(of packet: [UInt8], errno code: Int32, queued: Int) -> HCITransportError {
+        let kind = packet.first.flatMap(HCIPacketType.init(rawValue:)).map { "\($0)" } ?? "unknown"
+        return .packetRefused(name, packet: "\(kind) packet of \(packet.count) bytes [\(packet.prefix(8).hexString)\(packet.count > 8 ? "…" : "")]",
+                              queued: queued, errno: code, message: SystemCall.message(code))
+    }
+
+    /// Hands refused packets to the handler (never under the writer lock).
+    private func report(_ refusals: [HCITransportError]) {
+        guard !refusals.isEmpty, let handler = reportHandler.withLock({ $0 }) else { return }
+        refusals.forEach { handler(.refused($0)) }
     }
 
     private func failure(_ code: Int32) -> FlushOutcome {
@@ -430,6 +544,8 @@ final class DescriptorLink: @unchecked Sendable {
     private enum DirectWrite {
         case written(Int)
         case wouldBlock
+        /// The kernel refused this datagram as malformed (EINVAL, EMSGSIZE): a host bug, not a lost link.
+        case refused(Int32)
         case failed(HCITransportError)
     }
 
@@ -448,6 +564,7 @@ final class DescriptorLink: @unchecked Sendable {
             }
             let code = errno
             if code == EINTR { continue }
+            if framing == .datagram, code == EINVAL || code == EMSGSIZE { return .refused(code) }
             if case let .failed(error) = failure(code) { return .failed(error) }
             return .wouldBlock
         }
@@ -487,7 +604,7 @@ final class DescriptorLink: @unchecked Sendable {
             // Checked again after the next progress, so a second stall is reported too.
             return .stalled(name, milliseconds: waited.wholeMilliseconds)
         }
-        guard let stalled, let handler = stallHandler.withLock({ $0 }) else { return }
+        guard let stalled, let handler = reportHandler.withLock({ $0 }) else { return }
         handler(.stalled(stalled))
     }
 

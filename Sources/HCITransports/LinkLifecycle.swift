@@ -14,6 +14,7 @@ final class LinkLifecycle: Sendable {
 
     let name: String
     private let phase = Mutex<Phase>(.idle)
+    private let packetsInFlight = Mutex<(@Sendable () -> Int)?>(nil)
 
     init(name: String) {
         self.name = name
@@ -45,6 +46,7 @@ final class LinkLifecycle: Sendable {
             link.discard()
             throw .cancelled("opening \(name)")
         }
+        if let source = packetsInFlight.withLock({ $0 }) { link.setPacketsInFlightSource(source) }
         link.start(handler: handler)
     }
 
@@ -91,6 +93,12 @@ final class LinkLifecycle: Sendable {
     func combiningWrites<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         guard let link = openLink else { return try body() }
         return try link.combiningWrites(body)
+    }
+
+    /// Kept for the link an open makes, and given to the one already open.
+    func setPacketsInFlightSource(_ source: @escaping @Sendable () -> Int) {
+        packetsInFlight.withLock { $0 = source }
+        openLink?.setPacketsInFlightSource(source)
     }
 
     /// Idempotent; an open link reports `.closed(nil)` from its reader thread.

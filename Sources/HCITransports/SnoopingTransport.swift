@@ -50,6 +50,10 @@ public final class SnoopingTransport: HCITransport, Sendable {
         try inner.combiningWrites(body)
     }
 
+    public func setPacketsInFlightSource(_ source: @escaping @Sendable () -> Int) {
+        inner.setPacketsInFlightSource(source)
+    }
+
     /// Closes the inner transport and writes out the capture.
     public func close() {
         inner.close()

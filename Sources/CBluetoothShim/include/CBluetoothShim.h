@@ -92,9 +92,10 @@ static inline ssize_t bls_send(int fd, const void *bytes, size_t count, int is_s
 /// peer gives EPIPE, not SIGPIPE), writev otherwise. Returns the bytes written or -1.
 ssize_t bls_write_vector(int fd, const struct iovec *buffers, int count, int is_socket);
 
-/// Sends each buffer as its own datagram (one H4 packet per write on the HCI socket), several per
-/// system call where sendmmsg exists. Returns how many were sent (0 means none could be) or -1.
-int bls_send_datagrams(int fd, const struct iovec *buffers, int count);
+/// Receives up to `count` (at most 32) pending datagrams in one recvmmsg(MSG_DONTWAIT), the i-th
+/// into `buffer + i * slot`, its length in `lengths[i]` (slot + 1 when it was truncated). Returns
+/// how many were received, or -1 with errno set (EAGAIN when none was pending).
+int bls_receive_datagrams(int fd, uint8_t *buffer, size_t slot, int count, size_t *lengths);
 
 // MARK: - Serial ports (implemented in CBluetoothShim.c)
 

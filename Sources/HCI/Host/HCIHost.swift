@@ -94,6 +94,8 @@ public actor HCIHost {
         acl.setTransmitTimeoutHandler { [weak self] link in
             Task { await self?.transmitTimedOut(link) }
         }
+        // Weak: the flow controller already holds the transport.
+        transport.setPacketsInFlightSource { [weak acl] in acl?.packetsInFlight ?? 0 }
     }
 
     /// A stream of every host event from the moment it is made, in controller order, for one more

@@ -53,6 +53,8 @@ final class HCIInboundRouter: Sendable {
             }
         case let .stalled(error):
             toHost(.stalled(error))
+        case let .refused(error):
+            logger.error("\(error)")
         case let .closed(error):
             toHost(.closed(error))
         }

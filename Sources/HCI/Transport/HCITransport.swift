@@ -5,6 +5,9 @@ public enum HCITransportEvent: Sendable {
     /// controller accepted nothing (a TCP peer that stopped reading, a UART with CTS held).
     /// Reported once per stall; the link stays open.
     case stalled(HCITransportError)
+    /// The kernel refused a packet as malformed (`.packetRefused`): a bug in this host. The packet
+    /// was dropped and the link stays open; the host's timeouts recover what it belonged to.
+    case refused(HCITransportError)
     /// The link to the controller is gone; `nil` for an orderly close requested by the host.
     case closed(HCITransportError?)
 }
@@ -41,6 +44,10 @@ public protocol HCITransport: AnyObject, Sendable {
 
     /// Closes the link; the handler receives `.closed(nil)` once. Safe to call more than once.
     func close()
+
+    /// Tells the transport how many ACL packets the host has in the controller (its flow control
+    /// count), so a reader that waits for credit returns to gather waits only while more can come.
+    func setPacketsInFlightSource(_ source: @escaping @Sendable () -> Int)
 }
 
 extension HCITransport {
@@ -48,4 +55,6 @@ extension HCITransport {
     public func discardQueuedACL(handle: UInt16) {}
     public func discardQueuedPackets() {}
     public func combiningWrites<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T { try body() }
+    /// Transports that do not moderate their reads need no count.
+    public func setPacketsInFlightSource(_ source: @escaping @Sendable () -> Int) {}
 }

@@ -32,6 +32,9 @@ public enum HCITransportError: Error, Equatable, Sendable, CustomStringConvertib
     case transmitQueueFull(String, limit: Int)
     /// Packets waited `milliseconds` without the controller accepting a byte.
     case stalled(String, milliseconds: Int64)
+    /// The kernel refused one packet as malformed (EINVAL): a bug in this host, dropped while the
+    /// link goes on. `queued` counts the packets that were waiting with it.
+    case packetRefused(String, packet: String, queued: Int, errno: Int32, message: String)
 
     public var description: String {
         switch self {
@@ -67,6 +70,8 @@ public enum HCITransportError: Error, Equatable, Sendable, CustomStringConvertib
             return "controller link stalled: \(limit) packets wait to be written to \(name) and the controller is not reading them"
         case let .stalled(name, milliseconds):
             return "controller link stalled: \(name) accepted nothing for \(milliseconds) ms while packets waited (controller hung, or UART CTS held)"
+        case let .packetRefused(name, packet, queued, errno, message):
+            return "bug: \(name) refused a \(packet) with \(message) (errno \(errno)), \(queued) packet(s) queued; it was dropped and the link goes on. Please report this with the log"
         }
     }
 }
