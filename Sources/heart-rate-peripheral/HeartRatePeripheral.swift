@@ -29,6 +29,9 @@ struct HeartRatePeripheral: AsyncParsableCommand {
     @Option(help: "Local name to advertise.")
     var name = "blesensor-hr"
 
+    @Option(help: "Random static address to use (two top bits set, e.g. C0:00:00:00:00:01); a new one each run when omitted.")
+    var address: String?
+
     @Option(help: "Heart Rate Measurement updates per second (up to thousands, to exercise the queue).")
     var rate: Double = 1
 
@@ -49,6 +52,11 @@ struct HeartRatePeripheral: AsyncParsableCommand {
         guard updateLeewayMs.isFinite, (0...1000).contains(updateLeewayMs) else { throw ValidationError("--update-leeway-ms must be between 0 and 1000") }
         guard (23...517).contains(mtu) else { throw ValidationError("--mtu must be between 23 and 517") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("--log-level must be trace, debug, info, notice, warning or error") }
+        if let address {
+            guard let parsed = BluetoothAddress(address), parsed.isValidRandomStatic else {
+                throw ValidationError("--address must be a random static address: six hex octets, the first from C0 to FF, not all ones or zeros in the rest (e.g. C0:00:00:00:00:01)")
+            }
+        }
     }
 
     func run() async throws {
@@ -61,7 +69,7 @@ struct HeartRatePeripheral: AsyncParsableCommand {
         let logger = Logger(label: "heart-rate-peripheral")
         let link = try makeTransport(logger: logger)
         var configuration = PeripheralManager.Configuration(deviceName: name)
-        configuration.addressPolicy = .randomStatic(.randomStatic())
+        configuration.addressPolicy = .randomStatic(address.flatMap(BluetoothAddress.init) ?? .randomStatic())
         configuration.maxConnections = 4
         configuration.mtu = mtu
         let manager = PeripheralManager(transport: link, configuration: configuration, logger: logger)
