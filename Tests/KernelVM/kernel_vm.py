@@ -29,7 +29,7 @@ def qemu_command(args, results_socket, console_log):
     environment = " ".join(args.env)
     return [
         "qemu-system-x86_64", "-machine", "q35", "-accel", "tcg,thread=multi", "-cpu", "max",
-        "-smp", "2", "-m", "1024", "-nodefaults", "-no-user-config", "-display", "none",
+        "-smp", str(args.smp), "-m", "1024", "-nodefaults", "-no-user-config", "-display", "none",
         # A panic (e.g. the guest script's shell, PID 1, exiting) ends QEMU instead of rebooting.
         "-no-reboot",
         "-kernel", args.kernel, "-initrd", args.initrd,
@@ -130,6 +130,7 @@ def main():
     parser.add_argument("--run-dir", required=True)
     parser.add_argument("--timeout", type=float, required=True, help="seconds from QEMU's start to its exit")
     parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for the guest (no spaces)")
+    parser.add_argument("--smp", type=int, default=2, help="the guest's vCPUs")
     args = parser.parse_args()
     for item in args.env:
         if " " in item or "=" not in item:

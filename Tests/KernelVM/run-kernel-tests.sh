@@ -7,14 +7,17 @@
 #   gpio       gpio-pulse on a gpio-sim line pulsed through its pull attribute, with the build's
 #              libgpiod 1.6 and, given --gpiod2-bin/--gpiod2-lib, a libgpiod 2.x build
 #   bluetooth  blesensord --transport hci:0 on a btvirt controller, seen advertising from hci1,
-#              stopped with SIGTERM
+#              stopped with SIGTERM; heart-rate-peripheral --stream to the kernel's host on hci1
+#   hci        the bundle's KernelHCIUserChannelTests and KernelHCIUnplugTests on btvirt's hci0
 #
-#   Tests/KernelVM/run-kernel-tests.sh [--bin DIR] [--gpiod2-bin DIR --gpiod2-lib DIR] [--groups LIST]
+#   Tests/KernelVM/run-kernel-tests.sh [--bin DIR] [--gpiod2-bin DIR --gpiod2-lib DIR] [--groups LIST] [--smp N] [--env KEY=VALUE]...
 #
 # --bin: the build's bin directory (default .build/debug) with blesensor, blesensord and
 # blesensorPackageTests.xctest. --gpiod2-bin (a directory or its blesensor) and --gpiod2-lib (the
 # directory of libgpiod.so.3): the libgpiod 2.x build of scripts/build-gpiod2.sh's bin= and lib=.
-# --groups: a comma-separated subset of i2c,swift,gpio,bluetooth.
+# --groups: a comma-separated subset of i2c,swift,gpio,bluetooth,hci (bench, the benchmark group of
+# bench-notify-bluez.sh, only when named). --smp: the guest's vCPUs (default 2). --env: passed to
+# the guest's checks as is (no spaces).
 #
 # One boot runs every group. Prints a line per check and "kernel tests: N passed, M failed"; exits
 # non-zero when any check failed or the guest did not finish. Caches the initramfs and the gpio-sim
@@ -32,13 +35,17 @@ usage() {
 }
 bin=$repo/.build/debug
 gpiod2_bin= gpiod2_lib=
-groups=i2c,swift,gpio,bluetooth
+smp=2
+extra_env=()
+groups=i2c,swift,gpio,bluetooth,hci
 while (($#)); do
     case $1 in
     --bin) bin=${2:?}; shift 2 ;;
     --gpiod2-bin) gpiod2_bin=${2:?}; shift 2 ;;
     --gpiod2-lib) gpiod2_lib=${2:?}; shift 2 ;;
     --groups) groups=${2:?}; shift 2 ;;
+    --smp) smp=${2:?}; shift 2 ;;
+    --env) extra_env+=("${2:?}"); shift 2 ;;
     -h | --help) usage ;;
     *) echo "kernel tests: unknown argument $1" >&2; usage ;;
     esac
@@ -55,7 +62,10 @@ guest_path() {
     echo "$path"
 }
 bin=$(guest_path --bin "$bin")
-for tool in blesensor blesensord; do
+# The benchmark group alone needs only heart-rate-peripheral (a release build).
+tools=(blesensor blesensord heart-rate-peripheral)
+[[ $groups == bench ]] && tools=(heart-rate-peripheral)
+for tool in "${tools[@]}"; do
     [[ -x $bin/$tool ]] || { echo "kernel tests: no $bin/$tool: swift build first" >&2; exit 1; }
 done
 if [[ -n $gpiod2_bin ]]; then
@@ -100,6 +110,7 @@ rm -rf "$run" "$cache/last-run"
 mkdir -p "$run"
 env=(KVM_SCRIPT="$here/guest/run-checks.sh" KVM_BIN="$bin" KVM_GROUPS="$groups")
 [[ -z $gpio_sim ]] || env+=(KVM_GPIO_SIM="$gpio_sim")
+env+=("${extra_env[@]}")
 [[ -z $gpiod2_bin ]] || env+=(KVM_GPIOD2_BIN="$gpiod2_bin" KVM_GPIOD2_LIB="$gpiod2_lib")
 # The guest's /tmp is its own tmpfs, which would hide a checkout or build under the host's /tmp
 # (a CI clone there): init binds each such top-level directory back in from the host root.
@@ -119,7 +130,7 @@ for item in "${env[@]}"; do env_args+=(--env "$item"); done
 # kernel_vm.py kills QEMU on its deadline and on SIGINT/SIGTERM/SIGHUP; a signal to this script is
 # passed on to it (bash would otherwise exit and leave it running).
 /usr/bin/python3 "$here/kernel_vm.py" --kernel "/boot/vmlinuz-$kver" --initrd "$initramfs" --run-dir "$run" \
-    --timeout "${KERNEL_TESTS_TIMEOUT:-480}" "${env_args[@]}" &
+    --timeout "${KERNEL_TESTS_TIMEOUT:-480}" --smp "$smp" "${env_args[@]}" &
 vm=$!
 trap 'kill -TERM "$vm" 2>/dev/null; wait "$vm"; exit 130' INT TERM HUP
 status=0

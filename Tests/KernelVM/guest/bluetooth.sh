@@ -1,7 +1,12 @@
 # bluetooth group (sourced by run-checks.sh): two LE controllers from btvirt on one emulated air;
 # blesensord takes hci0 through the HCI user channel, hci1 scans (btmgmt find) and must see the
 # daemon's address advertising; SIGTERM must stop the daemon with status 0 and give hci0 back.
-boot_guest=$here/../../Boot/guest
+# Then heart-rate-peripheral --stream on hci0 notifies the kernel's own host, a GATT central on
+# hci1 (att_central.py): every notification must arrive and the peripheral must keep running.
+# That stream makes the transport flush several packets at once (ATT answers beside the
+# connection's commands, credits returned while values queue), which the kernel's HCI socket
+# refused whole when they went out in one sendmmsg.
+source "$here/btvirt.sh"
 bt_state=/tmp/kvm-bluetooth
 mkdir -p "$bt_state"
 bt_pids=()
@@ -19,35 +24,13 @@ daemon_gone() { ! kill -0 "$daemon" 2>/dev/null; }
 
 bluetooth_checks() {
     local address started line stop_started status
-    # btvirt opens AF_ALG sockets as soon as a controller exists; autoloading these modules then
-    # outlasts the kernel's 2 s HCI_Reset timeout under TCG and leaves the controller dead.
-    if ! modprobe -a bluetooth hci_vhci af_alg algif_hash algif_skcipher cmac ecb; then
-        fail bluetooth-modules "modprobe bluetooth hci_vhci and the AF_ALG modules failed"
-        return
-    fi
-    local attempt btvirt_pid
-    # Even so, a loaded host can stall btvirt past that timeout (a dead controller, address
-    # 00:00:00:00:00:00): then a new pair of controllers, up to three times.
-    for attempt in 1 2 3; do
-        btvirt -L -l2 >"$bt_state/btvirt.log" 2>&1 </dev/null &
-        btvirt_pid=$!
-        CONTROLLERS_TIMEOUT=20 timeout 40 "$boot_guest/controllers-ready.sh" hci0 hci1 >"$bt_state/ready.log" 2>&1 && break
-        info "btvirt attempt $attempt: $(tr '\n' ' ' <"$bt_state/ready.log" | cut -c1-200)"
-        kill "$btvirt_pid"
-        wait "$btvirt_pid"
-        wait_for 10 bash -c '! script -qec "btmgmt info" /dev/null | grep -q "^hci"'
-    done
+    start_btvirt "$bt_state" || return
     bt_pids+=("$btvirt_pid")
-    if ! grep -q "controllers ready" "$bt_state/ready.log"; then
-        fail btvirt-controllers "hci0 and hci1 did not both come up in 3 attempts: $(tr '\n' ' ' <"$bt_state/ready.log" | cut -c1-300)"
-        send_log <"$bt_state/btvirt.log"
-        dmesg | grep -i bluetooth | tail -n 10 | send_log
-        return
-    fi
-    pass btvirt-controllers "$(head -1 "$bt_state/ready.log") (attempt $attempt)"
+    pass btvirt-controllers "$(head -1 "$bt_state/ready.log") (attempt $btvirt_attempt)"
     # The boot test's scanner: btmgmt find on hci1 in a loop, each line stamped with the guest's uptime.
     "$boot_guest/scan.sh" hci1 "$bt_state/scan.log" </dev/null >/dev/null 2>&1 &
-    bt_pids+=($!)
+    scanner=$!
+    bt_pids+=("$scanner")
 
     started=$(uptime_s)
     "$KVM_BIN/blesensord" --config "$here/../blesensord.yaml" --transport hci:0 --state-dir "$bt_state/state" \
@@ -87,5 +70,35 @@ bluetooth_checks() {
     fi
 }
 
+# stream_check: heart-rate-peripheral --stream on hci0, the kernel's host on hci1 as its central.
+stream_check() {
+    local peer=C0:DE:C0:DE:00:01 count=500 peripheral output status
+    "$KVM_BIN/heart-rate-peripheral" --transport hci:0 --stream --address "$peer" --mtu 23 --log-level notice \
+        >"$bt_state/stream-peripheral.log" 2>&1 </dev/null &
+    peripheral=$!
+    # Connect once it advertises (a pending LE connection gives up after 20 s), without the scanner
+    # competing for hci1.
+    wait_for 60 scanned "$peer" || info "hci1 did not see $peer advertising within 60 s; connecting anyway"
+    kill "$scanner" 2>/dev/null
+    pkill -f "btmgmt --index 1 find" 2>/dev/null
+    output=$(timeout 200 /usr/bin/python3 "$here/att_central.py" --hci 1 --peer "$peer" --count "$count" --timeout 180 2>&1)
+    status=$?
+    if ((status == 0)) && [[ $(jq -r .received <<<"$output" 2>/dev/null) == "$count" ]] && kill -0 "$peripheral" 2>/dev/null; then
+        pass stream-to-kernel-central "$count notifications of 0x2A37 received by the kernel's host on hci1 (connected after $(jq -r .connected_after <<<"$output") s); heart-rate-peripheral still running"
+    else
+        fail stream-to-kernel-central "central exit $status: $(tr '\n' ' ' <<<"$output" | cut -c1-300); peripheral running: $(kill -0 "$peripheral" 2>/dev/null && echo yes || echo no)"
+        tail -n 20 "$bt_state/stream-peripheral.log" | send_log
+    fi
+    if ! grep -qE "refused|failed|lost" "$bt_state/stream-peripheral.log"; then
+        pass stream-peripheral-log "no refused packet, failed write or lost link in the peripheral's log"
+    else
+        fail stream-peripheral-log "$(grep -E "refused|failed|lost" "$bt_state/stream-peripheral.log" | head -3 | tr '\n' ' ' | cut -c1-300)"
+    fi
+    kill -TERM "$peripheral" 2>/dev/null
+    wait_for 20 bash -c "! kill -0 $peripheral 2>/dev/null" || kill -KILL "$peripheral" 2>/dev/null
+    wait "$peripheral" 2>/dev/null
+}
+
 bluetooth_checks
+[[ -n ${btvirt_pid:-} ]] && kill -0 "$btvirt_pid" 2>/dev/null && stream_check
 for pid in "${bt_pids[@]}"; do kill "$pid" 2>/dev/null; done

@@ -1,0 +1,82 @@
+import Foundation
+import Glibc
+import HCI
+import Logging
+import Testing
+
+@testable import HCITransports
+
+/// The HCI user channel on the real kernel: a `btvirt` controller in Debian's kernel under QEMU
+/// (Tests/KernelVM, the `hci` group). Skipped unless BLESENSOR_TEST_HCI_USER_CHANNEL names the
+/// controller's index, so `swift test` on a host without Bluetooth skips it.
+///
+/// What only the real socket shows: `hci_sock_sendmsg` refuses the MSG_BATCH flag that sendmmsg
+/// puts on every datagram but the last, so a flush of two packets failed whole with EINVAL and
+/// took the controller down; it refuses malformed packets (an event sent to the controller, a
+/// packet under 4 bytes) with EINVAL too.
+@Suite(.serialized, .enabled(if: KernelHCI.index != nil, "set BLESENSOR_TEST_HCI_USER_CHANNEL to a btvirt controller's index (Tests/KernelVM)"))
+struct KernelHCIUserChannelTests {
+    @Test func commandsFlushedTogetherAreAllWrittenAndAnswered() async throws {
+        let (transport, recorder) = try await KernelHCI.open()
+        defer { transport.close() }
+        let opcodes: [UInt16] = [0x0C03, 0x1001, 0x1009, 0x2002, 0x1003, 0x1002]
+        try transport.combiningWrites { () throws(HCITransportError) in
+            for opcode in opcodes { try transport.send(KernelHCI.command(opcode)) }
+        }
+        let events = await recorder.wait(timeout: KernelHCI.liveness) { events in
+            KernelHCI.answered(events).count >= opcodes.count || KernelHCI.closed(events)
+        }
+        #expect(!KernelHCI.closed(events), "the link closed: \(recorder.closures)")
+        #expect(KernelHCI.answered(events) == opcodes)
+    }
+
+    @Test func aBurstOfCommandsIsWrittenInOrderWithoutLoss() async throws {
+        let (transport, recorder) = try await KernelHCI.open()
+        defer { transport.close() }
+        // Fewer than the socket's receive buffer holds answers for: the kernel drops what overflows it.
+        let burst = 100
+        for index in 0..<burst {
+            try transport.send(KernelHCI.command(index.isMultiple(of: 2) ? 0x1009 : 0x1001))
+        }
+        let events = await recorder.wait(timeout: KernelHCI.liveness) { events in
+            KernelHCI.answered(events).count >= burst || KernelHCI.closed(events)
+        }
+        #expect(!KernelHCI.closed(events), "the link closed: \(recorder.closures)")
+        #expect(KernelHCI.answered(events) == (0..<burst).map { $0.isMultiple(of: 2) ? 0x1009 : 0x1001 })
+    }
+
+    @Test func aPacketTheKernelRefusesIsReportedDroppedAndTheLinkGoesOn() async throws {
+        let (transport, recorder) = try await KernelHCI.open()
+        defer { transport.close() }
+        // An event is never host-to-controller traffic: hci_sock_sendmsg answers EINVAL.
+        let event = try #require(HCIPacket(h4Bytes: [0x04, 0x0E, 0x04, 0x01, 0x09, 0x10, 0x00]))
+        try transport.combiningWrites { () throws(HCITransportError) in
+            try transport.send(KernelHCI.command(0x1009))
+            try transport.send(event)
+            try transport.send(KernelHCI.command(0x1001))
+        }
+        // Alone, it takes the direct path (nothing queued ahead of it).
+        try transport.send(event)
+        try transport.send(KernelHCI.command(0x1003))
+        let events = await recorder.wait(timeout: KernelHCI.liveness) { events in
+            KernelHCI.answered(events).count >= 3 && KernelHCI.refusals(events).count >= 2 || KernelHCI.closed(events)
+        }
+        #expect(!KernelHCI.closed(events), "the link closed: \(recorder.closures)")
+        #expect(KernelHCI.answered(events) == [0x1009, 0x1001, 0x1003])
+        let refusals = KernelHCI.refusals(events)
+        #expect(refusals.count == 2)
+        for refusal in refusals {
+            guard case let .packetRefused(name, packet, _, code, _) = refusal else {
+                Issue.record("unexpected refusal \(refusal)")
+                continue
+            }
+            #expect(name == transport.name)
+            #expect(code == EINVAL)
+            #expect(packet.hasPrefix("event packet of 7 bytes"))
+            #expect(refusal.description.hasPrefix("bug: "))
+        }
+        if case let .packetRefused(_, _, queued, _, _) = refusals.first {
+            #expect(queued == 2, "the refused packet and the command behind it were queued")
+        }
+    }
+}
