@@ -75,6 +75,8 @@ final class DescriptorLink: @unchecked Sendable {
         var writeCalls: Int64 = 0
         var packetsWritten: Int64 = 0
         var packetsRefused: Int64 = 0
+        /// Writes that found the descriptor full (EAGAIN, ENOBUFS) and left packets queued.
+        var timesBlocked: Int64 = 0
 
         var count: Int { packets.count - head }
 
@@ -115,8 +117,8 @@ final class DescriptorLink: @unchecked Sendable {
     private let kickPipe: WakePipe
     private let outbound = Mutex(Outbound())
     /// The handler, for what is reported outside the loop thread (stalls, refused packets).
-    private let reportHandler = Mutex<(@Sendable (HCITransportEvent) -> Void)?>(nil)
-    private let packetsInFlight = Mutex<@Sendable () -> Int>({ 0 })
+    private let reportHandler = Mutex<TransportEventHandler?>(nil)
+    private let packetsInFlight = Mutex<PacketsInFlightSource?>(nil)
 
     /// Takes ownership of `descriptor` (closes it on failure too). It must be non-blocking.
     init(descriptor: Int32, name: String, framing: Framing, isSocket: Bool, endOfStreamMessage: String,
@@ -139,7 +141,7 @@ final class DescriptorLink: @unchecked Sendable {
     /// Starts the loop thread; `handler` gets every packet, at most one `.stalled` per stall, then
     /// exactly one `.closed`.
     func start(handler: @escaping @Sendable (HCITransportEvent) -> Void) {
-        reportHandler.withLock { $0 = handler }
+        reportHandler.withLock { $0 = TransportEventHandler(handler) }
         let thread = Thread { [self] in
             let reason = runLoop(handler: handler)
             release()
@@ -160,7 +162,7 @@ final class DescriptorLink: @unchecked Sendable {
     }
 
     /// How many ACL packets the host has in the controller (see `HCITransport.setPacketsInFlightSource`).
-    func setPacketsInFlightSource(_ source: @escaping @Sendable () -> Int) {
+    func setPacketsInFlightSource(_ source: PacketsInFlightSource) {
         packetsInFlight.withLock { $0 = source }
     }
 
@@ -245,6 +247,8 @@ final class DescriptorLink: @unchecked Sendable {
     var writeStatistics: (calls: Int64, packets: Int64) { outbound.withLock { ($0.writeCalls, $0.packetsWritten) } }
     /// Packets the kernel refused as malformed and that were dropped.
     var packetsRefused: Int64 { outbound.withLock { $0.packetsRefused } }
+    /// How often a write found the descriptor full.
+    var timesBlocked: Int64 { outbound.withLock { $0.timesBlocked } }
 
     // MARK: - Loop thread
 
@@ -266,7 +270,7 @@ final class DescriptorLink: @unchecked Sendable {
             if let failure { return failure }
             // Waiting only pays while at least two packets are out: with one, its credit is the
             // only one that can come, and the refill would just start later.
-            if onlyCredits, moderation > 0, !blocked, packetsInFlight.withLock({ $0 })() >= 2 {
+            if onlyCredits, moderation > 0, !blocked, (packetsInFlight.withLock({ $0 })?.count() ?? 0) >= 2 {
                 // The last read only returned credits: let more gather before reading again.
                 // Kicks and stop still wake this at once.
                 for index in quiet.indices { quiet[index].revents = 0 }
@@ -510,7 +514,7 @@ final class DescriptorLink: @unchecked Sendable {
     /// Hands refused packets to the handler (never under the writer lock).
     private func report(_ refusals: [HCITransportError]) {
         guard !refusals.isEmpty, let handler = reportHandler.withLock({ $0 }) else { return }
-        refusals.forEach { handler(.refused($0)) }
+        refusals.forEach { handler.call(.refused($0)) }
     }
 
     private func failure(_ code: Int32) -> FlushOutcome {
@@ -575,6 +579,7 @@ final class DescriptorLink: @unchecked Sendable {
     private func enterBlocked(_ out: inout Outbound) {
         if !out.blocked {
             out.blocked = true
+            out.timesBlocked += 1
             out.lastProgress = options.clock.now
         }
         armStallCheck(&out, at: out.lastProgress + options.stallTimeout)
@@ -605,7 +610,7 @@ final class DescriptorLink: @unchecked Sendable {
             return .stalled(name, milliseconds: waited.wholeMilliseconds)
         }
         guard let stalled, let handler = reportHandler.withLock({ $0 }) else { return }
-        handler(.stalled(stalled))
+        handler.call(.stalled(stalled))
     }
 
     /// Marks the link released under the writer lock (no write starts after it), drops what is

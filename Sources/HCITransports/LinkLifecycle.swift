@@ -14,7 +14,7 @@ final class LinkLifecycle: Sendable {
 
     let name: String
     private let phase = Mutex<Phase>(.idle)
-    private let packetsInFlight = Mutex<(@Sendable () -> Int)?>(nil)
+    private let packetsInFlight = Mutex<PacketsInFlightSource?>(nil)
 
     init(name: String) {
         self.name = name
@@ -96,7 +96,8 @@ final class LinkLifecycle: Sendable {
     }
 
     /// Kept for the link an open makes, and given to the one already open.
-    func setPacketsInFlightSource(_ source: @escaping @Sendable () -> Int) {
+    func setPacketsInFlightSource(_ count: @escaping @Sendable () -> Int) {
+        let source = PacketsInFlightSource(count)
         packetsInFlight.withLock { $0 = source }
         openLink?.setPacketsInFlightSource(source)
     }
