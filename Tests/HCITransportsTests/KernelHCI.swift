@@ -20,6 +20,17 @@ enum KernelHCI {
         return (transport, recorder)
     }
 
+    /// Closes and waits until the socket is released, so the next test can bind the controller.
+    static func close(_ transport: HCIUserChannelTransport, _ recorder: EventRecorder) async {
+        transport.close()
+        _ = await recorder.wait(timeout: liveness) { closed($0) }
+    }
+
+    static func stop(_ link: DescriptorLink, _ recorder: EventRecorder) async {
+        link.stop()
+        _ = await recorder.wait(timeout: liveness) { closed($0) }
+    }
+
     static func command(_ opcode: UInt16) -> HCIPacket {
         HCIPacket(type: .command, body: [UInt8(truncatingIfNeeded: opcode), UInt8(truncatingIfNeeded: opcode >> 8), 0x00])
     }

@@ -13,7 +13,7 @@ import Testing
 struct KernelHCIUnplugTests {
     @Test func aControllerRemovedUnderTheLinkClosesItWithTheReason() async throws {
         let (transport, recorder) = try await KernelHCI.open()
-        defer { transport.close() }
+        defer { transport.close() }  // nothing to wait for: the controller is gone
         try transport.send(KernelHCI.command(0x1009))
         _ = await recorder.wait(timeout: KernelHCI.liveness) { KernelHCI.answered($0).count >= 1 }
         // btvirt gone: the kernel unregisters its controllers (as when a USB dongle is pulled).

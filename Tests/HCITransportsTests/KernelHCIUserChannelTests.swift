@@ -1,3 +1,4 @@
+import BLECore
 import Foundation
 import Glibc
 import HCI
@@ -18,7 +19,6 @@ import Testing
 struct KernelHCIUserChannelTests {
     @Test func commandsFlushedTogetherAreAllWrittenAndAnswered() async throws {
         let (transport, recorder) = try await KernelHCI.open()
-        defer { transport.close() }
         let opcodes: [UInt16] = [0x0C03, 0x1001, 0x1009, 0x2002, 0x1003, 0x1002]
         try transport.combiningWrites { () throws(HCITransportError) in
             for opcode in opcodes { try transport.send(KernelHCI.command(opcode)) }
@@ -28,11 +28,11 @@ struct KernelHCIUserChannelTests {
         }
         #expect(!KernelHCI.closed(events), "the link closed: \(recorder.closures)")
         #expect(KernelHCI.answered(events) == opcodes)
+        await KernelHCI.close(transport, recorder)
     }
 
     @Test func aBurstOfCommandsIsWrittenInOrderWithoutLoss() async throws {
         let (transport, recorder) = try await KernelHCI.open()
-        defer { transport.close() }
         // Fewer than the socket's receive buffer holds answers for: the kernel drops what overflows it.
         let burst = 100
         for index in 0..<burst {
@@ -43,11 +43,11 @@ struct KernelHCIUserChannelTests {
         }
         #expect(!KernelHCI.closed(events), "the link closed: \(recorder.closures)")
         #expect(KernelHCI.answered(events) == (0..<burst).map { $0.isMultiple(of: 2) ? 0x1009 : 0x1001 })
+        await KernelHCI.close(transport, recorder)
     }
 
     @Test func aPacketTheKernelRefusesIsReportedDroppedAndTheLinkGoesOn() async throws {
         let (transport, recorder) = try await KernelHCI.open()
-        defer { transport.close() }
         // An event is never host-to-controller traffic: hci_sock_sendmsg answers EINVAL.
         let event = try #require(HCIPacket(h4Bytes: [0x04, 0x0E, 0x04, 0x01, 0x09, 0x10, 0x00]))
         try transport.combiningWrites { () throws(HCITransportError) in
@@ -78,5 +78,43 @@ struct KernelHCIUserChannelTests {
         if case let .packetRefused(_, _, queued, _, _) = refusals.first {
             #expect(queued == 2, "the refused packet and the command behind it were queued")
         }
+        await KernelHCI.close(transport, recorder)
+    }
+
+    /// With the smallest send buffer the kernel allows, a burst written in one flush outruns the
+    /// kernel's transmit work: the write says EAGAIN, the rest waits for POLLOUT, nothing is lost.
+    /// The burst is ACL data for a handle btvirt has no link on (it drops it unanswered, so the
+    /// receive buffer cannot overflow), then a command whose answer shows everything before it
+    /// went out. The kernel's transmit work may keep up with one burst, so up to ten are tried.
+    @Test func aFullSendBufferQueuesTheRestAndLosesNothing() async throws {
+        let index = try #require(KernelHCI.index)
+        let takeover = AdapterTakeover(index: index, probe: BluetoothAdapterProbe(), clock: SystemClock.shared,
+                                       logger: Logger(label: "kernel-hci-test"))
+        let descriptor = try await takeover.take { false }
+        var smallest: Int32 = 1  // raised by the kernel to its minimum (SOCK_MIN_SNDBUF)
+        #expect(setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &smallest, socklen_t(MemoryLayout<Int32>.size)) == 0)
+        let link = try DescriptorLink(descriptor: descriptor, name: "hci:\(index)", framing: .datagram, isSocket: false,
+                                      endOfStreamMessage: "hci\(index) was removed")
+        let recorder = EventRecorder()
+        link.start(handler: recorder.handler)
+        let data = HCIACLPacket.frame(handle: 0x0EFF, boundary: .firstNonFlushable, fragment: ArraySlice(repeating: 0xA5, count: 1000))
+        var bursts = 0
+        while link.timesBlocked == 0, bursts < 10 {
+            bursts += 1
+            try link.combiningWrites { () throws(HCITransportError) in
+                for _ in 0..<200 { try link.send(data.h4Bytes) }
+                try link.send(KernelHCI.command(0x1009).h4Bytes)
+            }
+            let sent = bursts
+            let events = await recorder.wait(timeout: KernelHCI.liveness) { events in
+                KernelHCI.answered(events).count >= sent || KernelHCI.closed(events)
+            }
+            if KernelHCI.closed(events) { break }
+        }
+        #expect(recorder.closures.isEmpty, "the link closed: \(recorder.closures)")
+        #expect(KernelHCI.answered(recorder.events) == Array(repeating: 0x1009, count: bursts))
+        #expect(link.timesBlocked > 0, "the kernel never answered EAGAIN in \(bursts) bursts: the full-socket path was not exercised")
+        #expect(link.queuedPackets == 0)
+        await KernelHCI.stop(link, recorder)
     }
 }
