@@ -23,11 +23,11 @@ import Synchronization
 /// that batch or scope ends. Each wake-up reads everything pending (up to 16 datagrams in one
 /// recvmmsg, or 64 KiB of a stream) and delivers it before writing what it produced.
 ///
-/// After a read that only returned credits, while the host says two or more ACL packets are still
-/// in the controller, the loop waits `creditReturnModeration` before reading again (a send that
-/// finds the descriptor full, and `stop()`, still wake it at once), so a notification stream's
-/// credits cost one wake-up per window rather than one per packet. With fewer in flight no more
-/// credits can gather, and waiting would only delay the refill.
+/// After a read that only returned credits, the loop waits `creditReturnModeration` before reading
+/// again (a send that finds the descriptor full, and `stop()`, still wake it at once), so a
+/// notification stream's credits cost one wake-up per window rather than one per packet. It does
+/// not wait where credits cannot gather: a controller with a single ACL buffer (btvirt) returns
+/// each alone, and the wait only delayed the refill, to at most one packet per millisecond.
 ///
 /// A datagram the kernel refuses as malformed (EINVAL, EMSGSIZE) is a bug in the host: it is
 /// dropped and reported as `.refused`, and the link goes on; the host's timeouts recover the
@@ -118,7 +118,7 @@ final class DescriptorLink: @unchecked Sendable {
     private let outbound = Mutex(Outbound())
     /// The handler, for what is reported outside the loop thread (stalls, refused packets).
     private let reportHandler = Mutex<TransportEventHandler?>(nil)
-    private let packetsInFlight = Mutex<PacketsInFlightSource?>(nil)
+    private let creditSource = Mutex<CreditSource?>(nil)
 
     /// Takes ownership of `descriptor` (closes it on failure too). It must be non-blocking.
     init(descriptor: Int32, name: String, framing: Framing, isSocket: Bool, endOfStreamMessage: String,
@@ -161,9 +161,19 @@ final class DescriptorLink: @unchecked Sendable {
         stopPipe.signal()
     }
 
-    /// How many ACL packets the host has in the controller (see `HCITransport.setPacketsInFlightSource`).
-    func setPacketsInFlightSource(_ source: PacketsInFlightSource) {
-        packetsInFlight.withLock { $0 = source }
+    /// The host's ACL credits (see `HCITransport.setCreditSource`).
+    func setCreditSource(_ source: CreditSource) {
+        creditSource.withLock { $0 = source }
+    }
+
+    /// Whether waiting can gather credits: a controller with one buffer returns one credit at a
+    /// time, so a wait would only delay the refill. (Waiting with nothing in flight still pays:
+    /// refills made on other threads, and their credits, land in the same window; skipping those
+    /// waits cost a fifth more CPU per notification against Bumble.) Without a source (no host
+    /// told us), the wait is kept.
+    private var creditsMayGather: Bool {
+        guard let credits = creditSource.withLock({ $0 })?.read() else { return true }
+        return credits.capacity >= 2
     }
 
     // MARK: - Sending
@@ -268,9 +278,7 @@ final class DescriptorLink: @unchecked Sendable {
         while true {
             let (blocked, failure) = outbound.withLock { ($0.blocked, $0.failure) }
             if let failure { return failure }
-            // Waiting only pays while at least two packets are out: with one, its credit is the
-            // only one that can come, and the refill would just start later.
-            if onlyCredits, moderation > 0, !blocked, (packetsInFlight.withLock({ $0 })?.count() ?? 0) >= 2 {
+            if onlyCredits, moderation > 0, !blocked, creditsMayGather {
                 // The last read only returned credits: let more gather before reading again.
                 // Kicks and stop still wake this at once.
                 for index in quiet.indices { quiet[index].revents = 0 }

@@ -14,7 +14,7 @@ final class LinkLifecycle: Sendable {
 
     let name: String
     private let phase = Mutex<Phase>(.idle)
-    private let packetsInFlight = Mutex<PacketsInFlightSource?>(nil)
+    private let creditSource = Mutex<CreditSource?>(nil)
 
     init(name: String) {
         self.name = name
@@ -46,7 +46,7 @@ final class LinkLifecycle: Sendable {
             link.discard()
             throw .cancelled("opening \(name)")
         }
-        if let source = packetsInFlight.withLock({ $0 }) { link.setPacketsInFlightSource(source) }
+        if let source = creditSource.withLock({ $0 }) { link.setCreditSource(source) }
         link.start(handler: handler)
     }
 
@@ -96,10 +96,10 @@ final class LinkLifecycle: Sendable {
     }
 
     /// Kept for the link an open makes, and given to the one already open.
-    func setPacketsInFlightSource(_ count: @escaping @Sendable () -> Int) {
-        let source = PacketsInFlightSource(count)
-        packetsInFlight.withLock { $0 = source }
-        openLink?.setPacketsInFlightSource(source)
+    func setCreditSource(_ read: @escaping @Sendable () -> ACLCredits) {
+        let source = CreditSource(read)
+        creditSource.withLock { $0 = source }
+        openLink?.setCreditSource(source)
     }
 
     /// Idempotent; an open link reports `.closed(nil)` from its reader thread.

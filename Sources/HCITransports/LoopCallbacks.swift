@@ -5,12 +5,12 @@ import HCI
 // thunks, so every read is slower than the last: the VM benchmark's profile had a third of the
 // daemon's CPU in nested reabstraction thunks after a few thousand notifications.
 
-/// The host's count of its ACL packets in the controller (`HCITransport.setPacketsInFlightSource`).
-final class PacketsInFlightSource: Sendable {
-    let count: @Sendable () -> Int
+/// The host's ACL credits (`HCITransport.setCreditSource`).
+final class CreditSource: Sendable {
+    let read: @Sendable () -> ACLCredits
 
-    init(_ count: @escaping @Sendable () -> Int) {
-        self.count = count
+    init(_ read: @escaping @Sendable () -> ACLCredits) {
+        self.read = read
     }
 }
 

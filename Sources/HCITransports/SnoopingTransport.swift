@@ -50,8 +50,8 @@ public final class SnoopingTransport: HCITransport, Sendable {
         try inner.combiningWrites(body)
     }
 
-    public func setPacketsInFlightSource(_ source: @escaping @Sendable () -> Int) {
-        inner.setPacketsInFlightSource(source)
+    public func setCreditSource(_ source: @escaping @Sendable () -> ACLCredits) {
+        inner.setCreditSource(source)
     }
 
     /// Closes the inner transport and writes out the capture.

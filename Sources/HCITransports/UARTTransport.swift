@@ -54,7 +54,7 @@ public final class UARTTransport: HCITransport, Sendable {
     public func discardQueuedACL(handle: UInt16) { lifecycle.discardQueuedACL(handle: handle) }
     public func discardQueuedPackets() { lifecycle.discardQueuedPackets() }
     public func combiningWrites<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T { try lifecycle.combiningWrites(body) }
-    public func setPacketsInFlightSource(_ source: @escaping @Sendable () -> Int) { lifecycle.setPacketsInFlightSource(source) }
+    public func setCreditSource(_ source: @escaping @Sendable () -> ACLCredits) { lifecycle.setCreditSource(source) }
 
     public func close() {
         lifecycle.close()

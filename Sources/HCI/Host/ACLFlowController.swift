@@ -302,6 +302,8 @@ public final class ACLFlowController: Sendable {
 
     public var availableCredits: Int { state.withLock { $0.bufferCount - $0.inFlight } }
     public var packetsInFlight: Int { state.withLock { $0.inFlight } }
+    /// Buffers in the controller and how many hold our packets, read together.
+    public var credits: ACLCredits { state.withLock { ACLCredits(inFlight: $0.inFlight, capacity: $0.bufferCount) } }
     public var statistics: Statistics { state.withLock { $0.statistics } }
     public func packetsInFlight(on link: Link) -> Int { state.withLock { $0.links[link.id]?.inFlight ?? 0 } }
     public func queuedPDUs(on link: Link) -> Int { state.withLock { $0.links[link.id]?.pendingPDUs ?? 0 } }

@@ -95,7 +95,7 @@ public actor HCIHost {
             Task { await self?.transmitTimedOut(link) }
         }
         // Weak: the flow controller already holds the transport.
-        transport.setPacketsInFlightSource { [weak acl] in acl?.packetsInFlight ?? 0 }
+        transport.setCreditSource { [weak acl] in acl?.credits ?? ACLCredits(inFlight: 0, capacity: 0) }
     }
 
     /// A stream of every host event from the moment it is made, in controller order, for one more

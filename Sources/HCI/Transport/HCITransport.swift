@@ -12,6 +12,17 @@ public enum HCITransportEvent: Sendable {
     case closed(HCITransportError?)
 }
 
+/// The host's ACL buffers in the controller: how many it has, and how many hold packets now.
+public struct ACLCredits: Sendable, Equatable {
+    public var inFlight: Int
+    public var capacity: Int
+
+    public init(inFlight: Int, capacity: Int) {
+        self.inFlight = inFlight
+        self.capacity = capacity
+    }
+}
+
 /// A byte pipe to a controller (UART, TCP, the Linux HCI user channel, or an in-process emulation).
 ///
 /// Calling context: `send` may be called from any thread, including under a lock: it never
@@ -45,9 +56,9 @@ public protocol HCITransport: AnyObject, Sendable {
     /// Closes the link; the handler receives `.closed(nil)` once. Safe to call more than once.
     func close()
 
-    /// Tells the transport how many ACL packets the host has in the controller (its flow control
-    /// count), so a reader that waits for credit returns to gather waits only while more can come.
-    func setPacketsInFlightSource(_ source: @escaping @Sendable () -> Int)
+    /// Tells the transport how the host's ACL credits stand (its flow control count), so a reader
+    /// that waits for credit returns to gather waits only where several can come.
+    func setCreditSource(_ source: @escaping @Sendable () -> ACLCredits)
 }
 
 extension HCITransport {
@@ -56,5 +67,5 @@ extension HCITransport {
     public func discardQueuedPackets() {}
     public func combiningWrites<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T { try body() }
     /// Transports that do not moderate their reads need no count.
-    public func setPacketsInFlightSource(_ source: @escaping @Sendable () -> Int) {}
+    public func setCreditSource(_ source: @escaping @Sendable () -> ACLCredits) {}
 }
