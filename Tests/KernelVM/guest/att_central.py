@@ -71,6 +71,22 @@ def connect(source: str, peer: str, peer_type: int, timeout: float) -> socket.so
     return sock
 
 
+ATT_REQUESTS = {0x02, 0x04, 0x06, 0x08, 0x0A, 0x0C, 0x0E, 0x10, 0x12, 0x16, 0x18, 0x20}
+
+
+def answer_server_request(sock: socket.socket, pdu: bytes) -> bool:
+    """The peer's own GATT client (bluetoothd discovers every central it serves) asks us things:
+    an empty database answers, so its 30 s ATT timeout never drops the link."""
+    if not pdu or pdu[0] not in ATT_REQUESTS:
+        return False
+    if pdu[0] == 0x02:
+        sock.send(struct.pack('<BH', 0x03, 23))
+    else:
+        handle = struct.unpack('<H', pdu[1:3])[0] if len(pdu) >= 3 else 0
+        sock.send(struct.pack('<BBHB', 0x01, pdu[0], handle, 0x0A))  # Attribute Not Found
+    return True
+
+
 class Client:
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
@@ -79,6 +95,8 @@ class Client:
         self.sock.send(pdu)
         while True:
             reply = self.sock.recv(512)
+            if answer_server_request(self.sock, reply):
+                continue
             if reply and (reply[0] in answers or reply[0] == 0x01):
                 return reply
 
@@ -114,8 +132,8 @@ class Client:
         raise RuntimeError(f'no CCCD after handle {value_handle}')
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    total = 0
+def thread_files(pids: list[int], name: str):
+    """The text of /proc/PID/task/TID/NAME for every thread of the processes still there."""
     for pid in pids:
         try:
             tids = os.listdir(f'/proc/{pid}/task')
@@ -123,11 +141,22 @@ def cpu_seconds(pids: list[int]) -> float:
             continue
         for tid in tids:
             try:
-                with open(f'/proc/{pid}/task/{tid}/schedstat') as stat:
-                    total += int(stat.read().split()[0])
+                with open(f'/proc/{pid}/task/{tid}/{name}') as file:
+                    yield file.read()
             except (FileNotFoundError, ProcessLookupError):
                 continue
-    return total / 1e9
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """user+sys of every thread to the nanosecond (schedstat's first field)."""
+    return sum(int(text.split()[0]) for text in thread_files(pids, 'schedstat')) / 1e9
+
+
+def context_switches(pids: list[int], kind: str) -> int:
+    """Context switches of every thread, 'voluntary' (each one a sleep, so a wake-up after it) or
+    'nonvoluntary' (preempted)."""
+    return sum(int(line.split()[1]) for text in thread_files(pids, 'status')
+               for line in text.splitlines() if line.startswith(f'{kind}_ctxt_switches:'))
 
 
 def guest_busy_seconds() -> float:
@@ -185,12 +214,15 @@ def main() -> int:
                 raise RuntimeError('the peripheral disconnected')
             if pdu[0] == 0x1D:
                 sock.send(b'\x1e')
+            answer_server_request(sock, pdu)
             if pdu[0] != 0x1B or struct.unpack('<H', pdu[1:3])[0] != value_handle:
                 continue
             received += 1
             if marks and received == marks[0]:
                 marks.pop(0)
                 figures.append({'count': received, 'time': time.monotonic(), 'cpu': cpu_seconds(pids),
+                                'wakeups': context_switches(pids, 'voluntary'),
+                                'preemptions': context_switches(pids, 'nonvoluntary'),
                                 'guest_busy': guest_busy_seconds(), 'rss_kib': resident_kib(pids)})
         result.update(received=received, figures=figures, ok=True)
     except (OSError, RuntimeError, socket.timeout) as error:

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Benchmark, not a test: notification cost on the real kernel's HCI path, ours against BlueZ in the
+# same VM run. Debian's kernel under QEMU (TCG) with two btvirt LE controllers on one emulated air;
+# the kernel's own host is the central on hci1 (guest/att_central.py); on hci0, in alternating
+# rounds (guest/bench.sh):
+#   ours        heart-rate-peripheral --stream on the HCI user channel
+#   acquire     bluetoothd + dbus-daemon + a GATT application notifying through AcquireNotify
+#   properties  bluetoothd + dbus-daemon + a GATT application notifying through PropertiesChanged
+# The same 20-octet Heart Rate Measurement at ATT MTU 23 each time (heart-rate-peripheral's --rate
+# sends 2-octet ones). Figures, between the 1000th and the 5000th notification the central received
+# (start-up, connection and discovery cancel out):
+#   CPU         user+sys of every peripheral-side process (all threads' schedstat) per notification
+#   guest CPU   all busy CPU time of the guest (/proc/stat: kernel workqueues, btvirt, the central
+#               included) per notification, since the kernel does much of BlueZ's work outside
+#               bluetoothd
+#   rate        notifications per second;  wake-ups  voluntary context switches of the
+#               peripheral-side processes per notification (each a sleep and a wake-up), and
+#               preempted  the involuntary ones;  RSS  at the 5000th.
+# Under emulation only the ratios mean anything; they are printed against ours.
+#
+#   Tests/KernelVM/bench-notify-bluez.sh [--bin DIR] [--rounds N] [--smp N] [--rate R] [--profile N] [--variants LIST]
+#
+# --bin: where heart-rate-peripheral is (default .build/release: swift build -c release --product
+# heart-rate-peripheral); --rounds: rounds of the three (default 3); --smp: guest vCPUs (default 1);
+# --rate: R values a second (heart-rate-peripheral --rate, a timer in the BlueZ applications) instead
+# of a stream, figures between the 200th and the 1200th: the cost of a timer-driven value.
+# --profile: print the top N of a perf profile of ours in each round (needs linux-perf); --variants:
+# a comma-separated subset of ours,acquire,properties.
+# Needs what scripts/install-deps.sh installs for the kernel tests (bluez, dbus, python3-dbus, python3-gi).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+bin=$repo/.build/release rounds=3 smp=1 rate=0 profile= variants=ours,acquire,properties
+while (($#)); do
+    case $1 in
+    --bin) bin=${2:?}; shift 2 ;;
+    --rounds) rounds=${2:?}; shift 2 ;;
+    --smp) smp=${2:?}; shift 2 ;;
+    --profile) profile=${2:?}; shift 2 ;;
+    --rate) rate=${2:?}; shift 2 ;;
+    --variants) variants=${2:?}; shift 2 ;;
+    *) sed -n '/^#   Tests/p' "$0" | sed 's/^#   /usage: /' >&2; exit 2 ;;
+    esac
+done
+[[ -x $bin/heart-rate-peripheral ]] || {
+    echo "bench: no $bin/heart-rate-peripheral: swift build -c release --product heart-rate-peripheral" >&2
+    exit 1
+}
+for tool in /usr/libexec/bluetooth/bluetoothd dbus-daemon dbus-send; do
+    command -v "$tool" >/dev/null || { echo "bench: $tool is missing: run scripts/install-deps.sh" >&2; exit 1; }
+done
+/usr/bin/python3 -c 'import dbus, gi' 2>/dev/null || { echo "bench: python3-dbus and python3-gi are missing: run scripts/install-deps.sh" >&2; exit 1; }
+
+bin=$(realpath "$bin")
+KERNEL_TESTS_TIMEOUT=${KERNEL_TESTS_TIMEOUT:-$((300 + rounds * 900))} "$here/run-kernel-tests.sh" --groups bench --bin "$bin" \
+    --smp "$smp" --env "KVM_BENCH_BIN=$bin" --env "KVM_BENCH_ROUNDS=$rounds" --env "KVM_BENCH_VARIANTS=$variants" --env "KVM_BENCH_RATE=$rate" ${profile:+--env "KVM_BENCH_PROFILE=$profile"} | grep -v '^ *[0-9.]* s  bench {'
+/usr/bin/python3 - "$repo/.build-vm/kernel-tests/last-run/results.log" <<'PY'
+import json, statistics, sys
+
+runs = {}
+for line in open(sys.argv[1]):
+    _, _, text = line.strip().partition(' ')
+    if not text.startswith('INFO bench {'):
+        continue
+    record = json.loads(text[len('INFO bench '):])
+    result = record['result']
+    if not result.get('ok') or len(result.get('figures', [])) < 2:
+        print(f"{record['variant']} round {record['round']}: failed: {result.get('error')}")
+        continue
+    first, last = result['figures'][0], result['figures'][-1]
+    n = last['count'] - first['count']
+    runs.setdefault(record['variant'], []).append({
+        'cpu_us': (last['cpu'] - first['cpu']) / n * 1e6,
+        'guest_us': (last['guest_busy'] - first['guest_busy']) / n * 1e6,
+        'rate': n / (last['time'] - first['time']),
+        'wakeups': (last['wakeups'] - first['wakeups']) / n,
+        'preemptions': (last['preemptions'] - first['preemptions']) / n,
+        'rss_mb': last['rss_kib'] / 1024,
+    })
+if 'ours' not in runs:
+    sys.exit('bench: no round of ours finished')
+median = {v: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for v, rs in runs.items()}
+print(f"{'variant':<11} {'rounds':>6} {'CPU µs/notif':>13} {'guest CPU µs/notif':>19} {'notif/s':>8} {'wake-ups/notif':>15} {'preempted/notif':>16} {'RSS MB':>7}   (medians; per-round CPU)")
+for variant in ('ours', 'acquire', 'properties'):
+    if variant in median:
+        m = median[variant]
+        each = ' '.join(f"{r['cpu_us']:.0f}" for r in runs[variant])
+        print(f"{variant:<11} {len(runs[variant]):>6} {m['cpu_us']:>13.0f} {m['guest_us']:>19.0f} {m['rate']:>8.0f} {m['wakeups']:>15.2f} {m['preemptions']:>16.2f} {m['rss_mb']:>7.1f}   ({each})")
+ours = median['ours']
+for variant in ('acquire', 'properties'):
+    if variant in median:
+        m = median[variant]
+        print(f"{variant} / ours: CPU per notification {m['cpu_us'] / ours['cpu_us']:.2f}x, guest CPU per notification "
+              f"{m['guest_us'] / ours['guest_us']:.2f}x, rate {m['rate'] / ours['rate']:.2f}x, RSS {m['rss_mb'] / ours['rss_mb']:.2f}x")
+PY
