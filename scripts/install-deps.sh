@@ -16,6 +16,9 @@ packages+=(qemu-system-x86 linux-image-amd64 e2fsprogs)
 # linux-source-X.Y must match the kernel series linux-image-amd64 brings (6.1 on bookworm, 6.12 on
 # trixie), so it is chosen after that is installed.
 packages+=(busybox-static cpio kmod linux-headers-amd64 build-essential i2c-tools gpiod bluez bluez-test-tools jq)
+# Tests/KernelVM/bench-notify-bluez.sh (a benchmark, not run by the tests): bluetoothd's D-Bus and
+# the Python bindings of its GATT application. (--profile also wants linux-perf.)
+packages+=(dbus python3-dbus python3-gi)
 
 sudo_cmd=()
 [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)

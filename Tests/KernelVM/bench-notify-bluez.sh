@@ -75,17 +75,24 @@ for line in open(sys.argv[1]):
         'rate': n / (last['time'] - first['time']),
         'wakeups': (last['wakeups'] - first['wakeups']) / n,
         'preemptions': (last['preemptions'] - first['preemptions']) / n,
+        'threads': {name: (count - first.get('threads', {}).get(name, 0)) / n
+                    for name, count in last.get('threads', {}).items()},
         'rss_mb': last['rss_kib'] / 1024,
     })
 if 'ours' not in runs:
     sys.exit('bench: no round of ours finished')
-median = {v: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for v, rs in runs.items()}
+median = {v: {k: statistics.median(r[k] for r in rs) for k in rs[0] if k != 'threads'} for v, rs in runs.items()}
 print(f"{'variant':<11} {'rounds':>6} {'CPU µs/notif':>13} {'guest CPU µs/notif':>19} {'notif/s':>8} {'wake-ups/notif':>15} {'preempted/notif':>16} {'RSS MB':>7}   (medians; per-round CPU)")
 for variant in ('ours', 'acquire', 'properties'):
     if variant in median:
         m = median[variant]
         each = ' '.join(f"{r['cpu_us']:.0f}" for r in runs[variant])
         print(f"{variant:<11} {len(runs[variant]):>6} {m['cpu_us']:>13.0f} {m['guest_us']:>19.0f} {m['rate']:>8.0f} {m['wakeups']:>15.2f} {m['preemptions']:>16.2f} {m['rss_mb']:>7.1f}   ({each})")
+for variant in ('ours', 'acquire', 'properties'):
+    if variant in runs:
+        busiest = sorted(runs[variant][0]['threads'].items(), key=lambda item: -item[1])[:6]
+        print(f"{variant} wake-ups per notification by thread (first round): "
+              + ', '.join(f"{name.split(':', 1)[1]} {value:.2f}" for name, value in busiest))
 ours = median['ours']
 for variant in ('acquire', 'properties'):
     if variant in median:

@@ -159,6 +159,26 @@ def context_switches(pids: list[int], kind: str) -> int:
                for line in text.splitlines() if line.startswith(f'{kind}_ctxt_switches:'))
 
 
+def wakeups_by_thread(pids: list[int]) -> dict[str, int]:
+    """Voluntary switches per thread (name[tid]): which thread wakes."""
+    result: dict[str, int] = {}
+    for pid in pids:
+        try:
+            tids = os.listdir(f'/proc/{pid}/task')
+        except FileNotFoundError:
+            continue
+        for tid in tids:
+            try:
+                with open(f'/proc/{pid}/task/{tid}/comm') as comm, open(f'/proc/{pid}/task/{tid}/status') as status:
+                    name = f'{pid}:{comm.read().strip()}[{tid}]'
+                    for line in status:
+                        if line.startswith('voluntary_ctxt_switches:'):
+                            result[name] = result.get(name, 0) + int(line.split()[1])
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+    return result
+
+
 def guest_busy_seconds() -> float:
     with open('/proc/stat') as stat:
         fields = [int(v) for v in stat.readline().split()[1:]]
@@ -223,6 +243,7 @@ def main() -> int:
                 figures.append({'count': received, 'time': time.monotonic(), 'cpu': cpu_seconds(pids),
                                 'wakeups': context_switches(pids, 'voluntary'),
                                 'preemptions': context_switches(pids, 'nonvoluntary'),
+                                'threads': wakeups_by_thread(pids),
                                 'guest_busy': guest_busy_seconds(), 'rss_kib': resident_kib(pids)})
         result.update(received=received, figures=figures, ok=True)
     except (OSError, RuntimeError, socket.timeout) as error:
