@@ -132,8 +132,8 @@ class Client:
         raise RuntimeError(f'no CCCD after handle {value_handle}')
 
 
-def thread_files(pids: list[int], name: str):
-    """The text of /proc/PID/task/TID/NAME for every thread of the processes still there."""
+def thread_files(pids: list[int], *names: str):
+    """(pid, tid, texts of /proc/PID/task/TID/NAME for each name) for every thread still there."""
     for pid in pids:
         try:
             tids = os.listdir(f'/proc/{pid}/task')
@@ -141,42 +141,34 @@ def thread_files(pids: list[int], name: str):
             continue
         for tid in tids:
             try:
-                with open(f'/proc/{pid}/task/{tid}/{name}') as file:
-                    yield file.read()
+                texts = []
+                for name in names:
+                    with open(f'/proc/{pid}/task/{tid}/{name}') as file:
+                        texts.append(file.read())
             except (FileNotFoundError, ProcessLookupError):
                 continue
+            yield pid, tid, texts
 
 
 def cpu_seconds(pids: list[int]) -> float:
     """user+sys of every thread to the nanosecond (schedstat's first field)."""
-    return sum(int(text.split()[0]) for text in thread_files(pids, 'schedstat')) / 1e9
+    return sum(int(stat.split()[0]) for _, _, (stat,) in thread_files(pids, 'schedstat')) / 1e9
+
+
+def switches(status: str, kind: str) -> int:
+    return sum(int(line.split()[1]) for line in status.splitlines() if line.startswith(f'{kind}_ctxt_switches:'))
 
 
 def context_switches(pids: list[int], kind: str) -> int:
     """Context switches of every thread, 'voluntary' (each one a sleep, so a wake-up after it) or
     'nonvoluntary' (preempted)."""
-    return sum(int(line.split()[1]) for text in thread_files(pids, 'status')
-               for line in text.splitlines() if line.startswith(f'{kind}_ctxt_switches:'))
+    return sum(switches(status, kind) for _, _, (status,) in thread_files(pids, 'status'))
 
 
 def wakeups_by_thread(pids: list[int]) -> dict[str, int]:
-    """Voluntary switches per thread (name[tid]): which thread wakes."""
-    result: dict[str, int] = {}
-    for pid in pids:
-        try:
-            tids = os.listdir(f'/proc/{pid}/task')
-        except FileNotFoundError:
-            continue
-        for tid in tids:
-            try:
-                with open(f'/proc/{pid}/task/{tid}/comm') as comm, open(f'/proc/{pid}/task/{tid}/status') as status:
-                    name = f'{pid}:{comm.read().strip()}[{tid}]'
-                    for line in status:
-                        if line.startswith('voluntary_ctxt_switches:'):
-                            result[name] = result.get(name, 0) + int(line.split()[1])
-            except (FileNotFoundError, ProcessLookupError):
-                continue
-    return result
+    """Voluntary switches per thread (PID:name[TID]): which thread wakes."""
+    return {f'{pid}:{comm.strip()}[{tid}]': switches(status, 'voluntary')
+            for pid, tid, (comm, status) in thread_files(pids, 'comm', 'status')}
 
 
 def guest_busy_seconds() -> float:
