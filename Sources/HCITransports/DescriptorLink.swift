@@ -180,8 +180,8 @@ final class DescriptorLink: @unchecked Sendable {
 
     /// Queues `bytes` (one H4 packet); writes it at once when nothing is waiting.
     func send(_ bytes: [UInt8]) throws(HCITransportError) {
-        var refused: HCITransportError?
-        defer { if let refused { report([refused]) } }
+        var refusals: [HCITransportError] = []
+        defer { report(refusals) }
         let wakeLoop = try outbound.withLock { out throws(HCITransportError) -> Bool in
             guard !out.released else { throw .notOpen(name) }
             if let failure = out.failure { throw failure }
@@ -208,8 +208,8 @@ final class DescriptorLink: @unchecked Sendable {
                 enterBlocked(&out)
                 return true
             case let .refused(code):
-                out.packetsRefused += 1
-                refused = refusal(of: bytes, errno: code, queued: 1)
+                refuse(bytes, errno: code, queued: 1, in: &out)
+                refusals = out.takeRefusals()
                 return false
             case let .failed(error):
                 out.failure = error
@@ -501,8 +501,7 @@ final class DescriptorLink: @unchecked Sendable {
             case .wouldBlock:
                 return progressed ? .progress : .wouldBlock
             case let .refused(code):
-                out.packetsRefused += 1
-                out.refusals.append(refusal(of: out.packets[out.head], errno: code, queued: out.count))
+                refuse(out.packets[out.head], errno: code, queued: out.count, in: &out)
                 out.dropHead()
             case let .failed(error):
                 return .failed(error)
@@ -512,11 +511,14 @@ final class DescriptorLink: @unchecked Sendable {
         return .progress
     }
 
-    /// A packet the kernel refused: what it was, so the log says enough to find the bug.
-    private func refusal(of packet: [UInt8], errno code: Int32, queued: Int) -> HCITransportError {
+    /// Counts a packet the kernel refused and keeps what it was for the report, so the log says
+    /// enough to find the bug.
+    private func refuse(_ packet: [UInt8], errno code: Int32, queued: Int, in out: inout Outbound) {
         let kind = packet.first.flatMap(HCIPacketType.init(rawValue:)).map { "\($0)" } ?? "unknown"
-        return .packetRefused(name, packet: "\(kind) packet of \(packet.count) bytes [\(packet.prefix(8).hexString)\(packet.count > 8 ? "…" : "")]",
-                              queued: queued, errno: code, message: SystemCall.message(code))
+        out.packetsRefused += 1
+        out.refusals.append(.packetRefused(
+            name, packet: "\(kind) packet of \(packet.count) bytes [\(packet.prefix(8).hexString)\(packet.count > 8 ? "…" : "")]",
+            queued: queued, errno: code, message: SystemCall.message(code)))
     }
 
     /// Hands refused packets to the handler (never under the writer lock).
