@@ -9,6 +9,8 @@ import Testing
 /// What the kernel user-channel suites share: the controller under test and the events to wait for.
 enum KernelHCI {
     static let index: UInt16? = ProcessInfo.processInfo.environment["BLESENSOR_TEST_HCI_USER_CHANNEL"].flatMap { UInt16($0) }
+    /// The one CPU the controller's workqueue may run on (hci.sh pins it before btvirt starts).
+    static let transmitWorkCPU: Int? = ProcessInfo.processInfo.environment["BLESENSOR_TEST_HCI_TX_WORK_CPU"].flatMap { Int($0) }
     static let btvirtPID: pid_t? = ProcessInfo.processInfo.environment["BLESENSOR_TEST_BTVIRT_PID"].flatMap { pid_t($0) }
     /// A bound on waiting under TCG emulation, not a timing assertion.
     static let liveness: Duration = .seconds(60)
