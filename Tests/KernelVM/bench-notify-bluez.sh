@@ -18,19 +18,21 @@
 #               preempted  the involuntary ones;  RSS  at the 5000th.
 # Under emulation only the ratios mean anything; they are printed against ours.
 #
-#   Tests/KernelVM/bench-notify-bluez.sh [--bin DIR] [--rounds N] [--smp N] [--rate R] [--profile N] [--variants LIST]
+#   Tests/KernelVM/bench-notify-bluez.sh [--bin DIR] [--rounds N] [--smp N] [--rate R] [--profile N] [--variants LIST] [--acl-buffers N] [--system-profile N]
 #
 # --bin: where heart-rate-peripheral is (default .build/release: swift build -c release --product
 # heart-rate-peripheral); --rounds: rounds of the three (default 3); --smp: guest vCPUs (default 1);
 # --rate: R values a second (heart-rate-peripheral --rate, a timer in the BlueZ applications) instead
 # of a stream, figures between the 200th and the 1200th: the cost of a timer-driven value.
 # --profile: print the top N of a perf profile of ours in each round (needs linux-perf); --variants:
-# a comma-separated subset of ours,acquire,properties.
+# a comma-separated subset of ours,acquire,properties; --acl-buffers: LE ACL buffers per controller
+# (default 1, Debian's btvirt; others build a btvirt with build-btvirt.sh, which needs gcc and curl);
+# --system-profile: print the top N (command, object) pairs of a whole-guest profile of each round.
 # Needs what scripts/install-deps.sh installs for the kernel tests (bluez, dbus, python3-dbus, python3-gi).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-bin=$repo/.build/release rounds=3 smp=1 rate=0 profile= variants=ours,acquire,properties
+bin=$repo/.build/release rounds=3 smp=1 rate=0 profile= variants=ours,acquire,properties buffers=1 system_profile=
 while (($#)); do
     case $1 in
     --bin) bin=${2:?}; shift 2 ;;
@@ -39,6 +41,8 @@ while (($#)); do
     --profile) profile=${2:?}; shift 2 ;;
     --rate) rate=${2:?}; shift 2 ;;
     --variants) variants=${2:?}; shift 2 ;;
+    --acl-buffers) buffers=${2:?}; shift 2 ;;
+    --system-profile) system_profile=${2:?}; shift 2 ;;
     *) sed -n '/^#   Tests/p' "$0" | sed 's/^#   /usage: /' >&2; exit 2 ;;
     esac
 done
@@ -52,8 +56,13 @@ done
 /usr/bin/python3 -c 'import dbus, gi' 2>/dev/null || { echo "bench: python3-dbus and python3-gi are missing: run scripts/install-deps.sh" >&2; exit 1; }
 
 bin=$(realpath "$bin")
+btvirt_env=()
+if [[ $buffers != 1 ]]; then
+    btvirt=$("$here/build-btvirt.sh" "$buffers" "$repo/.build-vm")
+    btvirt_env=(--env "KVM_BTVIRT=$(realpath "$btvirt")")
+fi
 KERNEL_TESTS_TIMEOUT=${KERNEL_TESTS_TIMEOUT:-$((300 + rounds * 900))} "$here/run-kernel-tests.sh" --groups bench --bin "$bin" \
-    --smp "$smp" --env "KVM_BENCH_BIN=$bin" --env "KVM_BENCH_ROUNDS=$rounds" --env "KVM_BENCH_VARIANTS=$variants" --env "KVM_BENCH_RATE=$rate" ${profile:+--env "KVM_BENCH_PROFILE=$profile"} | grep -v '^ *[0-9.]* s  bench {'
+    --smp "$smp" --env "KVM_BENCH_BIN=$bin" --env "KVM_BENCH_ROUNDS=$rounds" --env "KVM_BENCH_VARIANTS=$variants" --env "KVM_BENCH_RATE=$rate" "${btvirt_env[@]}" ${profile:+--env "KVM_BENCH_PROFILE=$profile"} ${system_profile:+--env "KVM_BENCH_SYSTEM_PROFILE=$system_profile"} | grep -v '^ *[0-9.]* s  bench {'
 /usr/bin/python3 - "$repo/.build-vm/kernel-tests/last-run/results.log" <<'PY'
 import json, statistics, sys
 
@@ -78,10 +87,14 @@ for line in open(sys.argv[1]):
         'threads': {name: (count - first.get('threads', {}).get(name, 0)) / n
                     for name, count in last.get('threads', {}).items()},
         'rss_mb': last['rss_kib'] / 1024,
+        'by_command': {name: (seconds - first.get('guest_by_command', {}).get(name, 0)) / n * 1e6
+                       for name, seconds in last.get('guest_by_command', {}).items()},
+        'wakeups_by_command': {name: (count - first.get('guest_wakeups_by_command', {}).get(name, 0)) / n
+                               for name, count in last.get('guest_wakeups_by_command', {}).items()},
     })
 if 'ours' not in runs:
     sys.exit('bench: no round of ours finished')
-median = {v: {k: statistics.median(r[k] for r in rs) for k in rs[0] if k != 'threads'} for v, rs in runs.items()}
+median = {v: {k: statistics.median(r[k] for r in rs) for k in rs[0] if k not in ('threads', 'by_command', 'wakeups_by_command')} for v, rs in runs.items()}
 print(f"{'variant':<11} {'rounds':>6} {'CPU µs/notif':>13} {'guest CPU µs/notif':>19} {'notif/s':>8} {'wake-ups/notif':>15} {'preempted/notif':>16} {'RSS MB':>7}   (medians; per-round CPU)")
 for variant in ('ours', 'acquire', 'properties'):
     if variant in median:
@@ -93,6 +106,14 @@ for variant in ('ours', 'acquire', 'properties'):
         busiest = sorted(runs[variant][0]['threads'].items(), key=lambda item: -item[1])[:6]
         print(f"{variant} wake-ups per notification by thread (first round): "
               + ', '.join(f"{name.split(':', 1)[1]} {value:.2f}" for name, value in busiest))
+for variant in ('ours', 'acquire', 'properties'):
+    if variant in runs:
+        heaviest = sorted(runs[variant][0]['by_command'].items(), key=lambda item: -item[1])[:8]
+        print(f"{variant} guest CPU µs per notification by command (first round): "
+              + ', '.join(f"{name} {value:.0f}" for name, value in heaviest if value >= 1))
+        wakeful = sorted(runs[variant][0]['wakeups_by_command'].items(), key=lambda item: -item[1])[:8]
+        print(f"{variant} guest wake-ups per notification by command (first round): "
+              + ', '.join(f"{name} {value:.2f}" for name, value in wakeful if value >= 0.01))
 ours = median['ours']
 for variant in ('acquire', 'properties'):
     if variant in median:

@@ -19,6 +19,7 @@ import ctypes
 import fcntl
 import json
 import os
+import re
 import socket
 import struct
 import sys
@@ -178,6 +179,31 @@ def guest_busy_seconds() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf('SC_CLK_TCK')
 
 
+def guest_by_command(peripheral: list[int]) -> tuple[dict[str, float], dict[str, int]]:
+    """CPU seconds and wake-ups (voluntary switches) of every thread in the guest, summed by what it
+    is: the peripheral side, this central, btvirt, kernel workers by the workqueue they last served
+    (kworker-hci0), other commands by name; plus the interrupt time /proc/stat counts apart."""
+    totals: dict[str, float] = {}
+    wakeups: dict[str, int] = {}
+    pids = [int(entry) for entry in os.listdir('/proc') if entry.isdigit()]
+    for pid, _, (comm, stat, status) in thread_files(pids, 'comm', 'schedstat', 'status'):
+        comm = comm.strip()
+        if pid in peripheral:
+            label = 'peripheral'
+        elif pid == os.getpid():
+            label = 'central'
+        elif comm.startswith('kworker'):
+            label = 'kworker-' + comm.partition('-')[2] if '-' in comm else 'kworker'
+        else:
+            label = re.sub(r'/\d+$', '', comm)
+        totals[label] = totals.get(label, 0.0) + int(stat.split()[0]) / 1e9
+        wakeups[label] = wakeups.get(label, 0) + switches(status, 'voluntary')
+    with open('/proc/stat') as proc_stat:
+        fields = [int(v) for v in proc_stat.readline().split()[1:]]
+    totals['irq+softirq'] = (fields[5] + fields[6]) / os.sysconf('SC_CLK_TCK')
+    return totals, wakeups
+
+
 def resident_kib(pids: list[int]) -> int:
     total = 0
     for pid in pids:
@@ -191,6 +217,16 @@ def resident_kib(pids: list[int]) -> int:
     return total
 
 
+def perf_command(fifos: str, command: str) -> None:
+    """Sends a command to perf record --control fifo:CTL,ACK and waits for its answer. Opening the
+    FIFO waits for perf to have opened it: perf is sampling when this returns."""
+    control, ack = fifos.split(',')
+    with open(control, 'w') as ctl, open(ack) as answer:
+        ctl.write(command + '\n')
+        ctl.flush()
+        answer.readline()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument('--hci', type=int, default=1, help='the central controller index')
@@ -201,6 +237,8 @@ def main() -> int:
     parser.add_argument('--marks', default='', help='comma-separated counts to take figures at')
     parser.add_argument('--measure', default='', help='comma-separated PIDs of the peripheral side')
     parser.add_argument('--timeout', type=float, default=120)
+    parser.add_argument('--perf-control', default='',
+                        help="CTL,ACK: perf record's control FIFOs, enabled at the first mark and disabled at the last")
     args = parser.parse_args()
 
     started = time.monotonic()
@@ -232,11 +270,17 @@ def main() -> int:
             received += 1
             if marks and received == marks[0]:
                 marks.pop(0)
+                if args.perf_control and not figures:
+                    perf_command(args.perf_control, 'enable')
+                by_command, wakeups_by_command = guest_by_command(pids)
                 figures.append({'count': received, 'time': time.monotonic(), 'cpu': cpu_seconds(pids),
                                 'wakeups': context_switches(pids, 'voluntary'),
                                 'preemptions': context_switches(pids, 'nonvoluntary'),
                                 'threads': wakeups_by_thread(pids),
-                                'guest_busy': guest_busy_seconds(), 'rss_kib': resident_kib(pids)})
+                                'guest_busy': guest_busy_seconds(), 'rss_kib': resident_kib(pids),
+                                'guest_by_command': by_command, 'guest_wakeups_by_command': wakeups_by_command})
+                if args.perf_control and not marks:
+                    perf_command(args.perf_control, 'disable')
         result.update(received=received, figures=figures, ok=True)
     except (OSError, RuntimeError, socket.timeout) as error:
         result.update(received=received, ok=False, error=f'{type(error).__name__}: {error}')

@@ -6,7 +6,9 @@
 #   acquire     bluetoothd + dbus-daemon + bluez_hr_app.py --mode acquire (AcquireNotify socket)
 #   properties  bluetoothd + dbus-daemon + bluez_hr_app.py --mode properties (PropertiesChanged)
 # Each round prints "INFO bench {json}"; the host turns them into figures. KVM_BENCH_PROFILE=N adds
-# the top N entries of a perf profile (cpu-clock) of ours (linux-perf on the host).
+# the top N entries of a perf profile (cpu-clock) of ours (linux-perf on the host);
+# KVM_BENCH_SYSTEM_PROFILE=N the top N (command, object) pairs of a whole-guest profile of every
+# variant's round: where the guest's CPU goes, the kernel, btvirt and the central included.
 source "$here/btvirt.sh"
 bench_state=/tmp/kvm-bench
 mkdir -p "$bench_state"
@@ -23,6 +25,32 @@ rate=${KVM_BENCH_RATE:-0}
 if [[ $rate == 0 ]]; then marks=1000,5000; else marks=200,1200; fi
 central() {
     timeout 400 /usr/bin/python3 "$here/att_central.py" --hci 1 "$@" --count "${marks#*,}" --marks "$marks" --timeout 360 2>&1
+}
+# A whole-guest profile of one round's measured window: system_profile start, then the central with
+# $(system_profile central_args) enables perf at its first mark and disables it at its last, then
+# system_profile report LABEL.
+system_profile() {
+    [[ -n ${KVM_BENCH_SYSTEM_PROFILE:-} ]] || return 0
+    case $1 in
+    start)
+        rm -f "$bench_state/perf-ctl" "$bench_state/perf-ack"
+        mkfifo "$bench_state/perf-ctl" "$bench_state/perf-ack"
+        perf record -a -e cpu-clock -F 1000 -D -1 --control "fifo:$bench_state/perf-ctl,$bench_state/perf-ack" \
+            -o "$bench_state/system.data" >"$bench_state/system-perf.log" 2>&1 </dev/null &
+        system_profiler=$!
+        ;;
+    central_args) echo "--perf-control $bench_state/perf-ctl,$bench_state/perf-ack" ;;
+    report)
+        kill -INT "$system_profiler" 2>/dev/null
+        wait "$system_profiler" 2>/dev/null
+        perf report -i "$bench_state/system.data" --stdio --no-children --sort comm,dso >"$bench_state/system.txt" 2>&1
+        info "bench: whole-guest profile of $2 ($(grep -o '^# Samples: .*' "$bench_state/system.txt"); command, object):"
+        grep -E '^ +[0-9.]+%' "$bench_state/system.txt" | head -n "$KVM_BENCH_SYSTEM_PROFILE" | cut -c1-160 | bench_log
+        perf report -i "$bench_state/system.data" --stdio --no-children --sort sym >"$bench_state/system.txt" 2>&1
+        info "bench: whole-guest profile of $2 (symbol):"
+        grep -E '^ +[0-9.]+%' "$bench_state/system.txt" | head -n "$KVM_BENCH_SYSTEM_PROFILE" | demangle | cut -c1-160 | bench_log
+        ;;
+    esac
 }
 bluez_ready() { dbus-send --system --print-reply --dest=org.bluez /org/bluez/hci0 org.freedesktop.DBus.Properties.Get \
     string:org.bluez.Adapter1 string:Address >/dev/null 2>&1; }
@@ -47,7 +75,9 @@ round_ours() {
         "${command[@]}" >"$bench_state/ours.log" 2>&1 </dev/null &
         pid=$!
     fi
-    output=$(central --peer "$ours_address" --peer-type random --measure "$pid")
+    system_profile start
+    output=$(central --peer "$ours_address" --peer-type random --measure "$pid" $(system_profile central_args))
+    system_profile report "ours round $1"
     if [[ -n $profiler ]]; then
         kill -TERM "$pid"
         wait_for 20 bash -c "! kill -0 $pid 2>/dev/null" || kill -KILL "$pid"
@@ -81,7 +111,9 @@ round_bluez() {
     wait_for 60 grep -q registered "$bench_state/app.log" || info "bench: $mode app not registered: $(tr '\n' ' ' <"$bench_state/app.log" | cut -c1-200)"
     power_on 1
     address=$(/usr/bin/python3 -c "import sys; sys.path.insert(0, '$here'); import att_central; print(att_central.controller_address(0))")
-    output=$(central --peer "$address" --peer-type public --measure "$bluetoothd,$dbus_daemon,$app")
+    system_profile start
+    output=$(central --peer "$address" --peer-type public --measure "$bluetoothd,$dbus_daemon,$app" $(system_profile central_args))
+    system_profile report "$mode round $2"
     emit "INFO bench {\"variant\": \"$mode\", \"round\": $2, \"result\": $output}"
     if ! jq -e .ok <<<"$output" >/dev/null 2>&1; then
         tail -n 15 "$bench_state/bluetoothd.log" | bench_log
@@ -102,7 +134,8 @@ bench_run() {
     mount -t tmpfs tmpfs /var/lib/bluetooth
     dbus-daemon --system --nofork --nopidfile >"$bench_state/dbus.log" 2>&1 </dev/null &
     dbus_daemon=$!
-    info "bench: $(nproc) vCPU, btvirt controllers up; ${KVM_BENCH_ROUNDS:-3} rounds, $([[ $rate == 0 ]] && echo "streaming" || echo "$rate values/s")"
+    # The kernel's view of hci1's buffers (btvirt reports the same count for BR/EDR and LE).
+    info "bench: $(nproc) vCPU, btvirt controllers up ($(hciconfig hci1 2>/dev/null | grep -o 'ACL MTU: [0-9:]*' || echo "ACL MTU: ?") bytes:buffers); ${KVM_BENCH_ROUNDS:-3} rounds, $([[ $rate == 0 ]] && echo "streaming" || echo "$rate values/s")"
     for ((round = 1; round <= ${KVM_BENCH_ROUNDS:-3}; round++)); do
         for variant in ${KVM_BENCH_VARIANTS//,/ }; do
             case $variant in
