@@ -9,13 +9,14 @@
 # The same 20-octet Heart Rate Measurement at ATT MTU 23 each time (heart-rate-peripheral's --rate
 # sends 2-octet ones). Figures, between the 1000th and the 5000th notification the central received
 # (start-up, connection and discovery cancel out):
-#   CPU         user+sys of every peripheral-side process (all threads' schedstat) per notification
+#   CPU         user+sys of every peripheral-side process (/proc/PID/stat, so threads that exit
+#               in the window count too) per notification
 #   guest CPU   all busy CPU time of the guest (/proc/stat: kernel workqueues, btvirt, the central
 #               included) per notification, since the kernel does much of BlueZ's work outside
-#               bluetoothd
+#               bluetoothd; then split by command, thread by thread (schedstat)
 #   rate        notifications per second;  wake-ups  voluntary context switches of the
-#               peripheral-side processes per notification (each a sleep and a wake-up), and
-#               preempted  the involuntary ones;  RSS  at the 5000th.
+#               peripheral-side threads per notification (each a sleep and a wake-up), and
+#               preempted  the involuntary ones (lower bounds when threads exit);  RSS  at the 5000th.
 # Under emulation only the ratios mean anything; they are printed against ours.
 #
 #   Tests/KernelVM/bench-notify-bluez.sh [--bin DIR] [--rounds N] [--smp N] [--rate R] [--profile N] [--variants LIST] [--acl-buffers N] [--system-profile N]
@@ -78,23 +79,34 @@ for line in open(sys.argv[1]):
         continue
     first, last = result['figures'][0], result['figures'][-1]
     n = last['count'] - first['count']
+    # Thread by thread: one born in the window counts whole; one that exited in it took its counts
+    # along, so by-thread figures are lower bounds (the process CPU includes exited threads).
+    before = first.get('guest_threads', {})
+    threads = {tid: (label, name, *(now - was for now, was in zip(counts, before.get(tid, [0] * 5)[2:])))
+               for tid, (label, name, *counts) in last.get('guest_threads', {}).items()}
+    exited = sum(1 for tid, entry in before.items() if entry[0] == 'peripheral' and tid not in last.get('guest_threads', {}))
+    by_command, wakeups_by_command = {}, {}
+    for label, name, cpu, voluntary, involuntary in threads.values():
+        by_command[label] = by_command.get(label, 0) + cpu / n * 1e6
+        wakeups_by_command[label] = wakeups_by_command.get(label, 0) + voluntary / n
+    by_command['irq+softirq'] = (last.get('guest_interrupts', 0) - first.get('guest_interrupts', 0)) / n * 1e6
+    ours_threads = [entry for entry in threads.values() if entry[0] == 'peripheral']
     runs.setdefault(record['variant'], []).append({
         'cpu_us': (last['cpu'] - first['cpu']) / n * 1e6,
         'guest_us': (last['guest_busy'] - first['guest_busy']) / n * 1e6,
         'rate': n / (last['time'] - first['time']),
-        'wakeups': (last['wakeups'] - first['wakeups']) / n,
-        'preemptions': (last['preemptions'] - first['preemptions']) / n,
-        'threads': {name: (count - first.get('threads', {}).get(name, 0)) / n
-                    for name, count in last.get('threads', {}).items()},
+        'wakeups': sum(entry[3] for entry in ours_threads) / n,
+        'preemptions': sum(entry[4] for entry in ours_threads) / n,
+        'threads': {f"{name}[{tid}]": entry[3] / n for tid, entry in threads.items() if entry[0] == 'peripheral'
+                    for name in [entry[1]]},
+        'exited': exited,
         'rss_mb': last['rss_kib'] / 1024,
-        'by_command': {name: (seconds - first.get('guest_by_command', {}).get(name, 0)) / n * 1e6
-                       for name, seconds in last.get('guest_by_command', {}).items()},
-        'wakeups_by_command': {name: (count - first.get('guest_wakeups_by_command', {}).get(name, 0)) / n
-                               for name, count in last.get('guest_wakeups_by_command', {}).items()},
+        'by_command': by_command,
+        'wakeups_by_command': wakeups_by_command,
     })
 if 'ours' not in runs:
     sys.exit('bench: no round of ours finished')
-median = {v: {k: statistics.median(r[k] for r in rs) for k in rs[0] if k not in ('threads', 'by_command', 'wakeups_by_command')} for v, rs in runs.items()}
+median = {v: {k: statistics.median(r[k] for r in rs) for k in rs[0] if k not in ('threads', 'by_command', 'wakeups_by_command', 'exited')} for v, rs in runs.items()}
 print(f"{'variant':<11} {'rounds':>6} {'CPU µs/notif':>13} {'guest CPU µs/notif':>19} {'notif/s':>8} {'wake-ups/notif':>15} {'preempted/notif':>16} {'RSS MB':>7}   (medians; per-round CPU)")
 for variant in ('ours', 'acquire', 'properties'):
     if variant in median:
@@ -104,8 +116,10 @@ for variant in ('ours', 'acquire', 'properties'):
 for variant in ('ours', 'acquire', 'properties'):
     if variant in runs:
         busiest = sorted(runs[variant][0]['threads'].items(), key=lambda item: -item[1])[:6]
+        exited = runs[variant][0]['exited']
         print(f"{variant} wake-ups per notification by thread (first round): "
-              + ', '.join(f"{name.split(':', 1)[1]} {value:.2f}" for name, value in busiest))
+              + ', '.join(f"{name.split(':', 1)[1]} {value:.2f}" for name, value in busiest)
+              + (f"; {exited} thread(s) exited in the window (their wake-ups not counted)" if exited else ''))
 for variant in ('ours', 'acquire', 'properties'):
     if variant in runs:
         heaviest = sorted(runs[variant][0]['by_command'].items(), key=lambda item: -item[1])[:8]

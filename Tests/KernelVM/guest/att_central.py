@@ -5,8 +5,8 @@ notifications at ATT MTU 23 (no MTU exchange).
 
 Used by the kernel tests (a stream to the kernel's host must arrive whole and leave the peripheral
 running) and by Tests/KernelVM/bench-notify-bluez.sh, which passes --measure PIDS: at each mark the
-central reads the CPU time (user+sys, every thread's schedstat) of those processes and of the
-whole guest (/proc/stat), so the figures are taken at the exact notification count.
+central reads the CPU time (user+sys) of those processes, of the whole guest (/proc/stat) and of
+every thread in it, so the figures are taken at the exact notification count.
 
 Run with Debian's /usr/bin/python3 (pyenv's interpreter here has no AF_BLUETOOTH). Prints one JSON
 line at the end; exits 0 when --count notifications arrived in order before --timeout.
@@ -151,25 +151,47 @@ def thread_files(pids: list[int], *names: str):
             yield pid, tid, texts
 
 
-def cpu_seconds(pids: list[int]) -> float:
-    """user+sys of every thread to the nanosecond (schedstat's first field)."""
-    return sum(int(stat.split()[0]) for _, _, (stat,) in thread_files(pids, 'schedstat')) / 1e9
+def process_cpu_seconds(pids: list[int]) -> float:
+    """user+sys of the processes, threads that have exited included (/proc/PID/stat: the kernel
+    scales its ticks to the nanosecond runtime, so the sum is exact to a tick)."""
+    total = 0
+    for pid in pids:
+        try:
+            with open(f'/proc/{pid}/stat') as stat:
+                fields = stat.read().rpartition(')')[2].split()
+        except FileNotFoundError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    return total / os.sysconf('SC_CLK_TCK')
 
 
 def switches(status: str, kind: str) -> int:
     return sum(int(line.split()[1]) for line in status.splitlines() if line.startswith(f'{kind}_ctxt_switches:'))
 
 
-def context_switches(pids: list[int], kind: str) -> int:
-    """Context switches of every thread, 'voluntary' (each one a sleep, so a wake-up after it) or
-    'nonvoluntary' (preempted)."""
-    return sum(switches(status, kind) for _, _, (status,) in thread_files(pids, 'status'))
+def label_of(pid: int, comm: str, peripheral: list[int]) -> str:
+    """What a thread is: the peripheral side, this central, a kernel worker by the workqueue it
+    last served (kworker-hci0), or its command."""
+    if pid in peripheral:
+        return 'peripheral'
+    if pid == os.getpid():
+        return 'central'
+    if comm.startswith('kworker'):
+        return 'kworker-' + comm.partition('-')[2] if '-' in comm else 'kworker'
+    return re.sub(r'/\d+$', '', comm)
 
 
-def wakeups_by_thread(pids: list[int]) -> dict[str, int]:
-    """Voluntary switches per thread (PID:name[TID]): which thread wakes."""
-    return {f'{pid}:{comm.strip()}[{tid}]': switches(status, 'voluntary')
-            for pid, tid, (comm, status) in thread_files(pids, 'comm', 'status')}
+def guest_threads(peripheral: list[int]) -> dict[str, list]:
+    """Every thread in the guest by TID: [label, PID:name, CPU seconds (schedstat), voluntary
+    switches (each a sleep, so a wake-up after it), involuntary ones (preempted)]. A thread that
+    exits between two marks takes its counts with it; the host compares thread by thread."""
+    threads = {}
+    pids = [int(entry) for entry in os.listdir('/proc') if entry.isdigit()]
+    for pid, tid, (comm, stat, status) in thread_files(pids, 'comm', 'schedstat', 'status'):
+        comm = comm.strip()
+        threads[tid] = [label_of(pid, comm, peripheral), f'{pid}:{comm}', int(stat.split()[0]) / 1e9,
+                        switches(status, 'voluntary'), switches(status, 'nonvoluntary')]
+    return threads
 
 
 def guest_busy_seconds() -> float:
@@ -179,29 +201,11 @@ def guest_busy_seconds() -> float:
     return (sum(fields[:8]) - idle) / os.sysconf('SC_CLK_TCK')
 
 
-def guest_by_command(peripheral: list[int]) -> tuple[dict[str, float], dict[str, int]]:
-    """CPU seconds and wake-ups (voluntary switches) of every thread in the guest, summed by what it
-    is: the peripheral side, this central, btvirt, kernel workers by the workqueue they last served
-    (kworker-hci0), other commands by name; plus the interrupt time /proc/stat counts apart."""
-    totals: dict[str, float] = {}
-    wakeups: dict[str, int] = {}
-    pids = [int(entry) for entry in os.listdir('/proc') if entry.isdigit()]
-    for pid, _, (comm, stat, status) in thread_files(pids, 'comm', 'schedstat', 'status'):
-        comm = comm.strip()
-        if pid in peripheral:
-            label = 'peripheral'
-        elif pid == os.getpid():
-            label = 'central'
-        elif comm.startswith('kworker'):
-            label = 'kworker-' + comm.partition('-')[2] if '-' in comm else 'kworker'
-        else:
-            label = re.sub(r'/\d+$', '', comm)
-        totals[label] = totals.get(label, 0.0) + int(stat.split()[0]) / 1e9
-        wakeups[label] = wakeups.get(label, 0) + switches(status, 'voluntary')
-    with open('/proc/stat') as proc_stat:
-        fields = [int(v) for v in proc_stat.readline().split()[1:]]
-    totals['irq+softirq'] = (fields[5] + fields[6]) / os.sysconf('SC_CLK_TCK')
-    return totals, wakeups
+def guest_interrupt_seconds() -> float:
+    """Interrupt and softirq time, which /proc/stat counts apart from any thread."""
+    with open('/proc/stat') as stat:
+        fields = [int(v) for v in stat.readline().split()[1:]]
+    return (fields[5] + fields[6]) / os.sysconf('SC_CLK_TCK')
 
 
 def resident_kib(pids: list[int]) -> int:
@@ -272,13 +276,9 @@ def main() -> int:
                 marks.pop(0)
                 if args.perf_control and not figures:
                     perf_command(args.perf_control, 'enable')
-                by_command, wakeups_by_command = guest_by_command(pids)
-                figures.append({'count': received, 'time': time.monotonic(), 'cpu': cpu_seconds(pids),
-                                'wakeups': context_switches(pids, 'voluntary'),
-                                'preemptions': context_switches(pids, 'nonvoluntary'),
-                                'threads': wakeups_by_thread(pids),
-                                'guest_busy': guest_busy_seconds(), 'rss_kib': resident_kib(pids),
-                                'guest_by_command': by_command, 'guest_wakeups_by_command': wakeups_by_command})
+                figures.append({'count': received, 'time': time.monotonic(), 'cpu': process_cpu_seconds(pids),
+                                'guest_busy': guest_busy_seconds(), 'guest_interrupts': guest_interrupt_seconds(),
+                                'rss_kib': resident_kib(pids), 'guest_threads': guest_threads(pids)})
                 if args.perf_control and not marks:
                     perf_command(args.perf_control, 'disable')
         result.update(received=received, figures=figures, ok=True)
