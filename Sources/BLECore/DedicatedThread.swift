@@ -7,11 +7,9 @@ public enum DedicatedThread {
     public static func run<T: Sendable, E: Error>(name: String? = nil,
                                                   _ body: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
         let result: Result<T, E> = await withCheckedContinuation { continuation in
-            let thread = Thread {
+            NamedThread.start(name ?? "blesensor-work") {
                 do throws(E) { continuation.resume(returning: .success(try body())) } catch { continuation.resume(returning: .failure(error)) }
             }
-            if let name { thread.name = name }
-            thread.start()
         }
         return try result.get()
     }

@@ -1,3 +1,4 @@
+import BLECore
 import Foundation
 import HCI
 import Logging
@@ -28,11 +29,9 @@ public final class TCPTransport: HCITransport, Sendable {
         let connector = TCPConnector(host: host, port: port, name: name, logger: logger)
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<TCPConnector.Outcome, Never>) in
-                let thread = Thread {
+                NamedThread.start("hci-connect \(name)") {
                     continuation.resume(returning: connector.connectWithRetry(interrupt: interrupt))
                 }
-                thread.name = "hci-connect \(name)"
-                thread.start()
             }
         } onCancel: {
             interrupt.signal()
@@ -81,4 +80,5 @@ public final class TCPTransport: HCITransport, Sendable {
     /// Packets waiting to be written, and (system calls, packets) written so far; nil when not open.
     var queuedPackets: Int { lifecycle.openLink?.queuedPackets ?? 0 }
     var writeStatistics: (calls: Int64, packets: Int64)? { lifecycle.openLink?.writeStatistics }
+    var timesWaitedForCredits: Int? { lifecycle.openLink?.timesWaitedForCredits }
 }

@@ -66,7 +66,7 @@ public final class SystemClock: HostClock, @unchecked Sendable {
 
     private func start() {
         guard timerDescriptor >= 0 else { return }
-        let thread = Thread { [self] in
+        NamedThread.start("blesensor-timers") { [self] in
             while true {
                 guard bls_timerfd_wait(timerDescriptor) >= 0 else {
                     // Only EBADF/EINVAL can get here, neither of which retrying would fix.
@@ -75,8 +75,6 @@ public final class SystemClock: HostClock, @unchecked Sendable {
                 runDue()
             }
         }
-        thread.name = "blesensor-timers"
-        thread.start()
     }
 
     /// Takes the due timers, runs their actions without the lock, then re-arms once for whatever

@@ -26,9 +26,7 @@ enum BoundedWork {
             }
             if first { settled.signal() }
         }
-        let thread = Thread { settle(.finished(work())) }
-        thread.name = name
-        thread.start()
+        NamedThread.start(name) { settle(.finished(work())) }
         let timer = clock.schedule(after: timeout) { settle(.timedOut) }
         settled.wait()
         timer.cancel()

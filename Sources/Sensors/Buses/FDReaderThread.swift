@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import BLECore
 import CLinuxHardware
 import Foundation
 import Synchronization
@@ -70,7 +71,7 @@ final class FDReaderThread: Sendable {
         guard wake >= 0 else { throw FDReaderError(errno: -wake) }
         let core = Core(wakeFD: wake, onFinish: onFinish)
         self.core = core
-        let thread = Thread {
+        NamedThread.start(name) {
             core.state.withLock { $0.readerThread = pthread_self() }
             Self.loop(fd: fd, core: core, onReadable: onReadable, onFailure: onFailure)
             let cleanUp = core.state.withLock { state -> Bool in
@@ -80,8 +81,6 @@ final class FDReaderThread: Sendable {
             if cleanUp { core.finish() }
             core.finished.signal()
         }
-        thread.name = name
-        thread.start()
     }
 
     private static func loop(fd: Int32, core: Core,
