@@ -119,6 +119,7 @@ final class DescriptorLink: @unchecked Sendable {
     /// The handler, for what is reported outside the loop thread (stalls, refused packets).
     private let reportHandler = Mutex<TransportEventHandler?>(nil)
     private let creditSource = Mutex<CreditSource?>(nil)
+    private let creditWaits = Atomic<Int>(0)
 
     /// Takes ownership of `descriptor` (closes it on failure too). It must be non-blocking.
     init(descriptor: Int32, name: String, framing: Framing, isSocket: Bool, endOfStreamMessage: String,
@@ -142,13 +143,11 @@ final class DescriptorLink: @unchecked Sendable {
     /// exactly one `.closed`.
     func start(handler: @escaping @Sendable (HCITransportEvent) -> Void) {
         reportHandler.withLock { $0 = TransportEventHandler(handler) }
-        let thread = Thread { [self] in
+        NamedThread.start("hci-io \(name)") { [self] in
             let reason = runLoop(handler: handler)
             release()
             handler(.closed(reason))
         }
-        thread.name = "hci-io \(name)"
-        thread.start()
     }
 
     /// Closes a link whose loop was never started (open was abandoned half way).
@@ -166,14 +165,20 @@ final class DescriptorLink: @unchecked Sendable {
         creditSource.withLock { $0 = source }
     }
 
-    /// Whether waiting can gather credits: a controller with one buffer returns one credit at a
-    /// time, so a wait would only delay the refill. (Waiting with nothing in flight still pays:
-    /// refills made on other threads, and their credits, land in the same window; skipping those
-    /// waits cost a fifth more CPU per notification against Bumble.) Without a source (no host
-    /// told us), the wait is kept.
-    private var creditsMayGather: Bool {
+    /// Whether waiting for more credits can pay, after a read that returned only credits `sinceLast`
+    /// after the previous such read. Never with one buffer: the controller returns one credit at a
+    /// time, so a wait would only delay the refill. Otherwise while PDUs wait in the host for
+    /// credits, or while credits come back densely (within two windows of each other: a fast timer
+    /// whose sends, and their credits, land in the window; skipping those waits cost a third more
+    /// CPU per value at 2000 values a second against Bumble). Sparse credits with nothing waiting,
+    /// as from a 50 Hz timer, gather nothing: the wait would be one more wake-up per value. Without
+    /// a source (no host told us), the wait is kept.
+    private func creditsMayGather(sinceLast: Duration?, window: Duration) -> Bool {
         guard let credits = creditSource.withLock({ $0 })?.read() else { return true }
-        return credits.capacity >= 2
+        guard credits.capacity >= 2 else { return false }
+        if credits.waiting > 0 { return true }
+        guard let sinceLast else { return false }
+        return sinceLast <= window * 2
     }
 
     // MARK: - Sending
@@ -257,6 +262,8 @@ final class DescriptorLink: @unchecked Sendable {
     var writeStatistics: (calls: Int64, packets: Int64) { outbound.withLock { ($0.writeCalls, $0.packetsWritten) } }
     /// Packets the kernel refused as malformed and that were dropped.
     var packetsRefused: Int64 { outbound.withLock { $0.packetsRefused } }
+    /// How often the loop waited for credits to gather before reading again.
+    var timesWaitedForCredits: Int { creditWaits.load(ordering: .relaxed) }
     /// How often a write found the descriptor full.
     var timesBlocked: Int64 { outbound.withLock { $0.timesBlocked } }
 
@@ -275,16 +282,23 @@ final class DescriptorLink: @unchecked Sendable {
         let moderation = window > .zero ? Int32(clamping: (window + .nanoseconds(999_999)).wholeMilliseconds) : 0
         var quiet = Array(fds[1...])
         var onlyCredits = false
+        var lastCreditsRead: MonotonicInstant?
         while true {
             let (blocked, failure) = outbound.withLock { ($0.blocked, $0.failure) }
             if let failure { return failure }
-            if onlyCredits, moderation > 0, !blocked, creditsMayGather {
-                // The last read only returned credits: let more gather before reading again.
-                // Kicks and stop still wake this at once.
-                for index in quiet.indices { quiet[index].revents = 0 }
-                _ = SystemCall.poll(&quiet, timeout: moderation)
-                onlyCredits = false
-                continue
+            if onlyCredits, moderation > 0, !blocked {
+                let now = options.clock.now
+                let sinceLast = lastCreditsRead.map { now - $0 }
+                lastCreditsRead = now
+                if creditsMayGather(sinceLast: sinceLast, window: window) {
+                    // The last read only returned credits: let more gather before reading again.
+                    // Kicks and stop still wake this at once.
+                    creditWaits.add(1, ordering: .relaxed)
+                    for index in quiet.indices { quiet[index].revents = 0 }
+                    _ = SystemCall.poll(&quiet, timeout: moderation)
+                    onlyCredits = false
+                    continue
+                }
             }
             onlyCredits = false
             fds[0].events = Int16(POLLIN) | (blocked ? Int16(POLLOUT) : 0)

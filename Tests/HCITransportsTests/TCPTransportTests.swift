@@ -265,6 +265,45 @@ import Testing
         #expect(await recorder.waitForClosed() == .some(nil))
     }
 
+    /// After a read of credits alone the loop waits a window for more only where more can gather:
+    /// PDUs wait in the host, or credits come back densely (a fast timer). Sparse credits with
+    /// nothing waiting (a 50 Hz timer) are read as they come, and one buffer never waits.
+    @Test(.timeLimit(.minutes(1)))
+    func creditsAreAwaitedOnlyWhereMoreCanGather() async throws {
+        let server = try TestTCPServer()
+        let recorder = EventRecorder()
+        let clock = ManualClock()
+        var options = TransportOptions()
+        options.clock = clock
+        options.creditReturnModeration = .milliseconds(1)
+        let transport = try await connected(server, recorder: recorder, options: options)
+        let credits = Mutex(ACLCredits(inFlight: 0, capacity: 8, waiting: 0))
+        transport.setCreditSource { credits.withLock { $0 } }
+        let creditReturn: [UInt8] = [0x04, 0x13, 0x05, 0x01, 0x40, 0x00, 0x01, 0x00]
+        var delivered = 0
+        // Credits alone, then a packet read after them: once it is delivered, the loop has decided.
+        func creditsReturned(after gap: Duration) async throws -> Int {
+            clock.advance(by: gap)
+            try server.write(creditReturn)
+            delivered += 1
+            _ = await recorder.waitForPackets(delivered)
+            try server.write(commandComplete)
+            delivered += 1
+            _ = await recorder.waitForPackets(delivered)
+            return try #require(transport.timesWaitedForCredits)
+        }
+        #expect(try await creditsReturned(after: .zero) == 0, "the first credits: nothing to compare with")
+        #expect(try await creditsReturned(after: .milliseconds(20)) == 0, "sparse, nothing waiting")
+        #expect(try await creditsReturned(after: .microseconds(500)) == 1, "dense")
+        credits.withLock { $0.waiting = 3 }
+        #expect(try await creditsReturned(after: .milliseconds(20)) == 2, "sparse, but PDUs wait for credits")
+        credits.withLock { $0 = ACLCredits(inFlight: 0, capacity: 1, waiting: 3) }
+        #expect(try await creditsReturned(after: .microseconds(500)) == 2, "one buffer: one credit at a time")
+        #expect(recorder.packets.count == delivered)
+        transport.close()
+        #expect(await recorder.waitForClosed() == .some(nil))
+    }
+
     @Test(.timeLimit(.minutes(1)), arguments: [Duration.zero, .milliseconds(1), .milliseconds(50)])
     func creditReturnModerationLosesAndReordersNothing(moderation: Duration) async throws {
         let server = try TestTCPServer()

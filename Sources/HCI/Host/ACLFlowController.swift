@@ -302,8 +302,13 @@ public final class ACLFlowController: Sendable {
 
     public var availableCredits: Int { state.withLock { $0.bufferCount - $0.inFlight } }
     public var packetsInFlight: Int { state.withLock { $0.inFlight } }
-    /// Buffers in the controller and how many hold our packets, read together.
-    public var credits: ACLCredits { state.withLock { ACLCredits(inFlight: $0.inFlight, capacity: $0.bufferCount) } }
+    /// Buffers in the controller, how many hold our packets and how many PDUs wait for one, read together.
+    public var credits: ACLCredits {
+        state.withLock { state in
+            ACLCredits(inFlight: state.inFlight, capacity: state.bufferCount,
+                       waiting: state.links.values.reduce(0) { $0 + $1.pendingPDUs })
+        }
+    }
     public var statistics: Statistics { state.withLock { $0.statistics } }
     public func packetsInFlight(on link: Link) -> Int { state.withLock { $0.links[link.id]?.inFlight ?? 0 } }
     public func queuedPDUs(on link: Link) -> Int { state.withLock { $0.links[link.id]?.pendingPDUs ?? 0 } }

@@ -12,14 +12,17 @@ public enum HCITransportEvent: Sendable {
     case closed(HCITransportError?)
 }
 
-/// The host's ACL buffers in the controller: how many it has, and how many hold packets now.
+/// The host's ACL buffers in the controller: how many it has, how many hold packets now, and how
+/// many PDUs wait in the host for one.
 public struct ACLCredits: Sendable, Equatable {
     public var inFlight: Int
     public var capacity: Int
+    public var waiting: Int
 
-    public init(inFlight: Int, capacity: Int) {
+    public init(inFlight: Int, capacity: Int, waiting: Int = 0) {
         self.inFlight = inFlight
         self.capacity = capacity
+        self.waiting = waiting
     }
 }
 
