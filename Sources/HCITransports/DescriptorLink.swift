@@ -25,9 +25,10 @@ import Synchronization
 ///
 /// After a read that only returned credits, the loop waits `creditReturnModeration` before reading
 /// again (a send that finds the descriptor full, and `stop()`, still wake it at once), so a
-/// notification stream's credits cost one wake-up per window rather than one per packet. It does
-/// not wait where credits cannot gather: a controller with a single ACL buffer (btvirt) returns
-/// each alone, and the wait only delayed the refill, to at most one packet per millisecond.
+/// notification stream's credits cost one wake-up per window rather than one per packet. It waits
+/// only where more credits can gather (`creditsMayGather`): never with a single ACL buffer
+/// (btvirt returns each credit alone, and the wait only delayed the refill), and with nothing
+/// queued in the host only while credits come back within a window of each other.
 ///
 /// A datagram the kernel refuses as malformed (EINVAL, EMSGSIZE) is a bug in the host: it is
 /// dropped and reported as `.refused`, and the link goes on; the host's timeouts recover the
@@ -165,20 +166,22 @@ final class DescriptorLink: @unchecked Sendable {
         creditSource.withLock { $0 = source }
     }
 
-    /// Whether waiting for more credits can pay, after a read that returned only credits `sinceLast`
-    /// after the previous such read. Never with one buffer: the controller returns one credit at a
-    /// time, so a wait would only delay the refill. Otherwise while PDUs wait in the host for
-    /// credits, or while credits come back densely (within two windows of each other: a fast timer
-    /// whose sends, and their credits, land in the window; skipping those waits cost a third more
-    /// CPU per value at 2000 values a second against Bumble). Sparse credits with nothing waiting,
-    /// as from a 50 Hz timer, gather nothing: the wait would be one more wake-up per value. Without
-    /// a source (no host told us), the wait is kept.
-    private func creditsMayGather(sinceLast: Duration?, window: Duration) -> Bool {
+    /// Whether waiting `window` for more credits can pay, after a read that returned only credits.
+    /// Never with one buffer: the controller returns one credit at a time, so a wait would only
+    /// delay the refill. Otherwise while PDUs wait in the host for credits, or while credits come
+    /// back densely: within `window` of the previous credits-only read or of the end of the last
+    /// wait (a fast timer, whose sends and their credits land in the window; skipping those waits
+    /// cost a third more CPU per value at 2000 values a second against Bumble). Sparse credits with
+    /// nothing waiting, as from a 50 Hz timer, gather nothing: the wait would be one more wake-up
+    /// per value. Without a source (no host told us), the wait is kept.
+    private func creditsMayGather(window: Duration, lastCredits: inout MonotonicInstant?) -> Bool {
         guard let credits = creditSource.withLock({ $0 })?.read() else { return true }
         guard credits.capacity >= 2 else { return false }
+        let now = options.clock.now
+        defer { lastCredits = now }
         if credits.waiting > 0 { return true }
-        guard let sinceLast else { return false }
-        return sinceLast <= window * 2
+        guard let previous = lastCredits else { return false }
+        return now - previous <= window
     }
 
     // MARK: - Sending
@@ -282,23 +285,22 @@ final class DescriptorLink: @unchecked Sendable {
         let moderation = window > .zero ? Int32(clamping: (window + .nanoseconds(999_999)).wholeMilliseconds) : 0
         var quiet = Array(fds[1...])
         var onlyCredits = false
-        var lastCreditsRead: MonotonicInstant?
+        // When credits last came, or the last wait for them ended: how densely they come back.
+        var lastCredits: MonotonicInstant?
         while true {
             let (blocked, failure) = outbound.withLock { ($0.blocked, $0.failure) }
             if let failure { return failure }
-            if onlyCredits, moderation > 0, !blocked {
-                let now = options.clock.now
-                let sinceLast = lastCreditsRead.map { now - $0 }
-                lastCreditsRead = now
-                if creditsMayGather(sinceLast: sinceLast, window: window) {
-                    // The last read only returned credits: let more gather before reading again.
-                    // Kicks and stop still wake this at once.
-                    creditWaits.add(1, ordering: .relaxed)
-                    for index in quiet.indices { quiet[index].revents = 0 }
-                    _ = SystemCall.poll(&quiet, timeout: moderation)
-                    onlyCredits = false
-                    continue
-                }
+            if onlyCredits, moderation > 0, !blocked,
+               creditsMayGather(window: .milliseconds(moderation), lastCredits: &lastCredits) {
+                // The last read only returned credits: let more gather before reading again.
+                // Kicks and stop still wake this at once.
+                creditWaits.add(1, ordering: .relaxed)
+                for index in quiet.indices { quiet[index].revents = 0 }
+                _ = SystemCall.poll(&quiet, timeout: moderation)
+                // Measured from here, the wait itself never makes credits look dense.
+                lastCredits = options.clock.now
+                onlyCredits = false
+                continue
             }
             onlyCredits = false
             fds[0].events = Int16(POLLIN) | (blocked ? Int16(POLLOUT) : 0)

@@ -6,7 +6,7 @@ public struct TransportOptions: Sendable {
     public var stallTimeout: Duration = .seconds(2)
     /// Packets the write queue holds at most; ACL flow control keeps it far below this.
     public var maxQueuedPackets = 4096
-    /// The clock stall detection runs on (a `ManualClock` in tests).
+    /// The clock stall detection runs on, and credit returns are timed with (a `ManualClock` in tests).
     public var clock: any HostClock = SystemClock.shared
     /// After a read that only returned ACL credits (Number Of Completed Packets), wait up to this
     /// long before reading again, so a stream of credit returns costs one wake-up per window

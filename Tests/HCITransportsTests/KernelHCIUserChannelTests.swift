@@ -105,12 +105,27 @@ struct KernelHCIUserChannelTests {
         let recorder = EventRecorder()
         let data = HCIACLPacket.frame(handle: 0x0EFF, boundary: .firstNonFlushable, fragment: ArraySlice(repeating: 0xA5, count: 1000))
         // The flush writes on this thread until EAGAIN, then the loop thread (started here) goes on.
-        try RealtimeThread.running(onCPU: cpu) { () throws(HCITransportError) in
-            link.start(handler: recorder.handler)
-            try link.combiningWrites { () throws(HCITransportError) in
-                for _ in 0..<200 { try link.send(data.h4Bytes) }
-                try link.send(KernelHCI.command(0x1009).h4Bytes)
+        // A dedicated thread: no thread of Swift's shared pool ever runs at SCHED_FIFO.
+        let outcome = await DedicatedThread.run(name: "kernel-hci-fifo") { () -> (started: Bool, error: (any Error)?) in
+            var started = false
+            do {
+                try RealtimeThread.running(onCPU: cpu) { () throws(HCITransportError) in
+                    link.start(handler: recorder.handler)
+                    started = true
+                    try link.combiningWrites { () throws(HCITransportError) in
+                        for _ in 0..<200 { try link.send(data.h4Bytes) }
+                        try link.send(KernelHCI.command(0x1009).h4Bytes)
+                    }
+                }
+                return (started, nil)
+            } catch {
+                return (started, error)
             }
+        }
+        if let error = outcome.error {
+            // Close the socket here, or every later test finds hci0 taken.
+            if outcome.started { await KernelHCI.stop(link, recorder) } else { link.discard() }
+            throw error
         }
         _ = await recorder.wait(timeout: KernelHCI.liveness) { events in
             !KernelHCI.answered(events).isEmpty || KernelHCI.closed(events)

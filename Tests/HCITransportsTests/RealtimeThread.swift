@@ -14,8 +14,9 @@ enum RealtimeThread {
         try #require(allowed == String(cpu), "the process may run on CPUs \(allowed ?? "?"), not only on \(cpu): run it under taskset -c \(cpu)")
         let previousPolicy = sched_getscheduler(0)
         var previousParameters = sched_param()
-        try #require(previousPolicy >= 0 && sched_getparam(0, &previousParameters) == 0, "sched_getscheduler: \(errnoText)")
-        defer { _ = sched_setscheduler(0, previousPolicy, &previousParameters) }
+        try #require(previousPolicy >= 0, "sched_getscheduler: \(errnoText)")
+        try #require(sched_getparam(0, &previousParameters) == 0, "sched_getparam: \(errnoText)")
+        defer { precondition(sched_setscheduler(0, previousPolicy, &previousParameters) == 0, "restoring the scheduling policy: \(errnoText)") }
         var realtime = sched_param(sched_priority: 1)
         try #require(sched_setscheduler(0, SCHED_FIFO, &realtime) == 0, "sched_setscheduler SCHED_FIFO (needs root or CAP_SYS_NICE): \(errnoText)")
         try body()

@@ -56,6 +56,9 @@ for tool in /usr/libexec/bluetooth/bluetoothd dbus-daemon dbus-send; do
 done
 /usr/bin/python3 -c 'import dbus, gi' 2>/dev/null || { echo "bench: python3-dbus and python3-gi are missing: run scripts/install-deps.sh" >&2; exit 1; }
 
+if [[ -n $profile$system_profile ]]; then
+    command -v perf >/dev/null || { echo "bench: --profile and --system-profile need perf: apt-get install linux-perf" >&2; exit 1; }
+fi
 bin=$(realpath "$bin")
 btvirt_env=()
 if [[ $buffers != 1 ]]; then
