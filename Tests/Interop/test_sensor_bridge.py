@@ -550,12 +550,13 @@ async def test_a_failed_tmp102_shows_in_status_and_over_the_air_while_the_bme280
     assert abs(room_status['value'] - ROOM_CELSIUS) <= 0.01, room_status
     reads = room_status['reads']
 
-    # The room keeps notifying well after the fault; the body sends no more NaNs.
+    # The room keeps notifying after the fault; the body sends no more NaNs. Counted, not timed: on a
+    # busy machine the two may arrive within a second of the fault.
     counts = {uuid: len(r) for uuid, r in room.items()}
     await session.tap.wait_for(lambda: all(len(room[u]) >= counts[u] + 2 for u in room), 5,
                                '2 more notifications of each ES characteristic after the fault')
     for uuid, r in room.items():
-        assert any(t > faulted_at + 1 for t, _ in r.values), str(uuid)
+        assert sum(1 for t, _ in r.values if t > faulted_at) >= 2, str(uuid)
     for (_, t), (_, h), (_, p) in zip(*(room[u].values for u in (ES_TEMPERATURE, HUMIDITY, PRESSURE))):
         check_room(t, h, p)
     nans = [v for v in (v for _, v in body.values) if math.isnan(temperature_measurement(v))]
@@ -587,7 +588,7 @@ async def test_a_failed_bme280_sends_unknown_once_while_the_tmp102_keeps_serving
     faulted_at = max(t for t, v in temperature.values if v == b'\x00\x80')
     count = len(body)
     await session.tap.wait_for(lambda: len(body) >= count + 2, 5, '2 more temperature indications after the fault')
-    assert any(t > faulted_at + 1 for t, _ in body.values)
+    assert sum(1 for t, _ in body.values if t > faulted_at) >= 2, 'the TMP102 keeps indicating after the fault'
     for _, value in body.values:
         assert abs(temperature_measurement(value) - BODY_CELSIUS) <= BODY_TOLERANCE, value.hex()
     temperatures = [v for _, v in temperature.values]
