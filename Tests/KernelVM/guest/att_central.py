@@ -194,18 +194,14 @@ def guest_threads(peripheral: list[int]) -> dict[str, list]:
     return threads
 
 
-def guest_busy_seconds() -> float:
+def guest_cpu_seconds() -> tuple[float, float]:
+    """The guest's busy CPU time, and of it the interrupt and softirq time, which /proc/stat counts
+    apart from any thread: one read, so both are taken at the same moment."""
     with open('/proc/stat') as stat:
         fields = [int(v) for v in stat.readline().split()[1:]]
     idle = fields[3] + fields[4]
-    return (sum(fields[:8]) - idle) / os.sysconf('SC_CLK_TCK')
-
-
-def guest_interrupt_seconds() -> float:
-    """Interrupt and softirq time, which /proc/stat counts apart from any thread."""
-    with open('/proc/stat') as stat:
-        fields = [int(v) for v in stat.readline().split()[1:]]
-    return (fields[5] + fields[6]) / os.sysconf('SC_CLK_TCK')
+    tick = os.sysconf('SC_CLK_TCK')
+    return (sum(fields[:8]) - idle) / tick, (fields[5] + fields[6]) / tick
 
 
 def resident_kib(pids: list[int]) -> int:
@@ -276,8 +272,9 @@ def main() -> int:
                 marks.pop(0)
                 if args.perf_control and not figures:
                     perf_command(args.perf_control, 'enable')
+                busy, interrupts = guest_cpu_seconds()
                 figures.append({'count': received, 'time': time.monotonic(), 'cpu': process_cpu_seconds(pids),
-                                'guest_busy': guest_busy_seconds(), 'guest_interrupts': guest_interrupt_seconds(),
+                                'guest_busy': busy, 'guest_interrupts': interrupts,
                                 'rss_kib': resident_kib(pids), 'guest_threads': guest_threads(pids)})
                 if args.perf_control and not marks:
                     perf_command(args.perf_control, 'disable')
