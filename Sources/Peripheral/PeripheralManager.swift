@@ -474,7 +474,9 @@ public actor PeripheralManager {
         case let .readyToUpdateSubscribers(links):
             let centrals = broker.centrals(links)
             if let handler = readyHandler.withLock({ $0 }) {
-                handler.call(centrals)
+                // No central left to update (the last one just closed): a handler that refills
+                // until refused would spin, as updates to nobody are always accepted.
+                if !centrals.isEmpty { handler.call(centrals) }
             } else {
                 eventSink.yield(.readyToUpdateSubscribers(centrals))
             }
@@ -541,6 +543,9 @@ public actor PeripheralManager {
             security?.linkClosed(link)
             guard let central = broker.central(link.id) else { return }
             current?.server.linkClosed(link)
+            // Its subscriptions go first: removing its queue can wake a streaming application's
+            // ready handler, whose updates must no longer be routed to this link.
+            broker.subscribers.remove(link.id)
             current?.engine.removeLink(link.id)
             broker.centralDisconnected(link.id)
             // Its central is away from now on: updates flag it.

@@ -103,7 +103,10 @@ final class ExampleApplication: Sendable {
             case let .advertisingStarted(plan):
                 logger.info("advertising enabled: \(plan.advertisingData.hexString) / \(plan.scanResponseData.hexString)")
             case let .stateChanged(newState): logger.info("state \(newState)")
-            case let .controllerLost(loss): logger.error("\(loss)")
+            case let .controllerLost(loss):
+                // Nothing left to serve: the process ends (non-zero) instead of idling for ever.
+                logger.error("\(loss), exiting")
+                return
             }
         }
     }

@@ -95,14 +95,24 @@ struct HeartRatePeripheral: AsyncParsableCommand {
         let mode: ExampleApplication.Mode = stream
             ? .stream : .periodic(.nanoseconds(Int64(1e9 / rate)), leeway: .nanoseconds(Int64(updateLeewayMs * 1e6)))
         let app = ExampleApplication(manager: manager, logger: logger, mode: mode)
-        // 3. Serve until SIGTERM or SIGINT, then leave cleanly.
+        // 3. Serve until SIGTERM or SIGINT, or until the controller is lost; then leave cleanly.
         let stop = DispatchSignalWaiter(signals: [SIGTERM, SIGINT])
-        let serving = Task { await app.run() }
-        let number = await stop.next()
-        logger.info("received signal \(number), stopping")
-        serving.cancel()
+        let ending = await withTaskGroup(of: Ending.self) { group in
+            group.addTask { .signal(await stop.next()) }
+            group.addTask { await app.run(); return .controllerLost }
+            let first = await group.next() ?? .controllerLost
+            group.cancelAll()
+            return first
+        }
+        if case let .signal(number) = ending { logger.info("received signal \(number), stopping") }
         app.stopTimers()
         await manager.shutdown()
+        if case .controllerLost = ending { throw ExitCode(1) }
+    }
+
+    private enum Ending: Sendable {
+        case signal(Int32)
+        case controllerLost
     }
 
     private func makeTransport(logger: Logger) throws -> any HCITransport {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import signal
 
+from harness.gatt import HRM, connect, start_example
 from harness.server import HarnessServer, free_port
 
 
@@ -29,6 +30,21 @@ async def test_link_lost_exits_nonzero_with_message(harness, spawn_daemon):
     code = await daemon.wait_exit(5)
     assert code != 0
     assert daemon.count('controller link lost') >= 1, daemon.log
+
+
+async def test_example_streaming_when_the_link_drops_exits_nonzero(harness, central, spawn_example):
+    # Streaming keeps its queue full, so closing the link wakes its refill handler; that once spun
+    # for ever on the dead link, and the example idled after the loss instead of exiting.
+    example = await start_example(harness, spawn_example, '--stream', name='stream-lost')
+    session = await connect(central, example)
+    await session.discover()
+    hrm = session.characteristic(HRM)
+    await asyncio.wait_for(session.peer.subscribe(hrm, lambda _: None), 5)
+    await session.tap.wait_for(lambda: len(session.tap.notifications[hrm.handle]) >= 50, 10, '50 notifications of 2A37')
+    harness.drop_host()
+    code = await example.wait_exit(10)
+    assert code == 1, example.log
+    assert example.count('controller link lost') >= 1, example.log
 
 
 async def test_sigterm_while_waiting_for_the_controller_exits_zero(spawn_daemon):

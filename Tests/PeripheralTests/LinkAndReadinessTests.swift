@@ -241,6 +241,31 @@ extension PeripheralEvent {
         await fixture.manager.shutdown()
     }
 
+    /// Found by a streaming example that spun at full CPU after its central went away: removing
+    /// the closed link's full queue woke the ready handler, and every update was still routed to
+    /// the closed link, so "accepted" came back for ever and the disconnection never finished.
+    @Test func aCentralLeavingWhileItsQueueIsFullDoesNotSpinARefillingHandler() async throws {
+        let fixture = try await PeripheralFixture(completion: .manual, bufferCount: 4, queueEntries: 4)
+        fixture.manager.setUpdatePolicy(.fifo, for: TestIDs.notifying)
+        let client = try await fixture.connect(1)
+        try await fixture.subscribe(client, to: TestIDs.notifying, value: 0x0001)
+        let manager = fixture.manager
+        // Bounded so that a regression fails the expectation below instead of hanging the suite.
+        let limit = 10_000
+        let longestRefill = Mutex(0)
+        manager.setReadyToUpdateHandler { _ in
+            var accepted = 0
+            while accepted < limit, manager.updateValue([0xBB], for: TestIDs.notifying) { accepted += 1 }
+            longestRefill.withLock { $0 = max($0, accepted) }
+        }
+        while manager.updateValue([0xAA], for: TestIDs.notifying) {}
+        client.link.disconnect()
+        await fixture.recorder.wait { $0.isDisconnection }
+        #expect(longestRefill.withLock { $0 } < limit)
+        manager.setReadyToUpdateHandler(nil)
+        await fixture.manager.shutdown()
+    }
+
     @Test func batchingUpdatesReturnsTheBodysResultAndItsUpdatesAllArrive() async throws {
         let fixture = try await PeripheralFixture(queueEntries: 16)
         fixture.manager.setUpdatePolicy(.fifo, for: TestIDs.notifying)
