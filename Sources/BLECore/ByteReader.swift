@@ -13,19 +13,24 @@ public enum ByteReaderError: Error, Equatable, Sendable, CustomStringConvertible
 
 /// A bounds-checked little-endian reader over bytes from the air or a controller.
 /// Every read either returns a value or throws; it never traps, so parsers built on it are total.
+/// Reading a slice does not copy it: every received event and PDU is parsed this way.
 public struct ByteReader: Sendable {
-    public let bytes: [UInt8]
+    private let bytes: ArraySlice<UInt8>
+    /// Where `offset` 0 is in `bytes` (a slice keeps its parent's indices).
+    private let base: Int
+    /// Bytes read so far; offsets in errors count from the reader's first byte.
     public private(set) var offset: Int
     private let end: Int
 
     public init(_ bytes: [UInt8]) {
-        self.bytes = bytes
-        self.offset = 0
-        self.end = bytes.count
+        self.init(bytes[...])
     }
 
     public init(_ bytes: ArraySlice<UInt8>) {
-        self.init(Array(bytes))
+        self.bytes = bytes
+        self.base = bytes.startIndex
+        self.offset = 0
+        self.end = bytes.count
     }
 
     public var remainingCount: Int { end - offset }
@@ -40,7 +45,7 @@ public struct ByteReader: Sendable {
     public mutating func readUInt8() throws(ByteReaderError) -> UInt8 {
         try require(1)
         defer { offset += 1 }
-        return bytes[offset]
+        return bytes[base + offset]
     }
 
     public mutating func readInt8() throws(ByteReaderError) -> Int8 {
@@ -72,7 +77,7 @@ public struct ByteReader: Sendable {
         try require(width)
         var value: UInt64 = 0
         for index in 0..<min(width, 8) {
-            value |= UInt64(bytes[offset + index]) << (8 * UInt64(index))
+            value |= UInt64(bytes[base + offset + index]) << (8 * UInt64(index))
         }
         offset += width
         return value
@@ -81,13 +86,13 @@ public struct ByteReader: Sendable {
     public mutating func readBytes(_ count: Int) throws(ByteReaderError) -> [UInt8] {
         try require(count)
         defer { offset += count }
-        return Array(bytes[offset..<(offset + count)])
+        return Array(bytes[(base + offset)..<(base + offset + count)])
     }
 
     /// Everything not read yet.
     public mutating func readRemaining() -> [UInt8] {
         defer { offset = end }
-        return Array(bytes[offset..<end])
+        return Array(bytes[(base + offset)..<(base + end)])
     }
 
     public mutating func skip(_ count: Int) throws(ByteReaderError) {

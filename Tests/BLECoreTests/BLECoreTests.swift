@@ -18,6 +18,20 @@ import Testing
         #expect(throws: ByteReaderError.self) { try reader.readBytes(-1) }
     }
 
+    /// A slice keeps its parent's indices; the reader reads it in place and counts from its start.
+    @Test func readsASliceInPlaceWithOffsetsFromItsOwnStart() throws {
+        let parent: [UInt8] = [0xEE, 0xEE, 0x01, 0x34, 0x12, 0xAA, 0xBB, 0xEE]
+        var reader = ByteReader(parent[2..<7])
+        #expect(reader.remainingCount == 5)
+        #expect(try reader.readUInt8() == 0x01)
+        #expect(try reader.readUInt16() == 0x1234)
+        #expect(throws: ByteReaderError.truncated(needed: 3, available: 2, offset: 3)) { try reader.readBytes(3) }
+        #expect(try reader.readBytes(1) == [0xAA])
+        #expect(reader.readRemaining() == [0xBB])
+        #expect(reader.isAtEnd)
+        #expect(throws: ByteReaderError.truncated(needed: 1, available: 0, offset: 5)) { try reader.readUInt8() }
+    }
+
     @Test func writerRoundTrips() throws {
         var writer = ByteWriter()
         writer.append(UInt16(0xABCD))

@@ -251,6 +251,36 @@ func l2capPDU(channel: UInt16 = 0x0004, payloadLength: Int, fill: UInt8 = 0xAB) 
         #expect(recorder.sent.count == 1)
     }
 
+    /// PDUs that waited for a credit are framed in their own headroom when they leave, as on the
+    /// fast path: same packets as framing a copy, and a refused one is dropped alone.
+    @Test func queuedPDUsWithHeadroomLeaveFramedInPlace() throws {
+        let recorder = PacketRecorder()
+        let flow = ACLFlowController(clock: ManualClock(), send: { recorder.record($0) })
+        flow.configure(bufferSize: 27, bufferCount: 1)
+        flow.add(links[0x21])
+        let headroom = ACLFlowController.frameHeadroom
+        func framed(_ fill: UInt8, extra: Int = 0) -> [UInt8] {
+            [UInt8](repeating: 0xEE, count: headroom + extra) + l2capPDU(payloadLength: 6, fill: fill)
+        }
+        try flow.enqueue(framed(0x01), on: links[0x21], headroom: headroom)               // takes the credit
+        try flow.enqueue(framed(0x02), on: links[0x21], headroom: headroom)               // queued
+        try flow.enqueue(framed(0x03, extra: 3), on: links[0x21], headroom: headroom + 3) // queued, more room than needed
+        try flow.enqueue(framed(0x04), on: links[0x21], headroom: headroom)               // queued, refused below
+        #expect(flow.queuedPDUs(on: links[0x21]) == 3)
+        flow.completePackets([.init(handle: 0x21, completed: 1)])
+        flow.completePackets([.init(handle: 0x21, completed: 1)])
+        recorder.accepting.withLock { $0 = false }
+        flow.completePackets([.init(handle: 0x21, completed: 1)])
+        recorder.accepting.withLock { $0 = true }
+        try flow.enqueue(framed(0x05), on: links[0x21], headroom: headroom)               // the credit is still free
+        let sent = recorder.sent
+        #expect(sent.map(\.handle) == [0x21, 0x21, 0x21, 0x21])
+        #expect(sent.map(\.boundary) == [.firstNonFlushable, .firstNonFlushable, .firstNonFlushable, .firstNonFlushable])
+        #expect(sent.map { Array($0.data) } == [0x01, 0x02, 0x03, 0x05].map { l2capPDU(payloadLength: 6, fill: $0) })
+        #expect(flow.statistics.writesRefused == 1)
+        #expect(flow.queuedPDUs(on: links[0x21]) == 0)
+    }
+
     @Test func drainObserversAreAllCalledAndCanBeRemoved() throws {
         let recorder = PacketRecorder()
         let flow = ACLFlowController(clock: ManualClock(), send: { recorder.record($0) })

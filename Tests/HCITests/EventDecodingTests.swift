@@ -80,6 +80,16 @@ import BLECore
         // Reserved top bits of the handle are dropped.
         let masked = try HCIEvent(body: try hex("13 05 01 40f0 0100")[...])
         #expect(masked == .numberOfCompletedPackets(.init(entries: [.init(handle: 0x0040, completed: 1)])))
+        // The router's shortcut for the one-handle form agrees, and leaves every other form alone.
+        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: try hex("13 05 01 40f0 0100")[...]) == .init(handle: 0x0040, completed: 1))
+        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: try hex("13 05 01 4000 0003")[...]) == .init(handle: 0x0040, completed: 0x0300))
+        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: try hex("13 09 02 4000 0100 4100 0200")[...]) == nil)
+        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: try hex("13 01 00")[...]) == nil)
+        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: try hex("13 06 01 4000 0100 00")[...]) == nil)
+        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: try hex("0e 05 01 4000 0100")[...]) == nil)
+        // A slice of a larger buffer, as the transport hands it over (after the H4 indicator).
+        let packet = try hex("04 13 05 01 4100 0200")
+        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: packet[1...]) == .init(handle: 0x0041, completed: 2))
     }
 
     @Test func hardwareErrorAndDataBufferOverflow() throws {

@@ -40,6 +40,30 @@ import BLECore
         #expect(decoded > Self.iterations / 4)
     }
 
+    /// The router's Number Of Completed Packets shortcut never disagrees with the full decoder:
+    /// where it answers, the decoder yields that one entry; it answers for every exact
+    /// one-handle event (anything else, trailing bytes included, takes the decoder's path).
+    @Test func completedPacketsShortcutAgreesWithTheDecoder() {
+        var rng = SplitMix64(seed: 0x4E43_5000)
+        var taken = 0
+        for _ in 0..<Self.iterations {
+            // Half of them the one-handle length, so the header flips below often make it exact.
+            var body = rng.bytes(count: Bool.random(using: &rng) ? 7 : Int.random(in: 0...9, using: &rng))
+            if body.count >= 3, Bool.random(using: &rng) { body[0] = HCIEventCode.numberOfCompletedPackets }
+            if body.count >= 3, Bool.random(using: &rng) { body[1] = UInt8(body.count - 2) }
+            if body.count >= 3, Bool.random(using: &rng) { body[2] = 1 }
+            let shortcut = HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: body[...])
+            let decoded = try? HCIEvent(body: body[...])
+            if let shortcut {
+                taken += 1
+                #expect(decoded == .numberOfCompletedPackets(.init(entries: [shortcut])), "seeded body \(body.hexString)")
+            } else if body.count == 7, case let .numberOfCompletedPackets(event) = decoded, event.entries.count == 1 {
+                Issue.record("the exact one-handle form was not taken: \(body.hexString)")
+            }
+        }
+        #expect(taken > Self.iterations / 40)
+    }
+
     @Test func randomACLBodies() {
         var rng = SplitMix64(seed: 0x4143_4C00)
         var decoded = 0

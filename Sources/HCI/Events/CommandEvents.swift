@@ -59,6 +59,18 @@ public struct HCINumberOfCompletedPacketsEvent: HCIParameters {
     public var entries: [Entry]
 
     public init(entries: [Entry]) { self.entries = entries }
+
+    /// The one entry of an event body (code, length, parameters) that is exactly a Number Of
+    /// Completed Packets for a single handle, the form of almost every one while streaming; `nil`
+    /// for anything else, which goes through `HCIEvent`. Decodes as that path does, without
+    /// building an event or an array.
+    public static func singleEntry(ofEventBody body: ArraySlice<UInt8>) -> Entry? {
+        guard body.count == 7 else { return nil }
+        let start = body.startIndex
+        guard body[start] == HCIEventCode.numberOfCompletedPackets, body[start + 1] == 5, body[start + 2] == 1 else { return nil }
+        return Entry(handle: (UInt16(body[start + 3]) | UInt16(body[start + 4]) << 8) & 0x0FFF,
+                     completed: UInt16(body[start + 5]) | UInt16(body[start + 6]) << 8)
+    }
     public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
         entries = try reader.decoding("Number Of Completed Packets") { r throws(ByteReaderError) in
             let count = Int(try r.readUInt8())

@@ -45,7 +45,9 @@ public final class ACLFlowController: Sendable {
         public var pdusDroppedOnClose: Int64 = 0
     }
 
-    struct LinkQueue {
+    /// A class, so the hot path mutates it through one reference instead of a dictionary lookup
+    /// (and a copy) per field.
+    final class LinkQueue {
         let link: Link
         var queue: [QueuedPDU] = []
         var queueHead = 0
@@ -56,6 +58,8 @@ public final class ACLFlowController: Sendable {
         var lastProgress = MonotonicInstant(nanoseconds: 0)
         /// Already reported as timed out; cleared by the next completion.
         var timedOut = false
+
+        init(link: Link) { self.link = link }
 
         var hasPending: Bool { queueHead < queue.count }
         var pendingPDUs: Int { queue.count - queueHead }
@@ -73,9 +77,9 @@ public final class ACLFlowController: Sendable {
         var inFlight = 0
         var links: [LinkID: LinkQueue] = [:]
         /// The open link on each handle (Number Of Completed Packets names handles).
-        var byHandle: [UInt16: LinkID] = [:]
-        /// Links in connection order; the round-robin cursor walks it.
-        var order: [LinkID] = []
+        var byHandle: [UInt16: LinkQueue] = [:]
+        /// Links in connection order (the same objects as `links`); the round-robin cursor walks it.
+        var order: [LinkQueue] = []
         var cursor = 0
         var statistics = Statistics()
         var reservedLinks = 1
@@ -95,7 +99,8 @@ public final class ACLFlowController: Sendable {
     private let state = Mutex(State())
     private let send: @Sendable (HCIPacket) -> Bool
     private let discardQueued: @Sendable (UInt16) -> Void
-    private let observers = Mutex<[UInt64: DrainObserver]>([:])
+    /// An array, not a dictionary: reporting a drain copies it by reference, without allocating.
+    private let observers = Mutex<[(id: UInt64, call: DrainObserver)]>([])
     private let nextObserverID = Atomic<UInt64>(0)
     private let timeoutHandler = Mutex<TimeoutHandler?>(nil)
     private let clock: any HostClock
@@ -127,12 +132,12 @@ public final class ACLFlowController: Sendable {
     @discardableResult
     public func addDrainObserver(_ observer: @escaping DrainObserver) -> UInt64 {
         let id = nextObserverID.wrappingAdd(1, ordering: .relaxed).newValue
-        observers.withLock { $0[id] = observer }
+        observers.withLock { $0.append((id, observer)) }
         return id
     }
 
     public func removeDrainObserver(_ id: UInt64) {
-        _ = observers.withLock { $0.removeValue(forKey: id) }
+        observers.withLock { $0.removeAll { $0.id == id } }
     }
 
     /// Called (without the lock) for a link whose packets have not completed for `transmitTimeout`.
@@ -142,8 +147,8 @@ public final class ACLFlowController: Sendable {
 
     private func reportDrained(_ drained: DrainedLinks) {
         guard !drained.isEmpty else { return }
-        let listeners = observers.withLock { Array($0.values) }
-        drained.forEach { link in listeners.forEach { $0(link) } }
+        let listeners = observers.withLock { $0 }
+        drained.forEach { link in listeners.forEach { $0.call(link) } }
     }
 
     // MARK: Configuration and links
@@ -171,9 +176,10 @@ public final class ACLFlowController: Sendable {
     public func add(_ link: Link) {
         state.withLock { state in
             guard state.links[link.id] == nil else { return }
-            state.links[link.id] = LinkQueue(link: link)
-            state.byHandle[link.handle] = link.id
-            state.order.append(link.id)
+            let queue = LinkQueue(link: link)
+            state.links[link.id] = queue
+            state.byHandle[link.handle] = queue
+            state.order.append(queue)
         }
     }
 
@@ -183,11 +189,11 @@ public final class ACLFlowController: Sendable {
     public func remove(_ link: Link) -> Int {
         let outcome: (reclaimed: Int, drained: DrainedLinks)? = state.withLock { state in
             guard let queue = state.links.removeValue(forKey: link.id) else { return nil }
-            if state.byHandle[link.handle] == link.id { state.byHandle.removeValue(forKey: link.handle) }
+            if state.byHandle[link.handle] === queue { state.byHandle.removeValue(forKey: link.handle) }
             state.inFlight -= queue.inFlight
             state.statistics.creditsReclaimed += Int64(queue.inFlight)
             state.statistics.pdusDroppedOnClose += Int64(queue.pendingPDUs)
-            if let index = state.order.firstIndex(of: link.id) {
+            if let index = state.order.firstIndex(where: { $0 === queue }) {
                 state.order.remove(at: index)
                 if state.cursor > index { state.cursor -= 1 }
                 if state.cursor >= state.order.count { state.cursor = 0 }
@@ -224,12 +230,12 @@ public final class ACLFlowController: Sendable {
             }
             if start >= Self.frameHeadroom, length <= state.bufferSize, !queue.hasPending,
                queue.inFlight < state.perLinkLimit, state.inFlight < state.bufferCount, var bytes = pending.take() {
-                sendInPlace(&bytes, start: start, link: link, state: &state)
+                sendInPlace(&bytes, start: start, queue: queue, state: &state)
                 // The queue was empty before and after: no "drained" transition to report, and the
                 // caller (usually the notification engine's pump) carries on by itself.
                 return .success(DrainedLinks())
             }
-            state.links[link.id]!.queue.append(QueuedPDU(bytes: pending.take() ?? [], start: start))
+            queue.queue.append(QueuedPDU(bytes: pending.take() ?? [], start: start))
             return .success(pump(&state))
         }
         switch result {
@@ -238,50 +244,65 @@ public final class ACLFlowController: Sendable {
         }
     }
 
-    /// Writes the H4 indicator and ACL header into the headroom and hands the buffer over as is.
-    private func sendInPlace(_ bytes: inout [UInt8], start: Int, link: Link, state: inout State) {
+    /// Sends a PDU that fits one packet in its own buffer (see `framedInPlace`).
+    private func sendInPlace(_ bytes: inout [UInt8], start: Int, queue: LinkQueue, state: inout State) {
+        guard send(Self.framedInPlace(&bytes, start: start, handle: queue.link.handle)) else {
+            state.statistics.writesRefused += 1
+            return
+        }
+        took(credit: queue, state: &state)
+        state.statistics.pdusSent += 1
+    }
+
+    /// Writes the H4 indicator and ACL header into the `frameHeadroom` bytes before `start` and
+    /// wraps the buffer itself: no copy unless there was more headroom than that.
+    private static func framedInPlace(_ bytes: inout [UInt8], start: Int, handle: UInt16) -> HCIPacket {
         let length = bytes.count - start
-        let header = link.handle & 0x0FFF | UInt16(ACLPacketBoundary.firstNonFlushable.rawValue) << 12
-        let front = start - Self.frameHeadroom
+        let header = handle & 0x0FFF | UInt16(ACLPacketBoundary.firstNonFlushable.rawValue) << 12
+        let front = start - frameHeadroom
         bytes[front] = HCIPacketType.acl.rawValue
         bytes[front + 1] = UInt8(truncatingIfNeeded: header)
         bytes[front + 2] = UInt8(truncatingIfNeeded: header >> 8)
         bytes[front + 3] = UInt8(truncatingIfNeeded: length)
         bytes[front + 4] = UInt8(truncatingIfNeeded: length >> 8)
-        let frame = front == 0 ? bytes : Array(bytes[front...])
-        guard let packet = HCIPacket(h4Bytes: frame), send(packet) else {
-            state.statistics.writesRefused += 1
-            return
-        }
-        took(credit: link.id, state: &state)
-        state.statistics.pdusSent += 1
+        // The indicator was just written, so either way of wrapping yields a valid packet.
+        return HCIPacket(h4Bytes: front == 0 ? bytes : Array(bytes[front...]))
+            ?? HCIPacket(type: .acl, body: Array(bytes[(front + 1)...]))
     }
 
-    /// Books one packet of `id` as in the controller.
-    private func took(credit id: LinkID, state: inout State) {
+    /// Books one packet of `queue`'s link as in the controller.
+    private func took(credit queue: LinkQueue, state: inout State) {
         state.inFlight += 1
         state.statistics.packetsSent += 1
         state.statistics.maxInFlight = max(state.statistics.maxInFlight, state.inFlight)
-        let wasIdle = state.links[id]!.inFlight == 0
-        state.links[id]!.inFlight += 1
+        let wasIdle = queue.inFlight == 0
+        queue.inFlight += 1
         if wasIdle {
-            state.links[id]!.lastProgress = clock.now
-            armWatchdog(&state, deadline: state.links[id]!.lastProgress + transmitTimeout)
+            queue.lastProgress = clock.now
+            armWatchdog(&state, deadline: queue.lastProgress + transmitTimeout)
         }
     }
 
     /// Applies Number Of Completed Packets. Counts for handles with no open link are ignored (the
     /// link is gone and its credits were already reclaimed); counts above what is in flight are clamped.
     public func completePackets(_ entries: [HCINumberOfCompletedPacketsEvent.Entry]) {
+        entries.withUnsafeBufferPointer { completePackets($0) }
+    }
+
+    /// `completePackets` for an event with one entry.
+    public func completePackets(_ entry: HCINumberOfCompletedPacketsEvent.Entry) {
+        withUnsafePointer(to: entry) { completePackets(UnsafeBufferPointer(start: $0, count: 1)) }
+    }
+
+    private func completePackets(_ entries: UnsafeBufferPointer<HCINumberOfCompletedPacketsEvent.Entry>) {
         let drained: DrainedLinks = state.withLock { state in
             var progressed = false
             for entry in entries {
-                guard let id = state.byHandle[entry.handle], var queue = state.links[id] else { continue }
+                guard let queue = state.byHandle[entry.handle] else { continue }
                 let returned = min(Int(entry.completed), queue.inFlight)
                 guard returned > 0 else { continue }
                 queue.inFlight -= returned
                 progressed = true
-                state.links[id] = queue
                 state.inFlight -= returned
                 state.statistics.creditsReturned += Int64(returned)
             }
@@ -289,9 +310,9 @@ public final class ACLFlowController: Sendable {
                 // One clock read per event, only for links still waiting on the controller.
                 let now = clock.now
                 for entry in entries {
-                    guard let id = state.byHandle[entry.handle], state.links[id]?.inFlight ?? 0 > 0 else { continue }
-                    state.links[id]?.lastProgress = now
-                    state.links[id]?.timedOut = false
+                    guard let queue = state.byHandle[entry.handle], queue.inFlight > 0 else { continue }
+                    queue.lastProgress = now
+                    queue.timedOut = false
                     armWatchdog(&state, deadline: now + transmitTimeout)
                 }
             }
@@ -324,11 +345,11 @@ public final class ACLFlowController: Sendable {
             for _ in 0..<state.order.count {
                 guard state.inFlight < state.bufferCount else { break }
                 if state.cursor >= state.order.count { state.cursor = 0 }
-                let id = state.order[state.cursor]
+                let queue = state.order[state.cursor]
                 state.cursor = (state.cursor + 1) % state.order.count
-                guard let queue = state.links[id], queue.hasPending, queue.inFlight < state.perLinkLimit else { continue }
-                sendFragment(of: id, state: &state)
-                if !(state.links[id]?.hasPending ?? false) { drained.append(queue.link) }
+                guard queue.hasPending, queue.inFlight < state.perLinkLimit else { continue }
+                sendFragment(of: queue, state: &state)
+                if !queue.hasPending { drained.append(queue.link) }
                 progressed = true
             }
             if !progressed { break }
@@ -336,8 +357,17 @@ public final class ACLFlowController: Sendable {
         return drained
     }
 
-    private func sendFragment(of id: LinkID, state: inout State) {
-        var queue = state.links[id]!
+    private func sendFragment(of queue: LinkQueue, state: inout State) {
+        let pduStart = queue.queue[queue.queueHead].start
+        if queue.headOffset == 0, pduStart >= Self.frameHeadroom, queue.queue[queue.queueHead].bytes.count - pduStart <= state.bufferSize {
+            // A whole PDU in one packet, with room for the headers: framed in its own buffer, which
+            // is moved out of the queue first (no other reference) so writing the headers copies nothing.
+            var bytes: [UInt8] = []
+            swap(&bytes, &queue.queue[queue.queueHead].bytes)
+            sendInPlace(&bytes, start: pduStart, queue: queue, state: &state)
+            advance(queue)
+            return
+        }
         let queued = queue.queue[queue.queueHead]
         let pdu = queued.bytes[queued.start...]
         let start = pdu.startIndex + queue.headOffset
@@ -351,17 +381,21 @@ public final class ACLFlowController: Sendable {
         if accepted && end < pdu.endIndex {
             queue.headOffset = end - pdu.startIndex
         } else {
-            queue.queueHead += 1
-            queue.headOffset = 0
             if accepted { state.statistics.pdusSent += 1 }
-            // Compact occasionally so the array does not grow without bound.
-            if queue.queueHead > 32, queue.queueHead * 2 > queue.queue.count {
-                queue.queue.removeFirst(queue.queueHead)
-                queue.queueHead = 0
-            }
+            advance(queue)
         }
-        state.links[id] = queue
-        if accepted { took(credit: id, state: &state) }
+        if accepted { took(credit: queue, state: &state) }
+    }
+
+    /// Moves past the head PDU.
+    private func advance(_ queue: LinkQueue) {
+        queue.queueHead += 1
+        queue.headOffset = 0
+        // Compact occasionally so the array does not grow without bound.
+        if queue.queueHead > 32, queue.queueHead * 2 > queue.queue.count {
+            queue.queue.removeFirst(queue.queueHead)
+            queue.queueHead = 0
+        }
     }
 
     // MARK: Transmit timeout
@@ -377,11 +411,11 @@ public final class ACLFlowController: Sendable {
             let now = clock.now
             var expired: [Link] = []
             var next: MonotonicInstant?
-            for (id, queue) in state.links where queue.inFlight > 0 && !queue.timedOut {
+            for queue in state.links.values where queue.inFlight > 0 && !queue.timedOut {
                 let deadline = queue.lastProgress + transmitTimeout
                 if deadline <= now {
                     expired.append(queue.link)
-                    state.links[id]?.timedOut = true
+                    queue.timedOut = true
                 } else {
                     next = min(next ?? deadline, deadline)
                 }

@@ -72,6 +72,11 @@ final class HCIInboundRouter: Sendable {
     // MARK: Events
 
     private func processEvent(_ packet: HCIPacket) {
+        if let entry = HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: packet.body) {
+            // One per notification on a single-buffer controller: no event value, no array.
+            acl.completePackets(entry)
+            return
+        }
         let event: HCIEvent
         do {
             event = try HCIEvent(body: packet.body)
