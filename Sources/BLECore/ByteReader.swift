@@ -15,9 +15,8 @@ public enum ByteReaderError: Error, Equatable, Sendable, CustomStringConvertible
 /// Every read either returns a value or throws; it never traps, so parsers built on it are total.
 /// Reading a slice does not copy it: every received event and PDU is parsed this way.
 public struct ByteReader: Sendable {
+    /// Keeps its parent's indices: `offset` 0 is at `bytes.startIndex`.
     private let bytes: ArraySlice<UInt8>
-    /// Where `offset` 0 is in `bytes` (a slice keeps its parent's indices).
-    private let base: Int
     /// Bytes read so far; offsets in errors count from the reader's first byte.
     public private(set) var offset: Int
     private let end: Int
@@ -28,7 +27,6 @@ public struct ByteReader: Sendable {
 
     public init(_ bytes: ArraySlice<UInt8>) {
         self.bytes = bytes
-        self.base = bytes.startIndex
         self.offset = 0
         self.end = bytes.count
     }
@@ -45,7 +43,7 @@ public struct ByteReader: Sendable {
     public mutating func readUInt8() throws(ByteReaderError) -> UInt8 {
         try require(1)
         defer { offset += 1 }
-        return bytes[base + offset]
+        return bytes[bytes.startIndex + offset]
     }
 
     public mutating func readInt8() throws(ByteReaderError) -> Int8 {
@@ -77,7 +75,7 @@ public struct ByteReader: Sendable {
         try require(width)
         var value: UInt64 = 0
         for index in 0..<min(width, 8) {
-            value |= UInt64(bytes[base + offset + index]) << (8 * UInt64(index))
+            value |= UInt64(bytes[bytes.startIndex + offset + index]) << (8 * UInt64(index))
         }
         offset += width
         return value
@@ -86,13 +84,13 @@ public struct ByteReader: Sendable {
     public mutating func readBytes(_ count: Int) throws(ByteReaderError) -> [UInt8] {
         try require(count)
         defer { offset += count }
-        return Array(bytes[(base + offset)..<(base + offset + count)])
+        return Array(bytes[(bytes.startIndex + offset)..<(bytes.startIndex + offset + count)])
     }
 
     /// Everything not read yet.
     public mutating func readRemaining() -> [UInt8] {
         defer { offset = end }
-        return Array(bytes[(base + offset)..<(base + end)])
+        return Array(bytes[(bytes.startIndex + offset)..<(bytes.startIndex + end)])
     }
 
     public mutating func skip(_ count: Int) throws(ByteReaderError) {

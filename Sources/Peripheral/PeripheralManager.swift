@@ -429,7 +429,8 @@ public actor PeripheralManager {
     /// the application's own when another link regained room meanwhile. A streaming application
     /// refills its queues there without a task switch per refill. The handler may call
     /// `updateValue`, must return quickly, never block, and never take a lock the application
-    /// holds while calling `updateValue`. `nil` goes back to `events`.
+    /// holds while calling `updateValue`. It is not called when no connected central is ready (the
+    /// last one just closed), as updates to nobody are always accepted. `nil` goes back to `events`.
     public nonisolated func setReadyToUpdateHandler(_ handler: (@Sendable ([Central]) -> Void)?) {
         readyHandler.withLock { $0 = handler.map(ReadyHandler.init(call:)) }
     }

@@ -99,9 +99,9 @@ final class RequestBroker: GATTServerDelegate, Sendable {
         state.withLock { state in links.compactMap { state.centrals[$0] } }
     }
 
-    /// Fails the central's outstanding requests; the GATT server has dropped the link anyway.
+    /// Forgets the central and fails its outstanding requests; the GATT server has dropped the
+    /// link anyway. Its subscriptions are the caller's to remove, earlier (see `linkChanged`).
     func centralDisconnected(_ link: LinkID) {
-        subscribers.remove(link)
         let abandoned: [Waiting] = state.withLock { state in
             state.centrals.removeValue(forKey: link)
             let ids = state.pending.filter { $0.value.pending.link == link }.keys

@@ -228,7 +228,7 @@ public final class ACLFlowController: Sendable {
             guard queue.pendingPDUs < maxQueuedPDUsPerLink else {
                 return .failure(.queueFull(link.id, limit: maxQueuedPDUsPerLink))
             }
-            if start >= Self.frameHeadroom, length <= state.bufferSize, !queue.hasPending,
+            if Self.framesInPlace(start: start, length: length, bufferSize: state.bufferSize), !queue.hasPending,
                queue.inFlight < state.perLinkLimit, state.inFlight < state.bufferCount, var bytes = pending.take() {
                 sendInPlace(&bytes, start: start, queue: queue, state: &state)
                 // The queue was empty before and after: no "drained" transition to report, and the
@@ -242,6 +242,11 @@ public final class ACLFlowController: Sendable {
         case let .success(drained): reportDrained(drained)
         case let .failure(error): throw error
         }
+    }
+
+    /// A PDU of `length` bytes from `start` fits one packet and has room for its headers in front.
+    private static func framesInPlace(start: Int, length: Int, bufferSize: Int) -> Bool {
+        start >= frameHeadroom && length <= bufferSize
     }
 
     /// Sends a PDU that fits one packet in its own buffer (see `framedInPlace`).
@@ -359,7 +364,8 @@ public final class ACLFlowController: Sendable {
 
     private func sendFragment(of queue: LinkQueue, state: inout State) {
         let pduStart = queue.queue[queue.queueHead].start
-        if queue.headOffset == 0, pduStart >= Self.frameHeadroom, queue.queue[queue.queueHead].bytes.count - pduStart <= state.bufferSize {
+        if queue.headOffset == 0,
+           Self.framesInPlace(start: pduStart, length: queue.queue[queue.queueHead].bytes.count - pduStart, bufferSize: state.bufferSize) {
             // A whole PDU in one packet, with room for the headers: framed in its own buffer, which
             // is moved out of the queue first (no other reference) so writing the headers copies nothing.
             var bytes: [UInt8] = []
