@@ -1,6 +1,8 @@
 import BLECore
 
 /// The LE Secure Connections functions, all AES-CMAC over values most significant octet first.
+/// The byte strings are built with explicit types: Swift 6.2 (Debian's, which builds the arm64
+/// package) gives up on, or finds `reversed()` ambiguous in, the same chains written inline.
 extension SecurityFunctions {
     /// f5's SALT and key ID "btle" (2.2.7), most significant octet first.
     private static let f5Salt: [UInt8] = [
@@ -13,7 +15,8 @@ extension SecurityFunctions {
         try SecurityToolboxError.check(u, 32, "f4 u (public key X)")
         try SecurityToolboxError.check(v, 32, "f4 v (public key X)")
         try SecurityToolboxError.check(x, 16, "f4 x (nonce)")
-        return try cmac(key: x.reversed(), message: u.reversed() + v.reversed() + [z]).reversed()
+        let message: [UInt8] = (u.reversed() as [UInt8]) + (v.reversed() as [UInt8]) + [z]
+        return try cmac(key: x.reversed(), message: message).reversed()
     }
 
     /// LE SC key generation f5 (2.2.7): w = DHKey 32, n1,n2 16, a1/a2 the initiating/responding device addresses -> (macKey, ltk) 16 each.
@@ -25,7 +28,8 @@ extension SecurityFunctions {
         try SecurityToolboxError.check(n2, 16, "f5 n2 (nonce)")
         let t = try cmac(key: f5Salt, message: w.reversed())
         // Counter || keyID || N1 || N2 || A1 || A2 || Length (256 bits of key material in all).
-        let body = f5KeyID + n1.reversed() + n2.reversed() + addressValue(a1) + addressValue(a2) + [0x01, 0x00]
+        let nonces: [UInt8] = (n1.reversed() as [UInt8]) + (n2.reversed() as [UInt8])
+        let body: [UInt8] = f5KeyID + nonces + addressValue(a1) + addressValue(a2) + [0x01, 0x00]
         let macKey = try cmac(key: t, message: [0] + body)
         let ltk = try cmac(key: t, message: [1] + body)
         return (macKey.reversed(), ltk.reversed())
@@ -42,7 +46,8 @@ extension SecurityFunctions {
         try SecurityToolboxError.check(n2, 16, "f6 n2 (nonce)")
         try SecurityToolboxError.check(r, 16, "f6 r")
         try SecurityToolboxError.check(ioCap, 3, "f6 ioCap (IO capability, OOB flag, AuthReq)")
-        let message = n1.reversed() + n2.reversed() + r.reversed() + ioCap.reversed() + addressValue(a1) + addressValue(a2)
+        let nonces: [UInt8] = (n1.reversed() as [UInt8]) + (n2.reversed() as [UInt8]) + (r.reversed() as [UInt8])
+        let message: [UInt8] = nonces + (ioCap.reversed() as [UInt8]) + addressValue(a1) + addressValue(a2)
         return try cmac(key: w.reversed(), message: message).reversed()
     }
 
@@ -53,7 +58,8 @@ extension SecurityFunctions {
         try SecurityToolboxError.check(v, 32, "g2 v (public key X)")
         try SecurityToolboxError.check(x, 16, "g2 x (nonce)")
         try SecurityToolboxError.check(y, 16, "g2 y (nonce)")
-        let mac = try cmac(key: x.reversed(), message: u.reversed() + v.reversed() + y.reversed())
+        let message: [UInt8] = (u.reversed() as [UInt8]) + (v.reversed() as [UInt8]) + (y.reversed() as [UInt8])
+        let mac = try cmac(key: x.reversed(), message: message)
         // g2 is the CMAC mod 2^32: its four least significant (last) octets.
         let value = mac.suffix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         return value % 1_000_000

@@ -101,7 +101,9 @@ let peerAddress = DeviceAddress(TestPeripheral.address, type: .randomDevice)
         for n in 0..<30 { try await remote.writeWithoutResponseWhenReady([UInt8(n)], to: writable) }
         // A request after the commands is the barrier: it is answered after they were handled.
         try await remote.writeValue([0xEE], to: writable)
-        #expect(peripheral.writes == [longWrite, [0x01, 0x02]] + (0..<30).map { [UInt8($0)] } + [[0xEE]])
+        let commands: [[UInt8]] = (0..<30).map { [UInt8($0)] }
+        let expectedWrites: [[UInt8]] = [longWrite, [0x01, 0x02]] + commands + [[0xEE]]
+        #expect(peripheral.writes == expectedWrites)
 
         await remote.disconnect()
         #expect(!remote.isConnected)

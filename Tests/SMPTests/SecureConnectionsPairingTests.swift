@@ -55,7 +55,8 @@ import Testing
         await harness.sent.wait(for: before + 3)
         let distributed = Array(harness.sent.all[before...])
         let identity = try #require(harness.manager.localIdentity)
-        #expect(distributed == [[0x08] + identity.irk.bytes, [0x09, 0x00] + SMPHarness.ours.address.littleEndianBytes, [0x0A] + identity.csrk.bytes])
+        let expectedKeys: [[UInt8]] = [[0x08] + identity.irk.bytes, [0x09, 0x00] + SMPHarness.ours.address.littleEndianBytes, [0x0A] + identity.csrk.bytes]
+        #expect(distributed == expectedKeys)
 
         let irk = SecureRandom.bytes(16), csrk = SecureRandom.bytes(16)
         let peerIdentity = DeviceAddress(BluetoothAddress("00:AA:BB:CC:DD:EE")!, type: .publicDevice)
