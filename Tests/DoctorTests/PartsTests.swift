@@ -87,6 +87,9 @@ import Testing
                              timeout: .seconds(30), clock: ManualClock())
         }
         #expect(try result.get() == ChildResult(exitCode: 3, standardOutput: "active\n", standardError: "oops\n"))
+    }
+
+    @Test func aMissingHelperIsReportedWithItsErrno() async throws {
         let missing = await DedicatedThread.run(name: "test") {
             ChildProcess.run("/nonexistent/systemctl", arguments: [], environment: [:], timeout: .seconds(30), clock: ManualClock())
         }
