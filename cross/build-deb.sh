@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Builds the blesensor Debian package for one architecture from this checkout.
 #
-#   cross/build-deb.sh [--arch amd64|arm64|armhf] [--swift-sdk SDK-ID|DESTINATION.json] [--output DIR] [--clean]
+#   cross/build-deb.sh [--arch amd64|arm64|armhf] [--release trixie|bookworm]
+#                      [--swift-sdk SDK-ID|DESTINATION.json] [--output DIR] [--clean]
 #
-# Defaults: the host's architecture, no Swift SDK, output in .build-deb/. Another architecture
-# needs --swift-sdk: an installed Swift SDK's id, or a destination .json file (cross/README.md);
-# everything else is the same for every target. The release build goes to .build-ARCH (its own
-# scratch path, so static and debug builds never invalidate each other); --clean deletes it
+# Defaults: the host's architecture, no Swift SDK, output in .build-deb/. arm64 on an amd64 host
+# needs nothing else: Debian sid's Swift cross-compiles it in a cached chroot, for the Debian
+# release --release names (default trixie; cross/README.md). Any other cross build needs
+# --swift-sdk: an installed Swift SDK's id, or a destination .json file. Everything else is the
+# same for every target. The release build goes to .build-ARCH (.build-arm64-RELEASE), its own
+# scratch path, so static and debug builds never invalidate each other; --clean deletes it
 # first. Prints the package's path and sizes.
 set -euo pipefail
 
@@ -14,15 +17,17 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 host_arch=$(dpkg --print-architecture)
 arch=$host_arch
 sdk=
+release=
 output=$repo/.build-deb
 clean=no
 
 die() { echo "build-deb: $*" >&2; exit 1; }
-usage() { sed -n '2,10s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,13s/^# \{0,1\}//p' "$0"; }
 
 while (($#)); do
     case $1 in
         --arch) arch=${2:?--arch needs amd64, arm64 or armhf}; shift 2 ;;
+        --release) release=${2:?--release needs trixie or bookworm}; shift 2 ;;
         --swift-sdk) sdk=${2:?--swift-sdk needs an SDK id from swift sdk list, or a destination .json file}; shift 2 ;;
         --output) output=${2:?--output needs a directory}; shift 2 ;;
         --clean) clean=yes; shift ;;
@@ -35,7 +40,16 @@ case $arch in
     amd64|arm64|armhf) ;;
     *) die "unsupported architecture '$arch': use amd64, arm64 or armhf" ;;
 esac
-if [[ $arch != "$host_arch" && -z $sdk ]]; then
+# arm64 from amd64 without an SDK of one's own: Debian's Swift in a chroot (cross/lib/swift-chroot.sh).
+debian_swift=no
+if [[ $arch == arm64 && $host_arch == amd64 && -z $sdk ]]; then
+    debian_swift=yes
+    release=${release:-trixie}
+    case $release in trixie|bookworm) ;; *) die "unsupported --release '$release': trixie or bookworm" ;; esac
+elif [[ -n $release ]]; then
+    die "--release chooses the Debian release of an arm64 package built here with Debian's Swift; it does not apply to $arch with this host or SDK"
+fi
+if [[ $arch != "$host_arch" && -z $sdk && $debian_swift == no ]]; then
     die "building for $arch on $host_arch needs a Swift SDK for that target: pass --swift-sdk ID (\`swift sdk list\` shows the installed ones; cross/README.md says how to make one)"
 fi
 for tool in swift dpkg-deb dpkg-shlibdeps dpkg-parsechangelog readelf gzip; do
@@ -53,8 +67,22 @@ cd "$repo"
 SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || date -d "$(dpkg-parsechangelog -l cross/debian/changelog -S Date)" +%s)
 export SOURCE_DATE_EPOCH
 
-scratch=$repo/.build-$arch
+scratch=$repo/.build-$arch${release:+-$release}
 if [[ $clean == yes ]]; then rm -rf "$scratch"; fi
+target_swift=(swift)
+if [[ $debian_swift == yes ]]; then
+    echo "build-deb: Debian's Swift for arm64 (Debian $release)"
+    swift_version=$(cross/lib/swift-chroot.sh version)
+    sdk_info=$(cross/lib/arm64-swift-sdk.sh "$release" "$swift_version")
+    sdk_value() { sed -n "s/^$1=//p" <<<"$sdk_info"; }
+    sysroot=$(sdk_value sysroot)
+    target_packages=$(sdk_value packages)
+    # SwiftPM reads the target's .pc files (libgpiod) only with both variables pointing into the sysroot.
+    target_swift=(cross/lib/swift-chroot.sh run env "PKG_CONFIG_SYSROOT_DIR=$sysroot"
+        "PKG_CONFIG_PATH=$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:$sysroot/usr/share/pkgconfig"
+        PKG_CONFIG_LIBDIR=/nonexistent swift)
+    sdk_args=(--swift-sdks-path "$(sdk_value sdks-path)" --swift-sdk "$(sdk_value sdk)")
+fi
 # --disable-local-rpath: no RUNPATH $ORIGIN, which an installed /usr/bin program must not have.
 # -z now: relocations resolved at start and the GOT read-only (full RELRO), as Debian builds daemons.
 swift_args=(-c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now --scratch-path "$scratch")
@@ -63,13 +91,17 @@ if [[ $sdk == *.json ]]; then
     swift_args+=(--destination "$sdk")
 elif [[ -n $sdk ]]; then
     swift_args+=(--swift-sdk "$sdk")
+elif [[ $debian_swift == yes ]]; then
+    swift_args+=("${sdk_args[@]}")
 fi
 
 echo "build-deb: swift build ${swift_args[*]} (blesensord, blesensor)"
+build_start=$(date +%s)
 for product in blesensord blesensor; do
-    swift build "${swift_args[@]}" --product "$product"
+    "${target_swift[@]}" build "${swift_args[@]}" --product "$product"
 done
-bin=$(swift build "${swift_args[@]}" --show-bin-path)
+bin=$("${target_swift[@]}" build "${swift_args[@]}" --show-bin-path)
+echo "build-deb: target build took $(( $(date +%s) - build_start )) s"
 
 stage=$output/stage-$arch
 rm -rf "$stage"
@@ -141,7 +173,13 @@ shlibs_dir=$output/shlibdeps-$arch
 rm -rf "$shlibs_dir"
 mkdir -p "$shlibs_dir/debian"
 printf 'Source: blesensor\n\nPackage: blesensor\nArchitecture: any\n' > "$shlibs_dir/debian/control"
-shlibs=$(cd "$shlibs_dir" && DEB_HOST_ARCH=$arch dpkg-shlibdeps -O -e"$stage/usr/bin/blesensord" -e"$stage/usr/bin/blesensor") \
+# With Debian's Swift, the target release's library packages (unpacked as build trees by
+# cross/lib/arm64-swift-sdk.sh) say which versions are needed, so no arm64 dpkg database is needed.
+shlibs_trees=()
+if [[ $debian_swift == yes ]]; then
+    for tree in "$target_packages"/*; do shlibs_trees+=("-S$tree"); done
+fi
+shlibs=$(cd "$shlibs_dir" && DEB_HOST_ARCH=$arch dpkg-shlibdeps -O "${shlibs_trees[@]}" -e"$stage/usr/bin/blesensord" -e"$stage/usr/bin/blesensor") \
     || die "dpkg-shlibdeps failed: the target's runtime libraries must be installed for $arch (cross/README.md)"
 rm -rf "$shlibs_dir"
 shlibs=${shlibs#shlibs:Depends=}
