@@ -5,7 +5,7 @@ import PackageDescription
 // BLECore → HCI → HCITransports, VirtualController, L2CAP, GAP; ATT → GATT → GATTServer, GATTNotify;
 // BLECore → SecurityToolbox (the Security Manager's crypto: AES-CMAC, e, c1, s1, ah, f4–f6, g2, h6, h7,
 // P-256; the only target that links swift-crypto) → GATT and the Security Manager;
-// the Peripheral facade joins them; daemon and CLI on top.
+// the Peripheral facade joins them; daemon and CLI on top, in one multi-call binary (MultiCall).
 // SIGProfiles (characteristic value codecs) and Sensors stand beside the stack; the daemon joins them.
 let package = Package(
     name: "blesensor",
@@ -142,9 +142,19 @@ let package = Package(
             "Peripheral", "Central", "GATTClient", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "ServiceManager", "SMP", "Bonding", "SQLiteBondStore",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .executableTarget(name: "blesensord", dependencies: [
+        // The daemon's command line (options, help, validation, run), a library so that both the
+        // `blesensord` executable and the multi-call `blesensor` can run it.
+        .target(name: "DaemonCommand", dependencies: [
             "BLECore", "BLESensorDaemon", "BridgeConfiguration", "ServiceManager",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // argv[0] → daemon or CLI, for the multi-call `blesensor` (installed with /usr/bin/blesensord
+        // a symbolic link to /usr/bin/blesensor).
+        .target(name: "MultiCall"),
+        // The daemon alone, for development and tests; a package needs only `blesensor` and a `blesensord` link.
+        .executableTarget(name: "blesensord", dependencies: [
+            "DaemonCommand",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "heart-rate-peripheral", dependencies: [
@@ -155,6 +165,7 @@ let package = Package(
         .executableTarget(name: "blesensor", dependencies: [
             "BLECore", "GAP", "HCI", "HCITransports", "GATTClient", "Central", "SMP", "Bonding", "SQLiteBondStore",
             "ProfileCommands", "SensorCommands", "BridgeConfiguration", "ControlSocket", "ServiceManager", "Doctor",
+            "DaemonCommand", "MultiCall",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -216,6 +227,8 @@ let package = Package(
         // Writes bonds until it is killed, for the crash-durability test in SQLiteBondStoreTests.
         .executableTarget(name: "bond-store-crash-writer", dependencies: ["BLECore", "Bonding", "SQLiteBondStore"],
                           path: "Tests/BondStoreCrashWriter"),
+        // The multi-call rule, and the built `blesensor` run through a `blesensord` link against the built `blesensord`.
+        .testTarget(name: "MultiCallTests", dependencies: ["MultiCall"]),
         .testTarget(name: "SQLiteBondStoreTests", dependencies: [
             "BLECore", "Bonding", "SQLiteBondStore",
             .product(name: "GRDB", package: "GRDB.swift"),

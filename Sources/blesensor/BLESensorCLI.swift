@@ -3,7 +3,8 @@ import BLECore
 import ProfileCommands
 import SensorCommands
 
-@main
+/// The CLI's root command; the program's entry point is MultiCallMain, which runs it unless the
+/// binary was invoked as `blesensord`.
 struct BLESensorCLI: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "blesensor",

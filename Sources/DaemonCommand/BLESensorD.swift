@@ -5,9 +5,11 @@ import BridgeConfiguration
 import Logging
 import ServiceManager
 
-@main
-struct BLESensorD: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The daemon's command line. Its entry points are the `blesensord` executable (development:
+/// `.build/debug/blesensord`) and the multi-call `blesensor` invoked as `blesensord` (the package's
+/// symbolic link); `commandName` keeps help and usage saying `blesensord` whatever argv[0] is.
+public struct BLESensorD: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
         commandName: "blesensord",
         abstract: "Bluetooth LE sensor bridge daemon: reads a board's sensors and serves them to phones and gateways as SIG services.",
         discussion: """
@@ -65,7 +67,9 @@ struct BLESensorD: AsyncParsableCommand {
     @Flag(name: .customLong("unblock-rfkill"), help: .hidden)
     var unblockRfkill = false
 
-    func validate() throws {
+    public init() {}
+
+    public func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -92,7 +96,7 @@ struct BLESensorD: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
+    public func run() async throws {
         let started = ContinuousClock.now
         let environment = ProcessEnvironment.current
         let level = Logger.Level(rawValue: logLevel) ?? .info
