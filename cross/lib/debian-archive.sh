@@ -9,10 +9,12 @@
 #   archive_depends PACKAGE…    the names of their direct Depends (first alternative of each)
 #   archive_fetch PACKAGE…      downloads each candidate .deb (once, cached) and prints its path
 #
-# Needs: cross_cache (a directory) and, optionally, DEBIAN_MIRROR. The archive's own keyring
+# Sets cross_cache, the cache all cross-build scripts share ($BLESENSOR_CROSS_CACHE, default
+# /var/cache/blesensor-cross); DEBIAN_MIRROR overrides the mirror. The archive's own keyring
 # (debian-archive-keyring) checks every index; sid's Release file outlives its Valid-Until on a
 # machine whose clock is not the archive's, so that check alone is off.
 
+cross_cache=${BLESENSOR_CROSS_CACHE:-/var/cache/blesensor-cross}
 debian_mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 archive_init() { # SUITE ARCH

@@ -16,7 +16,6 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-cross_cache=${BLESENSOR_CROSS_CACHE:-/var/cache/blesensor-cross}
 log() { echo "swift-chroot: $*" >&2; }
 die() { log "$*"; exit 1; }
 
