@@ -5,6 +5,8 @@
 #      advertising from hci1; power off
 #   2  the same, with the address of boot 1; then a config with an error and a restart: the unit
 #      ends failed with the config message in its journal; power off
+# The arm64 image also has a TMP102 on i2c-stub (tmp102.sh, from guest/arm64/): in both boots its
+# reading in `blesensor status --json` must be the temperature in its register.
 # Results go to the host on the virtio-serial port, one line each:
 #   PHASE N | CLOCK UPTIME | PASS NAME DETAIL | FAIL NAME DETAIL | INFO KEY VALUE | LOG TEXT | DONE N
 # Every wait is a poll with a deadline in guest time; the host bounds each boot as a whole.
@@ -15,6 +17,8 @@ state=/var/lib/boot-test
 scan_log=/run/boot-test/scan.log
 unit=blesensord.service
 config=/etc/blesensor/blesensor.yaml
+tmp102=/usr/local/lib/boot-test/tmp102.sh
+[[ -f $tmp102 ]] && source "$tmp102"
 
 exec 3>"$port" || { echo "boot-test: cannot open $port" >&2; exit 1; }
 mkdir -p "$state"
@@ -125,6 +129,28 @@ check_status() {
     fi
 }
 
+# The TMP102 sensor's entry in `blesensor status --json` (as tester), e.g. {"name":"body","value":26,...}.
+tmp102_status() { runuser -u tester -- blesensor status --json 2>&1 | jq -c --arg name "$TMP102_SENSOR" '.sensors[] | select(.name == $name)' 2>/dev/null; }
+tmp102_reads() { jq -e --argjson celsius "$1" '.state == "ok" and .value == $celsius' >/dev/null 2>&1 <<<"$(tmp102_status)"; }
+# The value written to i2c-stub's register before blesensord started, then a new one written now:
+# the daemon reads the chip through the kernel's i2c-dev (no simulated board), and keeps reading it.
+check_tmp102() {
+    local first changed
+    if ! wait_for 60 tmp102_reads "$TMP102_BOOT_CELSIUS"; then
+        fail tmp102-i2c-stub "sensor $TMP102_SENSOR did not read $TMP102_BOOT_CELSIUS °C (register $TMP102_BOOT_REGISTER on bus $TMP102_BUS at $TMP102_ADDRESS) within 60 s: $(tmp102_status)"
+        journalctl -b --no-pager -o short-monotonic -u boot-test-i2c-stub.service -u "$unit" -n 30 2>&1 | send_log
+        return 1
+    fi
+    first=$(tmp102_status)
+    tmp102_write 0x00 "$TMP102_NEXT_REGISTER"
+    if wait_for 60 tmp102_reads "$TMP102_NEXT_CELSIUS"; then
+        changed=$(tmp102_status)
+        pass tmp102-i2c-stub "i2c-stub bus $TMP102_BUS ($(cat "/sys/bus/i2c/devices/i2c-$TMP102_BUS/name")) chip $TMP102_ADDRESS: register $TMP102_BOOT_REGISTER read as $(jq -r '"\(.value) \(.unit), \(.reads) reads"' <<<"$first"), then $TMP102_NEXT_REGISTER written now read as $(jq -r '"\(.value) \(.unit), \(.reads) reads, \(.failures) failures"' <<<"$changed")"
+    else
+        fail tmp102-i2c-stub "read $TMP102_BOOT_CELSIUS °C, but not $TMP102_NEXT_CELSIUS °C within 60 s after register $TMP102_NEXT_REGISTER was written: $(tmp102_status)"
+    fi
+}
+
 advertised() { grep -qiF "$1" "$scan_log" 2>/dev/null; }
 check_advertising() {
     local address=$1 line
@@ -201,6 +227,7 @@ emit "CLOCK $(uptime_s)"
 case $phase in
 1)
     check_started_at_boot && check_status
+    [[ -n ${TMP102_SENSOR:-} && -n $current_address ]] && check_tmp102
     [[ -n $current_address ]] && check_advertising "$current_address"
     echo "$current_address" >"$state/address"
     info state_directory "$(ls -l /var/lib/blesensor 2>&1 | tail -n +2 | tr -s ' \n' ' ')"
@@ -210,6 +237,7 @@ case $phase in
 2)
     first=$(cat "$state/address" 2>/dev/null)
     check_started_at_boot && check_status
+    [[ -n ${TMP102_SENSOR:-} && -n $current_address ]] && check_tmp102
     if [[ -n $current_address && $current_address == "$first" ]]; then
         pass same-address "boot 2 uses boot 1's random static address $current_address"
     else
