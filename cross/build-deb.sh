@@ -76,6 +76,8 @@ if [[ $debian_swift == yes ]]; then
     sdk_info=$(cross/lib/arm64-swift-sdk.sh "$release" "$swift_version")
     sdk_value() { sed -n "s/^$1=//p" <<<"$sdk_info"; }
     sysroot=$(sdk_value sysroot)
+    # The C library the package's programs run on, for tests that run them here under qemu-aarch64.
+    echo "build-deb: sysroot $sysroot"
     target_packages=$(sdk_value packages)
     # SwiftPM reads the target's .pc files (libgpiod) only with both variables pointing into the sysroot.
     target_swift=(cross/lib/swift-chroot.sh run env "PKG_CONFIG_SYSROOT_DIR=$sysroot"
@@ -95,11 +97,11 @@ elif [[ $debian_swift == yes ]]; then
     swift_args+=("${sdk_args[@]}")
 fi
 
-echo "build-deb: swift build ${swift_args[*]} (blesensord, blesensor)"
+# One multi-call program: blesensor is the daemon when run as blesensord (a link to it, below), so
+# the package carries the Swift runtime and Foundation's ICU data once.
+echo "build-deb: swift build ${swift_args[*]} --product blesensor"
 build_start=$(date +%s)
-for product in blesensord blesensor; do
-    "${target_swift[@]}" build "${swift_args[@]}" --product "$product"
-done
+"${target_swift[@]}" build "${swift_args[@]}" --product blesensor
 bin=$("${target_swift[@]}" build "${swift_args[@]}" --show-bin-path)
 echo "build-deb: target build took $(( $(date +%s) - build_start )) s"
 
@@ -115,12 +117,10 @@ cross/lib/manual-pages.sh "$stage/usr/share/man"
 host_bin=$(swift build --show-bin-path)
 
 upstream=$("$host_bin/blesensord" --version)
-for program in blesensord blesensor; do
-    # The target's own binaries when they run here, else the host build of the same sources.
-    for built in "$host_bin/$program" $([[ $arch == "$host_arch" ]] && echo "$bin/$program"); do
-        built_version=$("$built" --version)
-        [[ $built_version == "$upstream" ]] || die "$built --version prints $built_version, blesensord $upstream: both print ProductVersion.current, so a stale build is in the way (try --clean)"
-    done
+# The target's own program when it runs here, else the host build of the same sources.
+for built in "$host_bin/blesensor" $([[ $arch == "$host_arch" ]] && echo "$bin/blesensor"); do
+    built_version=$("$built" --version)
+    [[ $built_version == "$upstream" ]] || die "$built --version prints $built_version, blesensord $upstream: both print ProductVersion.current, so a stale build is in the way (try --clean)"
 done
 [[ $upstream =~ ^[0-9][0-9A-Za-z.+~]*$ ]] || die "version '$upstream' (ProductVersion.current) is not a Debian upstream version"
 version=$(dpkg-parsechangelog -l cross/debian/changelog -S Version)
@@ -129,19 +129,21 @@ version=$(dpkg-parsechangelog -l cross/debian/changelog -S Version)
 maintainer=$(dpkg-parsechangelog -l cross/debian/changelog -S Maintainer)
 
 # Binaries, stripped the way dh_strip does (symbols, .comment and .note; Swift's metadata sections are kept).
-for program in blesensord blesensor; do
-    install -d "$stage/usr/bin"
-    "$objcopy" --strip-unneeded --remove-section=.comment --remove-section=.note \
-        "$bin/$program" "$stage/usr/bin/$program"
-    chmod 0755 "$stage/usr/bin/$program"
-done
-cross/lib/check-static-swift.sh "$stage/usr/bin/blesensord" "$stage/usr/bin/blesensor"
+install -d "$stage/usr/bin"
+"$objcopy" --strip-unneeded --remove-section=.comment --remove-section=.note \
+    "$bin/blesensor" "$stage/usr/bin/blesensor"
+chmod 0755 "$stage/usr/bin/blesensor"
+# The daemon is the same program under its own name (argv[0]); systemd and users call blesensord.
+ln -s blesensor "$stage/usr/bin/blesensord"
+if [[ $arch == "$host_arch" ]]; then
+    daemon_version=$("$stage/usr/bin/blesensord" --version)
+    [[ $daemon_version == "$upstream" ]] || die "the blesensord link prints '$daemon_version', not $upstream: blesensor did not run as the daemon"
+fi
+cross/lib/check-static-swift.sh "$stage/usr/bin/blesensor"
 # An SDK for another target than --arch would make a package that installs but cannot run.
 case $arch in amd64) machine='X86-64' ;; arm64) machine='AArch64' ;; armhf) machine='ARM$' ;; esac
-for program in blesensord blesensor; do
-    readelf -h "$stage/usr/bin/$program" | grep -E "^ *Machine:" | grep -qE "$machine" \
-        || die "$program is built for $(readelf -h "$stage/usr/bin/$program" | sed -n 's/^ *Machine: *//p'), not $arch: the Swift SDK is for another target"
-done
+readelf -h "$stage/usr/bin/blesensor" | grep -E "^ *Machine:" | grep -qE "$machine" \
+    || die "blesensor is built for $(readelf -h "$stage/usr/bin/blesensor" | sed -n 's/^ *Machine: *//p'), not $arch: the Swift SDK is for another target"
 
 install -D -m 0644 systemd/blesensord.service "$stage/lib/systemd/system/blesensord.service"
 install -D -m 0644 systemd/blesensord.sysusers "$stage/usr/lib/sysusers.d/blesensord.conf"
@@ -179,7 +181,7 @@ shlibs_trees=()
 if [[ $debian_swift == yes ]]; then
     for tree in "$target_packages"/*; do shlibs_trees+=("-S$tree"); done
 fi
-shlibs=$(cd "$shlibs_dir" && DEB_HOST_ARCH=$arch dpkg-shlibdeps -O "${shlibs_trees[@]}" -e"$stage/usr/bin/blesensord" -e"$stage/usr/bin/blesensor") \
+shlibs=$(cd "$shlibs_dir" && DEB_HOST_ARCH=$arch dpkg-shlibdeps -O "${shlibs_trees[@]}" -e"$stage/usr/bin/blesensor") \
     || die "dpkg-shlibdeps failed: the target's runtime libraries must be installed for $arch (cross/README.md)"
 rm -rf "$shlibs_dir"
 shlibs=${shlibs#shlibs:Depends=}

@@ -47,7 +47,6 @@ dpkg-deb --extract "$deb" "$work/root"
 dpkg-deb --control "$deb" "$work/control"
 arch=$(dpkg-deb --field "$deb" Architecture)
 expected=(
-    usr/bin/blesensord
     usr/bin/blesensor
     lib/systemd/system/blesensord.service
     usr/lib/sysusers.d/blesensord.conf
@@ -73,9 +72,10 @@ done
 for board in "$repo"/boards/*.yaml; do
     [[ -f $work/root/usr/share/blesensor/boards/$(basename "$board") ]] || fail "board $(basename "$board") not shipped"
 done
-for program in blesensord blesensor; do
-    [[ -x $work/root/usr/bin/$program ]] || fail "/usr/bin/$program is not executable"
-done
+[[ -x $work/root/usr/bin/blesensor ]] || fail "/usr/bin/blesensor is not executable"
+# One multi-call program: the daemon is blesensor run under the name blesensord.
+[[ -L $work/root/usr/bin/blesensord && $(readlink "$work/root/usr/bin/blesensord") == blesensor ]] \
+    || fail "/usr/bin/blesensord is not a link to blesensor"
 grep -qx /etc/blesensor/blesensor.yaml "$work/control/conffiles" 2>/dev/null || fail "/etc/blesensor/blesensor.yaml is not a conffile"
 for script in postinst prerm postrm; do
     if [[ ! -x $work/control/$script ]]; then
@@ -84,8 +84,8 @@ for script in postinst prerm postrm; do
         fail "maintainer script $script does not parse"
     fi
 done
-"$repo/cross/lib/check-static-swift.sh" "$work/root/usr/bin/blesensord" "$work/root/usr/bin/blesensor" \
-    || fail "a binary needs Swift shared libraries"
+"$repo/cross/lib/check-static-swift.sh" "$work/root/usr/bin/blesensor" \
+    || fail "blesensor needs Swift shared libraries"
 depends=$(dpkg-deb --field "$deb" Depends)
 echo "Depends: $depends"
 for library in libgpiod libi2c libsqlite3; do

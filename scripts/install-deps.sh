@@ -11,8 +11,9 @@ packages+=(pkg-config debian-archive-keyring)
 packages+=(dpkg-dev binutils lintian debootstrap)
 # The boot test (Tests/Boot): QEMU, Debian's kernel with its initrd and modules, mke2fs -d.
 packages+=(qemu-system-x86 linux-image-amd64 e2fsprogs)
-# The arm64 package and its tests (cross/, Tests/Arm64): arm64 programs run here through binfmt.
-packages+=(qemu-user-static binfmt-support file)
+# The arm64 package and its tests (cross/, Tests/Arm64): arm64 programs run here through binfmt;
+# the arm64 boot test (test-all.sh --slow) boots qemu-system-aarch64.
+packages+=(qemu-user-static binfmt-support file qemu-system-arm)
 # The kernel tests (Tests/KernelVM): a busybox initramfs, the gpio-sim module built from Debian's
 # kernel source against its headers, and the tools run inside the VM (i2cset, gpioinfo, btvirt, btmgmt).
 # linux-source-X.Y must match the kernel series linux-image-amd64 brings (6.1 on bookworm, 6.12 on
