@@ -12,7 +12,7 @@ from harness.server import HarnessServer, free_port
 async def test_daemon_started_before_harness_still_connects(spawn_daemon):
     port = free_port()
     daemon = await spawn_daemon(port, 'early-bird')
-    await asyncio.sleep(1.0)  # the daemon is retrying by now
+    await daemon.wait_for_log('retrying in', timeout=60)  # a barrier: the daemon is retrying
     assert daemon.process.returncode is None, f'daemon gave up:\n{daemon.log}'
     server = HarnessServer()
     await server.start(port)
@@ -50,8 +50,10 @@ async def test_example_streaming_when_the_link_drops_exits_nonzero(harness, cent
 async def test_sigterm_while_waiting_for_the_controller_exits_zero(spawn_daemon):
     # Nothing listens on this port: the daemon is in its connect-retry loop when the signal comes.
     daemon = await spawn_daemon(free_port(), 'never-connected')
-    await asyncio.sleep(0.5)
+    # A barrier, not a sleep: its signal handling is in place before it first tries to connect,
+    # and on a busy machine a fixed half second was sometimes still before that.
+    await daemon.wait_for_log('retrying in', timeout=60)
     assert daemon.process.returncode is None, daemon.log
     daemon.send_signal(signal.SIGTERM)
-    assert await daemon.wait_exit(3) == 0, daemon.log
+    assert await daemon.wait_exit(30) == 0, daemon.log
     assert daemon.count('stopped before the controller was ready') == 1, daemon.log

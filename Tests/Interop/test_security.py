@@ -32,6 +32,15 @@ async def read_error(session: Session, uuid: UUID) -> int:
     return await session.att_error_of(session.client.read_value(session.characteristic(uuid).handle))
 
 
+async def pair_and_wait_stored(secure: SecureCentral, session: Session, daemon: Daemon) -> None:
+    """Pairs, then waits until the daemon has stored the bond. It logs "paired …, bonded" after the
+    SQLite write, which on a busy machine comes well after the link is encrypted, so a status read
+    at once could still say `bonded: false`."""
+    before = daemon.count(', bonded')
+    await secure.pair(session.connection)
+    await daemon.wait_for_log(', bonded', timeout=30, occurrences=before + 1)
+
+
 async def check_locked(session: Session, expected: int = INSUFFICIENT_AUTHENTICATION) -> None:
     """2A6E refused with `expected`, while the unprotected 2A6F still reads."""
     code = await read_error(session, ES_TEMPERATURE)
@@ -97,7 +106,7 @@ async def test_pairing_method_encrypts_and_unlocks_the_protected_characteristic(
     await check_locked(session)
 
     delegate = secure.use(RecordingDelegate(io, passkey=passkey), sc=sc)
-    await secure.pair(session.connection)
+    await pair_and_wait_stored(secure, session, daemon)
     assert {call[0] for call in delegate.calls} - {'accept'} == asked, delegate.calls
     assert session.connection.is_encrypted
     if 'compare' in asked:
@@ -126,7 +135,7 @@ async def test_a_bonded_central_re_encrypts_after_a_restart_without_pairing_agai
     daemon = await bridge.start()
     secure = SecureCentral(central)
     session = await connect(secure, daemon)
-    await secure.pair(session.connection)
+    await pair_and_wait_stored(secure, session, daemon)
     await check_unlocked(session)
 
     daemon = await bridge.restart(session.connection)
@@ -147,7 +156,7 @@ async def test_notifications_resume_after_a_restart_without_writing_the_cccd(
     daemon = await bridge.start()
     secure = SecureCentral(central)
     session = await connect(secure, daemon)
-    await secure.pair(session.connection)
+    await pair_and_wait_stored(secure, session, daemon)
     for uuid, label in ((ES_TEMPERATURE, '2A6E'), (HUMIDITY, '2A6F')):
         await asyncio.wait_for(session.peer.subscribe(session.characteristic(uuid), lambda _v: None), 5)
         await daemon.wait_for_log(f'subscribed {secure.address} {label} notify', timeout=5)
@@ -177,7 +186,7 @@ async def test_a_removed_bond_no_longer_encrypts_and_the_central_pairs_again(
     daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-remove').start()
     secure = SecureCentral(central)
     session = await connect(secure, daemon)
-    await secure.pair(session.connection)
+    await pair_and_wait_stored(secure, session, daemon)
     await disconnect(session)
 
     code, out, err = await run_cli('bonds', 'remove', secure.address, '--socket', daemon.control_socket)
@@ -191,7 +200,7 @@ async def test_a_removed_bond_no_longer_encrypts_and_the_central_pairs_again(
     assert not session.connection.is_encrypted
 
     delegate = secure.use(RecordingDelegate())
-    await secure.pair(session.connection)
+    await pair_and_wait_stored(secure, session, daemon)
     assert delegate.asked('confirm'), delegate.calls
     await check_unlocked(session)
     assert secure.address.upper() in bonded_addresses(await bonds(daemon))
@@ -206,7 +215,7 @@ async def test_a_central_using_resolvable_private_addresses_is_recognised_by_its
     first = await secure.use_resolvable_private_address()
     session = await connect(secure, daemon)
     await check_locked(session)
-    await secure.pair(session.connection)
+    await pair_and_wait_stored(secure, session, daemon)
     await check_unlocked(session)
     # Filed under the identity the central distributed, not the RPA it paired from.
     identity = secure.device.public_address.to_string(with_type_qualifier=False)
@@ -254,14 +263,14 @@ async def test_a_central_that_lost_its_keys_pairs_again_and_the_new_keys_work(
     daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-lost-keys').start()
     secure = SecureCentral(central)
     session = await connect(secure, daemon)
-    await secure.pair(session.connection)
+    await pair_and_wait_stored(secure, session, daemon)
     old = (await secure.keys_for(session.connection.peer_address)).ltk.value
     await disconnect(session)
 
     secure.forget_keys()
     session = await connect(secure, daemon)
     await check_locked(session, INSUFFICIENT_ENCRYPTION)  # the daemon still has the bond
-    await secure.pair(session.connection)
+    await pair_and_wait_stored(secure, session, daemon)
     await check_unlocked(session)
     new = (await secure.keys_for(session.connection.peer_address)).ltk.value
     assert new != old
@@ -280,7 +289,7 @@ async def test_a_re_pairing_that_fails_halfway_keeps_the_previous_bond(
     secure = SecureCentral(central)
     session = await connect(secure, daemon)
     secure.use(RecordingDelegate(IO.KEYBOARD_INPUT_ONLY, passkey=123456))
-    await secure.pair(session.connection)
+    await pair_and_wait_stored(secure, session, daemon)
     await disconnect(session)
 
     session = await connect(secure, daemon)
