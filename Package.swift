@@ -182,7 +182,7 @@ let package = Package(
         .testTarget(name: "HCITests", dependencies: ["BLECore", "HCI"]),
         .testTarget(name: "HCIHostTests", dependencies: ["BLECore", "HCI"]),
         .testTarget(name: "HCITransportsTests", dependencies: [
-            "BLECore", "HCI", "HCITransports", "CBluetoothShim",
+            "BLECore", "HCI", "HCITransports", "CBluetoothShim", "TestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "VirtualControllerTests", dependencies: ["BLECore", "HCI", "VirtualController"]),
@@ -228,9 +228,9 @@ let package = Package(
         .executableTarget(name: "bond-store-crash-writer", dependencies: ["BLECore", "Bonding", "SQLiteBondStore"],
                           path: "Tests/BondStoreCrashWriter"),
         // The multi-call rule, and the built `blesensor` run through a `blesensord` link against the built `blesensord`.
-        .testTarget(name: "MultiCallTests", dependencies: ["MultiCall"]),
+        .testTarget(name: "MultiCallTests", dependencies: ["MultiCall", "TestSupport"]),
         .testTarget(name: "SQLiteBondStoreTests", dependencies: [
-            "BLECore", "Bonding", "SQLiteBondStore",
+            "BLECore", "Bonding", "SQLiteBondStore", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
     ]

@@ -71,7 +71,7 @@ let heartRateValue: [UInt8] = [0x16, 72, 0x55, 0x03]
 /// 36.6 °C as an IEEE 11073 FLOAT (mantissa 366, exponent −1), no optional fields.
 let temperatureValue: [UInt8] = [0x00, 0x6E, 0x01, 0x00, 0xFF]
 
-@Suite(.timeLimit(.minutes(1))) struct DemoCentralTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct DemoCentralTests {
     @Test func demoCentralPrintsTheTreeReadingsAndLiveDecodedValues() async throws {
         let peripheral = try await DemoPeripheral()
         let lines = Recorder<String>()

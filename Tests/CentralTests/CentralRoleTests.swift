@@ -32,7 +32,7 @@ func record(_ central: CentralManager) -> Recorder<CentralEvent> {
 
 let peerAddress = DeviceAddress(TestPeripheral.address, type: .randomDevice)
 
-@Suite(.timeLimit(.minutes(1))) struct CentralRoleTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct CentralRoleTests {
     @Test func anActiveScanReportsTheNameServicesAndScanResponseAndAPassiveScanNoScanResponse() async throws {
         let peripheral = try await TestPeripheral()
         let central = try await makeCentral(on: peripheral.radio)

@@ -13,7 +13,7 @@ import VirtualController
 
 /// One controller in both roles: our PeripheralManager advertises and serves a remote central
 /// while our CentralManager, on the same controller, scans and talks to a second device.
-@Suite(.timeLimit(.minutes(1))) struct SharedControllerTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct SharedControllerTests {
     static let ourAddress = BluetoothAddress("C6:00:00:00:00:50")!
     static let ourPeer = DeviceAddress(ourAddress, type: .randomDevice)
 

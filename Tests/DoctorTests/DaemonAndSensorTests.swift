@@ -2,9 +2,10 @@ import BLECore
 import ControlSocket
 import Foundation
 import Testing
+import TestSupport
 @testable import Doctor
 
-@Suite(.timeLimit(.minutes(1))) struct DaemonAndSensorTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct DaemonAndSensorTests {
     static let simulated = """
         board: simulated
         sensors:

@@ -8,9 +8,10 @@ import BridgeConfiguration
 import ControlSocket
 import Foundation
 import Testing
+import TestSupport
 @testable import Doctor
 
-@Suite(.timeLimit(.minutes(1))) struct PartsTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct PartsTests {
     @Test(arguments: [
         ("active\n", "", UnitAnswer.state("active")),
         ("  Failed \n", "", .state("failed")),

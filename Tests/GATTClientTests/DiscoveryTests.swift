@@ -3,8 +3,9 @@ import BLECore
 import GATT
 import GATTClient
 import Testing
+import TestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct DiscoveryTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct DiscoveryTests {
     @Test func exchangesTheMTUAndStoresItOnTheLink() async throws {
         let pair = try ServerPair(serverMTU: 100, clientMTU: 247)
         #expect(try await pair.client.exchangeMTU() == 100)

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// Transaction timeout, link loss, the request queue and the bounded update stream.
-@Suite(.timeLimit(.minutes(1))) struct LifecycleTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct LifecycleTests {
     @Test func transactionTimeoutClosesTheBearer() async throws {
         let peer = ScriptedPeer()
         let events = record(peer.client.events)

@@ -4,8 +4,9 @@ import GATT
 import GATTClient
 import GATTServer
 import Testing
+import TestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct ReadWriteTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct ReadWriteTests {
     /// The custom service's characteristics: setpoint, long, alert.
     private func customCharacteristics(_ pair: ServerPair) async throws -> [RemoteCharacteristic] {
         let custom = try #require(try await pair.client.discoverPrimaryServices([Fixture.customService]).first)

@@ -3,9 +3,10 @@ import BLECore
 import GATT
 @testable import GATTClient
 import Testing
+import TestSupport
 
 /// The client against a peer that answers by hand, including with nonsense.
-@Suite(.timeLimit(.minutes(1))) struct ScriptedPeerTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct ScriptedPeerTests {
     private let service = RemoteService(uuid: BluetoothUUID(0x180D), handles: 0x0010...0x0020)
 
     @Test func truncatedResponseFailsTheProcedureAndTheBearerStaysUsable() async throws {

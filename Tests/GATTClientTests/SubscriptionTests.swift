@@ -4,8 +4,9 @@ import GATT
 import GATTClient
 import GATTServer
 import Testing
+import TestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct SubscriptionTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct SubscriptionTests {
     @Test func notificationsArriveOnUpdates() async throws {
         let pair = try ServerPair()
         let updates = record(pair.client.updates)

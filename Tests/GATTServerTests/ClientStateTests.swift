@@ -4,9 +4,10 @@ import GATT
 import GATTServer
 import HCI
 import Testing
+import TestSupport
 
 /// Snapshots and restoration of a client's state, which the bonding layer carries across links.
-@Suite(.timeLimit(.minutes(1))) struct ClientStateTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct ClientStateTests {
     static func le(_ handle: UInt16) -> String { String(format: "%02x%02x", handle & 0xFF, handle >> 8) }
 
     @Test func whatTheClientDidOnThisLinkWinsOverTheRestoredState() async throws {

@@ -3,8 +3,9 @@ import BLECore
 import GATT
 import GATTServer
 import Testing
+import TestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct DiscoveryTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct DiscoveryTests {
     @Test func primaryServicesByGroupTypeAtMTU23() async throws {
         let harness = try Harness()
         // Three 16-bit services fit (6 octets each), the 128-bit one comes alone, then Attribute Not Found.

@@ -3,11 +3,12 @@ import BLECore
 import GATT
 import GATTServer
 import Testing
+import TestSupport
 
 /// The 128-bit UUID as it appears on the air (little-endian), as hex.
 func le(_ uuid: BluetoothUUID) -> String { uuid.littleEndian128.hexString }
 
-@Suite(.timeLimit(.minutes(1))) struct LayoutAndMTUTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct LayoutAndMTUTests {
     @Test func fixtureHandlesAreTheOnesTheTestsUse() throws {
         let database = try TestDatabase.make()
         #expect(database.lastHandle == 0x23)

@@ -4,8 +4,9 @@ import GATT
 import GATTServer
 import Synchronization
 import Testing
+import TestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct ProtocolTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct ProtocolTests {
     @Test func unknownRequestsAreNotSupportedAndUnknownCommandsIgnored() async throws {
         let harness = try Harness()
         #expect(await harness.exchange("3f 0102") == h("01 3f 0000 06"))
@@ -166,7 +167,7 @@ func hexLE(_ handle: UInt16) -> String {
     [UInt8(handle & 0xFF), UInt8(handle >> 8)].hexString
 }
 
-@Suite(.timeLimit(.minutes(1))) struct SequentialRequestTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct SequentialRequestTests {
     /// The fastest client: its next request arrives while the answer to the previous one is still
     /// being handed to L2CAP. It must be served, not dropped as a second outstanding request.
     @Test func aRequestSentTheMomentTheAnswerArrivesIsServed() async throws {

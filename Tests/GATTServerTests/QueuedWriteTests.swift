@@ -3,8 +3,9 @@ import BLECore
 import GATT
 import GATTServer
 import Testing
+import TestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct QueuedWriteTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct QueuedWriteTests {
     typealias Call = FakeDelegate.WriteCall
 
     @Test func longWriteIsEchoedAssembledAndAppliedOnce() async throws {

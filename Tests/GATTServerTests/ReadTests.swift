@@ -3,8 +3,9 @@ import BLECore
 import GATT
 import GATTServer
 import Testing
+import TestSupport
 
-@Suite(.timeLimit(.minutes(1))) struct ReadTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct ReadTests {
     let long = TestDatabase.longValue
 
     @Test func shortStaticValues() async throws {

@@ -3,6 +3,7 @@ import BLECore
 import GATT
 import GATTServer
 import Testing
+import TestSupport
 
 /// `TestDatabase` with the custom service replaced by a small one:
 ///
@@ -24,7 +25,7 @@ enum ReplacementDatabase {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct ReplaceDatabaseTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct ReplaceDatabaseTests {
     @Test func keepsMTUFeaturesAndSurvivingCCCDsAndDropsRemovedOnes() async throws {
         let harness = try Harness()
         #expect(await harness.exchange("02 b900") == h("03 f700"))

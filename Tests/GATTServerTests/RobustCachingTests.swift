@@ -3,10 +3,11 @@ import BLECore
 import GATT
 import GATTServer
 import Testing
+import TestSupport
 
 /// Robust caching (Core Vol 3 Part G 2.5.2.1) after a database change, for a client that set
 /// Client Supported Features bit 0 (handle 0x0D) and one that did not.
-@Suite(.timeLimit(.minutes(1))) struct RobustCachingTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct RobustCachingTests {
     /// Link 1 enables robust caching; the database then changes under both links.
     func changedDatabase(to database: AttributeDatabase? = nil) async throws -> Harness {
         let harness = try Harness()

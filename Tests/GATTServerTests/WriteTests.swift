@@ -5,7 +5,7 @@ import GATTServer
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1))) struct WriteTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct WriteTests {
     typealias Call = FakeDelegate.WriteCall
 
     @Test func writeRequestGoesToTheDelegate() async throws {

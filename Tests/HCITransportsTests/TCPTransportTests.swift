@@ -3,6 +3,7 @@ import HCI
 import Logging
 import Synchronization
 import Testing
+import TestSupport
 
 @testable import HCITransports
 
@@ -20,7 +21,7 @@ import Testing
         return transport
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.scaledTimeLimit(minutes: 1))
     func retriesUntilServerListensThenCarriesPacketsBothWays() async throws {
         let server = try TestTCPServer()
         let (logger, logs) = CapturingLogHandler.logger()
@@ -146,7 +147,7 @@ import Testing
 
     static let largestACL = HCIPacket(type: .acl, body: [0x40, 0x20, 0xFF, 0xFF] + [UInt8](repeating: 0xA5, count: 65535))
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.scaledTimeLimit(minutes: 1))
     func sendNeverBlocksAndAFullSocketDrainsInOrderSeveralPacketsPerWrite() async throws {
         let server = try TestTCPServer()
         let recorder = EventRecorder()
@@ -164,7 +165,7 @@ import Testing
         #expect(await recorder.waitForClosed() == .some(nil))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.scaledTimeLimit(minutes: 1))
     func aPeerThatStopsReadingIsReportedAsStalledAndCloseStillWorks() async throws {
         let server = try TestTCPServer()
         let recorder = EventRecorder()
@@ -189,7 +190,7 @@ import Testing
         #expect(throws: HCITransportError.notOpen(transport.name)) { try transport.send(reset) }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.scaledTimeLimit(minutes: 1))
     func theWriteQueueIsBounded() async throws {
         let server = try TestTCPServer()
         let recorder = EventRecorder()
@@ -212,7 +213,7 @@ import Testing
         #expect(await recorder.waitForClosed() == .some(nil))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.scaledTimeLimit(minutes: 1))
     func packetsOfAClosedLinkThatWaitAreDiscarded() async throws {
         let server = try TestTCPServer()
         let recorder = EventRecorder()
@@ -240,7 +241,7 @@ import Testing
         #expect(await recorder.waitForClosed() == .some(nil))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.scaledTimeLimit(minutes: 1))
     func packetsSentInACombiningScopeLeaveInOneWriteWhenItEnds() async throws {
         let server = try TestTCPServer()
         let recorder = EventRecorder()
@@ -268,7 +269,7 @@ import Testing
     /// After a read of credits alone the loop waits a window for more only where more can gather:
     /// PDUs wait in the host, or credits come back densely (a fast timer). Sparse credits with
     /// nothing waiting (a 50 Hz timer) are read as they come, and one buffer never waits.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.scaledTimeLimit(minutes: 1))
     func creditsAreAwaitedOnlyWhereMoreCanGather() async throws {
         let server = try TestTCPServer()
         let recorder = EventRecorder()
@@ -304,7 +305,7 @@ import Testing
         #expect(await recorder.waitForClosed() == .some(nil))
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [Duration.zero, .milliseconds(1), .milliseconds(50)])
+    @Test(.scaledTimeLimit(minutes: 1), arguments: [Duration.zero, .milliseconds(1), .milliseconds(50)])
     func creditReturnModerationLosesAndReordersNothing(moderation: Duration) async throws {
         let server = try TestTCPServer()
         let recorder = EventRecorder()

@@ -1,6 +1,7 @@
 import Foundation
 import MultiCall
 import Testing
+import TestSupport
 
 @Suite struct MultiCallProgramTests {
     @Test(arguments: ["blesensord", "/usr/bin/blesensord", "./blesensord", ".build/debug/blesensord", "/tmp/x/blesensord"])
@@ -34,7 +35,7 @@ struct ProgramRun: Equatable, CustomStringConvertible {
     .enabled(
         if: BuiltPrograms.directory != nil,
         "blesensor and blesensord are not built next to the test executable; run `swift build --build-tests` first"),
-    .timeLimit(.minutes(2)))
+    .scaledTimeLimit(minutes: 2))
 struct MultiCallBinaryTests {
     static let daemonArguments: [[String]] = [
         ["--help"],

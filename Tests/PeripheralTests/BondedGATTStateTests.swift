@@ -8,6 +8,7 @@ import SecurityToolbox
 import SMP
 import Testing
 import VirtualController
+import TestSupport
 @testable import Peripheral
 
 /// A bonded central and the store that remembers it, for peripherals that pair.
@@ -70,7 +71,7 @@ extension PeripheralFixture {
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct BondedGATTStateTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct BondedGATTStateTests {
     @Test func aBondedCentralFindsItsSubscriptionAndTheValueItMissedAfterReEncrypting() async throws {
         let setup = BondedSetup()
         try await setup.bond(1)

@@ -7,6 +7,7 @@ import HCI
 import Synchronization
 import Testing
 import VirtualController
+import TestSupport
 @testable import Peripheral
 
 extension PeripheralEvent {
@@ -15,7 +16,7 @@ extension PeripheralEvent {
 
 /// One link object per connection: a handle the controller reuses carries nothing of the link
 /// that had it before (security, queued values, responses).
-@Suite(.timeLimit(.minutes(1))) struct HandleReuseTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct HandleReuseTests {
     static let testLTK: [UInt8] = Array(0x10...0x1F)
 
     @Test func aReusedHandleStartsUnencryptedAndNothingQueuedForTheOldLinkReachesIt() async throws {
@@ -56,7 +57,7 @@ extension PeripheralEvent {
 }
 
 /// `updateValue` across notifying and indicating centrals, and per-central readiness.
-@Suite(.timeLimit(.minutes(1))) struct UpdateReadinessTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct UpdateReadinessTests {
     @Test func anUpdateIsQueuedForAllSubscribersOrForNone() async throws {
         let fixture = try await PeripheralFixture(queueEntries: 4, extraService: true)
         let indicated = try await fixture.connect(1, confirmIndications: false)
@@ -209,7 +210,7 @@ extension PeripheralEvent {
 }
 
 /// The streaming hooks: readiness straight to a handler, updates batched into one write.
-@Suite(.timeLimit(.minutes(1))) struct StreamingHookTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct StreamingHookTests {
     @Test func aReadyHandlerGetsReadinessInsteadOfTheEventsAndCanRefillAtOnce() async throws {
         let fixture = try await PeripheralFixture(completion: .manual, bufferCount: 4, queueEntries: 4)
         fixture.manager.setUpdatePolicy(.fifo, for: TestIDs.notifying)

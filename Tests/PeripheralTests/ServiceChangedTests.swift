@@ -2,11 +2,12 @@ import ATT
 import BLECore
 import GATT
 import Testing
+import TestSupport
 @testable import Peripheral
 
 /// Services added or removed after `publish()`: the new database is served at once and centrals that
 /// enabled Service Changed indications are told the exact handle range (Core Vol 3 Part G 7.1).
-@Suite(.timeLimit(.minutes(1))) struct ServiceChangedTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct ServiceChangedTests {
     static let environmental = BluetoothUUID(0x181A)
     static let temperature = CharacteristicID("test.temperature")
     static let environmentalService = GATTService(uuid: environmental, characteristics: [
@@ -16,7 +17,9 @@ import Testing
 
     /// Waits until `client` has received `count` indications.
     func indications(_ client: ATTTestClient, count: Int) async throws -> [(handle: UInt16, value: [UInt8])] {
-        await client.indications.wait(for: count)
+        // A wait cut short (the time limit) must fail here, not let a caller index past what came.
+        let arrived = await client.indications.wait(for: count)
+        try #require(arrived, "\(count) indications expected, \(client.indications.all.count) arrived")
         return client.indications.all
     }
 

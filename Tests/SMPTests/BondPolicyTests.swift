@@ -4,11 +4,12 @@ import Foundation
 import HCI
 import SecurityToolbox
 import Testing
+import TestSupport
 @testable import SMP
 
 /// What happens to existing bonds when a central pairs: re-pairing under a new identity, a full
 /// store (replace the least recently used, or refuse), weaker re-pairing.
-@Suite(.timeLimit(.minutes(1))) struct BondPolicyTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct BondPolicyTests {
     static func bond(_ identity: DeviceAddress, irk: [UInt8]? = nil, seen: TimeInterval = 0, authenticated: Bool = false) -> Bond {
         let ltk = LongTermKeyRecord(key: Key128(SecureRandom.bytes(16))!, ediv: 0, rand: 0, keySize: 16,
                                     authenticated: authenticated, secureConnections: true)

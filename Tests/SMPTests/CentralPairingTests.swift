@@ -3,11 +3,12 @@ import Bonding
 import HCI
 import SecurityToolbox
 import Testing
+import TestSupport
 @testable import SMP
 
 /// Our initiator against our responder (Core Vol 3 Part H 2.3, 3.6): methods, key distribution,
 /// bonds on both sides and re-encryption from them.
-@Suite(.timeLimit(.minutes(1))) struct CentralPairingTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct CentralPairingTests {
     static func legacy(_ configuration: inout SecurityManager.Configuration) { configuration.policy.secureConnections = false }
 
     @Test func secureConnectionsJustWorksBondsBothSidesWithTheSameLTK() async throws {

@@ -4,11 +4,12 @@ import HCI
 import SecurityToolbox
 import Synchronization
 import Testing
+import TestSupport
 @testable import SMP
 
 /// The initiator against a misbehaving or silent peripheral, and one legacy exchange byte for byte
 /// against the specification's c1 and s1 sample data (Core Vol 3 Part H 2.2.3, 2.2.4).
-@Suite(.timeLimit(.minutes(1))) struct CentralRobustnessTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct CentralRobustnessTests {
     @Test func aSilentPeripheralTimesThePairingOutAfter30Seconds() async throws {
         let b = try await BackToBack()
         b.wiring.state.withLock { $0.dropFromPeripheral = true }

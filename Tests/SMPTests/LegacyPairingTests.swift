@@ -3,10 +3,11 @@ import Bonding
 import HCI
 import SecurityToolbox
 import Testing
+import TestSupport
 @testable import SMP
 
 /// Legacy pairing as responder (Core Vol 3 Part H 2.3.5.5, 2.4.1 key distribution).
-@Suite(.timeLimit(.minutes(1))) struct LegacyPairingTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct LegacyPairingTests {
     static let legacyAuth: AuthenticationRequirements = [.bonding]
 
     /// Mconfirm/Sconfirm, Mrand/Srand; returns the STK the central computes.

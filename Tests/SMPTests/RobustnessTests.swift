@@ -4,11 +4,12 @@ import Bonding
 import HCI
 import SecurityToolbox
 import Testing
+import TestSupport
 @testable import SMP
 
 /// Malformed, out-of-order, repeated and oversized PDUs end in Pairing Failed, never a crash or a
 /// stuck state; timeouts and back-off run in virtual time.
-@Suite(.timeLimit(.minutes(1))) struct RobustnessTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct RobustnessTests {
     static let badPDUs: [([UInt8], UInt8)] = [
         ([], 0x07),                                  // empty: command not supported
         ([0x42], 0x07),                                            // unknown code
@@ -122,7 +123,7 @@ import Testing
 }
 
 /// Signed writes from a bonded client: its CSRK verifies, a replayed counter does not.
-@Suite(.timeLimit(.minutes(1))) struct SignedWriteTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct SignedWriteTests {
     @Test func aBondedClientsSignatureVerifiesOnceAndAReplayIsRefused() async throws {
         let store = InMemoryBondStore()
         let csrk = SecureRandom.bytes(16)
@@ -149,7 +150,7 @@ import Testing
 }
 
 /// Repeated Attempts guards against guessing: a refusal by policy does not lock a central out.
-@Suite(.timeLimit(.minutes(1))) struct PolicyRefusalTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct PolicyRefusalTests {
     @Test func aRefusalByPolicyDoesNotMakeTheCentralWait() async throws {
         let agent = TestAgent { $0.decision = .refuse(.pairingNotSupported, because: "the pairing window is closed") }
         let harness = try await SMPHarness(agent: agent)

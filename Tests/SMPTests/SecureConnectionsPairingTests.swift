@@ -3,11 +3,12 @@ import Bonding
 import HCI
 import SecurityToolbox
 import Testing
+import TestSupport
 @testable import SMP
 
 /// LE Secure Connections as responder, byte by byte against a central computed with the toolbox
 /// (Core Vol 3 Part H 2.3.5.6, C.2.2 message sequences).
-@Suite(.timeLimit(.minutes(1))) struct SecureConnectionsPairingTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct SecureConnectionsPairingTests {
     /// Runs the public key exchange; returns the Pairing Response and our public key.
     static func exchangeKeys(_ harness: SMPHarness, _ central: TestInitiator) async throws -> (pres: [UInt8], x: [UInt8], y: [UInt8], confirm: [UInt8]?, justWorks: Bool) {
         let pres = try #require(await harness.exchange(central.preq).first)

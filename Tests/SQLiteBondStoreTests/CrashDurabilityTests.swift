@@ -3,6 +3,7 @@ import Bonding
 import Foundation
 import Testing
 import SQLiteBondStore
+import TestSupport
 
 /// What bond-store-crash-writer writes for n (see its main.swift).
 enum CrashPlan {
@@ -39,7 +40,7 @@ struct WriterRun: Sendable {
         .enabled(
             if: writerPath != nil,
             "bond-store-crash-writer is not built next to the test executable; run `swift build --build-tests` first"),
-        .timeLimit(.minutes(2)))
+        .scaledTimeLimit(minutes: 2))
     func everyReportedCommitSurvivesSIGKILL() async throws {
         let writer = try #require(Self.writerPath)
         let directory = TemporaryDirectory()
