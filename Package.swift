@@ -180,12 +180,12 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
         .testTarget(name: "HCITests", dependencies: ["BLECore", "HCI"]),
-        .testTarget(name: "HCIHostTests", dependencies: ["BLECore", "HCI"]),
+        .testTarget(name: "HCIHostTests", dependencies: ["BLECore", "HCI", "TestSupport"]),
         .testTarget(name: "HCITransportsTests", dependencies: [
             "BLECore", "HCI", "HCITransports", "CBluetoothShim", "TestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "VirtualControllerTests", dependencies: ["BLECore", "HCI", "VirtualController"]),
+        .testTarget(name: "VirtualControllerTests", dependencies: ["BLECore", "HCI", "VirtualController", "TestSupport"]),
         .testTarget(name: "L2CAPTests", dependencies: ["BLECore", "HCI", "L2CAP", "TestSupport"]),
         .testTarget(name: "GAPTests", dependencies: ["BLECore", "HCI", "GAP", "L2CAP", "VirtualController", "TestSupport"]),
         .testTarget(name: "BLESensorDaemonTests", dependencies: [

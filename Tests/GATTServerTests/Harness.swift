@@ -4,6 +4,7 @@ import GATT
 import GATTServer
 @testable import HCI
 import Synchronization
+import TestSupport
 
 /// Collects what the server sends; `next` waits for the following PDU (nil after a timeout, so a
 /// missing response fails the test instead of hanging it).
@@ -54,7 +55,7 @@ final class Outbox: Sendable {
             }
             guard let id else { return }
             Task {
-                try? await Task.sleep(for: timeout)
+                try? await Task.sleep(for: timeout.scaledForTests)
                 let expired = self.state.withLock { state -> CheckedContinuation<Sent?, Never>? in
                     guard let waiter = state.waiter, waiter.id == id else { return nil }
                     state.waiter = nil

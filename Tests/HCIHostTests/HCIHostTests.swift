@@ -1,6 +1,7 @@
 import BLECore
 import Synchronization
 import Testing
+import TestSupport
 @testable import HCI
 
 /// Waits for the first host event matching `predicate`; nil if the stream ends or the safety
@@ -12,7 +13,7 @@ func firstEvent(_ host: HCIHost, limit: Duration = .seconds(10), where predicate
             return nil
         }
         group.addTask {
-            try? await Task.sleep(for: limit)
+            try? await Task.sleep(for: limit.scaledForTests)
             return nil
         }
         let result = await group.next() ?? nil

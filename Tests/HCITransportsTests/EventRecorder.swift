@@ -1,5 +1,6 @@
 import HCI
 import Synchronization
+import TestSupport
 
 /// Collects a transport's events and lets a test await them with a deadline, so a broken
 /// transport fails the test instead of hanging it.
@@ -65,7 +66,7 @@ final class EventRecorder: Sendable {
                 return
             }
             Task { [self] in
-                try? await Task.sleep(for: timeout)
+                try? await Task.sleep(for: timeout.scaledForTests)
                 let expired = state.withLock { state -> (CheckedContinuation<[HCITransportEvent], Never>, [HCITransportEvent])? in
                     guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
                     return (state.waiters.remove(at: index).continuation, state.events)

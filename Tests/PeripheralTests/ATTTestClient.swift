@@ -95,7 +95,7 @@ final class ATTTestClient: Sendable {
             }
             guard let id else { return }
             Task { [weak self] in
-                try? await Task.sleep(for: timeout)
+                try? await Task.sleep(for: timeout.scaledForTests)
                 let expired = self?.inbox.withLock { inbox -> CheckedContinuation<ATTPDU?, Never>? in
                     guard let waiter = inbox.waiter, waiter.id == id else { return nil }
                     inbox.waiter = nil

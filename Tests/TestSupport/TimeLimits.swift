@@ -19,3 +19,9 @@ extension Trait where Self == TimeLimitTrait {
         .timeLimit(.minutes(minutes * TestTimeScale.factor))
     }
 }
+
+extension Duration {
+    /// A test's own wall-clock bound on an answer that should come (a helper's wait), stretched by
+    /// `TestTimeScale.factor` like the time limits. Not for timeouts of the code under test.
+    public var scaledForTests: Duration { self * TestTimeScale.factor }
+}

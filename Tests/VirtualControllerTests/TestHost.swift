@@ -2,6 +2,7 @@ import BLECore
 import HCI
 import Synchronization
 import Testing
+import TestSupport
 @testable import VirtualController
 
 struct TestTimeout: Error, CustomStringConvertible {
@@ -46,7 +47,7 @@ final class Inbox: Sendable {
             }
             guard let id else { return }
             Task {
-                try? await Task.sleep(for: timeout)
+                try? await Task.sleep(for: timeout.scaledForTests)
                 let expired = self.state.withLock { state -> Waiter? in
                     guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
                     return state.waiters.remove(at: index)
