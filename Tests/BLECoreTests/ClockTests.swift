@@ -113,12 +113,14 @@ extension ManualClockTests {
         let fired = Fired()
         let start = clock.now
         let done = AsyncStream.makeStream(of: Void.self)
-        clock.schedule(after: .milliseconds(30)) {
+        // Deadlines from one instant: relative to each call, a thread delayed between the calls
+        // (under emulation it was, by over 20 ms) would make "late" the earlier deadline.
+        clock.schedule(at: start + .milliseconds(30)) {
             fired.note("late")
             done.continuation.yield()
         }
-        clock.schedule(after: .milliseconds(10)) { fired.note("early") }
-        let never = clock.schedule(after: .milliseconds(20)) { fired.note("cancelled") }
+        clock.schedule(at: start + .milliseconds(10)) { fired.note("early") }
+        let never = clock.schedule(at: start + .milliseconds(20)) { fired.note("cancelled") }
         never.cancel()
         for await _ in done.stream { break }
         #expect(fired.all == ["early", "late"])

@@ -163,7 +163,7 @@ final class TestServer {
     /// before it answered it. Only the timeout test sets a short one.
     static var defaultOptions: ControlServerOptions {
         var options = ControlServerOptions()
-        options.replyTimeout = .seconds(300)
+        options.replyTimeout = Duration.seconds(300).scaledForTests
         return options
     }
 
