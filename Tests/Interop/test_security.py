@@ -16,7 +16,7 @@ from bumble.core import UUID
 from harness.daemon import Daemon
 from harness.gatt import Session
 from harness.security import (IO, Bridge, RecordingDelegate, SecureCentral, cli_json, connect, disconnect,
-                              re_encrypt_without_pairing, run_cli)
+                              pair_and_wait_stored, re_encrypt_without_pairing, run_cli)
 
 ES_TEMPERATURE, HUMIDITY = UUID.from_16_bits(0x2A6E), UUID.from_16_bits(0x2A6F)
 ROOM = struct.pack('<h', 2150)  # 21.50 °C as 2A6E carries it
@@ -30,15 +30,6 @@ PIN_OR_KEY_MISSING = 0x06  # HCI status of an Encryption Change the peripheral h
 
 async def read_error(session: Session, uuid: UUID) -> int:
     return await session.att_error_of(session.client.read_value(session.characteristic(uuid).handle))
-
-
-async def pair_and_wait_stored(secure: SecureCentral, session: Session, daemon: Daemon) -> None:
-    """Pairs, then waits until the daemon has stored the bond. It logs "paired …, bonded" after the
-    SQLite write, which on a busy machine comes well after the link is encrypted, so a status read
-    at once could still say `bonded: false`."""
-    before = daemon.count(', bonded')
-    await secure.pair(session.connection)
-    await daemon.wait_for_log(', bonded', timeout=30, occurrences=before + 1)
 
 
 async def check_locked(session: Session, expected: int = INSUFFICIENT_AUTHENTICATION) -> None:
@@ -251,7 +242,7 @@ async def test_secure_connections_only_refuses_legacy_pairing(
     # The same daemon pairs a central that offers Secure Connections.
     modern = SecureCentral(second_central)
     other = await connect(modern, daemon)
-    await modern.pair(other.connection)
+    await pair_and_wait_stored(modern, other, daemon)
     await check_unlocked(other)
     assert bonded_addresses(await bonds(daemon)) == {modern.address.upper()}
 
@@ -329,6 +320,6 @@ async def test_pairing_is_refused_while_the_window_is_closed_and_allowed_once_op
     # Core Vol 3 Part H 2.3.6) pairs while the window is open.
     late = SecureCentral(second_central)
     other = await connect(late, daemon)
-    await late.pair(other.connection)
+    await pair_and_wait_stored(late, other, daemon)
     await check_unlocked(other)
     assert bonded_addresses(await bonds(daemon)) == {late.address.upper()}

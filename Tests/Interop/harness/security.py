@@ -240,6 +240,15 @@ async def connect(secure: SecureCentral, daemon: Daemon) -> Session:
     return session
 
 
+async def pair_and_wait_stored(secure: SecureCentral, session: Session, daemon: Daemon) -> None:
+    """Pairs, then waits until the daemon has stored the bond. It logs "paired …, bonded" after the
+    SQLite write, which on a busy machine comes well after the link is encrypted, so a status read
+    at once could still say `bonded: false`."""
+    before = daemon.count(', bonded')
+    await secure.pair(session.connection)
+    await daemon.wait_for_log(', bonded', timeout=30, occurrences=before + 1)
+
+
 async def disconnect(session: Session) -> None:
     gone = disconnection(session.connection)
     await session.central.disconnect(session.connection)

@@ -15,7 +15,7 @@ from bumble.core import UUID
 from .daemon import Daemon
 from .gatt import Session
 from .measurements import BondDatabase, StoredRow, local_time, poll_until, temperature_measurement
-from .security import Bridge, SecureCentral, connect, re_encrypt_without_pairing
+from .security import Bridge, SecureCentral, connect, pair_and_wait_stored, re_encrypt_without_pairing
 
 STORE_AND_FORWARD_CONFIG = Path(__file__).parent.parent / 'configs' / 'store-and-forward.yaml'
 TEMPERATURE_MEASUREMENT = UUID.from_16_bits(0x2A1C)
@@ -40,7 +40,7 @@ async def subscribe_indications(secure: SecureCentral, session: Session, daemon:
 async def bonded_and_subscribed(secure: SecureCentral, daemon: Daemon, live: int = 2) -> tuple[Session, int]:
     """Connects, pairs (LESC Just Works), subscribes and receives `live` indications."""
     session = await connect(secure, daemon)
-    await secure.pair(session.connection)
+    await pair_and_wait_stored(secure, session, daemon)
     handle = await subscribe_indications(secure, session, daemon)
     indicated = session.tap.indications[handle]
     await session.tap.wait_for(lambda: len(indicated) >= live, live * INTERVAL + 5, f'{live} live 2A1C indications')
