@@ -20,16 +20,17 @@ if [[ $bus != "$TMP102_BUS" ]]; then
     exit 1
 fi
 # udev gives the node to group i2c (i2c-tools' rule), which the blesensor user is in. Under TCG
-# udev is still busy with the boot's coldplug here and took over 30 s on a loaded host.
+# udev is still busy with the boot's coldplug here and took over 30 s on a loaded host, so wait for
+# udev to have processed the device (its rules applied), then check the group it gave.
 limit=${I2C_GROUP_TIMEOUT:-120}
-deadline=$(( $(cut -d. -f1 /proc/uptime) + limit ))
-until [[ -c /dev/i2c-$bus && $(stat -c %G "/dev/i2c-$bus") == i2c ]]; do
-    if (( $(cut -d. -f1 /proc/uptime) >= deadline )); then
-        echo "/dev/i2c-$bus: $(ls -l "/dev/i2c-$bus" 2>&1), not group i2c after $limit s" >&2
-        exit 1
-    fi
-    sleep 0.2
-done
+if ! udevadm wait --timeout="$limit" "/dev/i2c-$bus"; then
+    echo "/dev/i2c-$bus: $(ls -l "/dev/i2c-$bus" 2>&1), not processed by udev after $limit s" >&2
+    exit 1
+fi
+if [[ $(stat -c %G "/dev/i2c-$bus") != i2c ]]; then
+    echo "/dev/i2c-$bus: $(ls -l "/dev/i2c-$bus" 2>&1), not group i2c once udev processed it" >&2
+    exit 1
+fi
 # Configuration register 0x01: 0x60 0xA0 at power-up (Table 8: 4 Hz, 12-bit, not shut down).
 tmp102_write 0x01 60A0 || exit 1
 tmp102_write 0x00 "$TMP102_BOOT_REGISTER" || exit 1
