@@ -34,6 +34,22 @@ count_in() { sed -nE "s/^$2([0-9]+)$3.*/\1/p" "$1" | tail -1; }
 scripts/install-deps.sh
 step_done "install"
 
+package_arch=$(dpkg --print-architecture)
+# Debian's Swift chroot and the arm64 sysroot are downloads and unpacking (about 7 minutes on a fresh
+# machine, seconds once cached outside the clone): fetched beside the compile and test steps, which
+# barely use the network, so that the arm64 package step only waits for what is left of it.
+arm64_setup_log=$(mktemp)
+arm64_setup=
+if [[ $package_arch == amd64 ]]; then
+    (
+        started=$(date +%s)
+        swift_version=$(cross/lib/swift-chroot.sh version)
+        cross/lib/arm64-swift-sdk.sh trixie "$swift_version" >/dev/null
+        echo "arm64 toolchain and sysroot ready in $(( $(date +%s) - started )) s (beside the other steps)"
+    ) > "$arm64_setup_log" 2>&1 &
+    arm64_setup=$!
+fi
+
 echo "== swift build (tests included)"
 build_log=$(mktemp)
 swift build --build-tests 2>&1 | tee "$build_log"
@@ -92,7 +108,6 @@ Tests/KernelVM/run-kernel-tests.sh --bin "$bin" "${kernel_gpiod2_args[@]}" 2>&1 
 kernel_count=$(count_in "$build_log.kernel" "kernel tests: " " passed, 0 failed")
 step_done "kernel tests"
 
-package_arch=$(dpkg --print-architecture)
 echo "== package ($package_arch)"
 # The .deb for this machine (cross/README.md), then lintian, its contents and an install, upgrade,
 # remove and purge in a bookworm chroot.
@@ -112,6 +127,12 @@ if [[ $package_arch == amd64 ]]; then
     # After every other step, not beside one: built beside the interop step (on a machine loaded
     # by other work too), it left 3 of the 121 interop tests failing on this two-core machine.
     echo "== package (arm64, cross-built with Debian's Swift)"
+    if ! wait "$arm64_setup"; then
+        cat "$arm64_setup_log" >&2
+        echo "setting up Debian's Swift and the arm64 sysroot failed (above)" >&2
+        exit 1
+    fi
+    tail -1 "$arm64_setup_log"
     cross/build-deb.sh --arch arm64 --output .build-deb 2>&1 | tee "$build_log.package-arm64"
     arm64_deb=$(sed -n 's/^build-deb: built //p' "$build_log.package-arm64")
     [[ -f $arm64_deb ]] || { echo "the arm64 build named no package" >&2; exit 1; }
