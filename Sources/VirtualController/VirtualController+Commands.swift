@@ -10,6 +10,8 @@ extension VirtualController {
         HCISetEventMask.opcode: HCISetEventMask.completion,
         HCIReset.opcode: HCIReset.completion,
         HCISetEventMaskPage2.opcode: HCISetEventMaskPage2.completion,
+        HCIWriteLEHostSupport.opcode: HCIWriteLEHostSupport.completion,
+        HCILEReadSupportedStates.opcode: HCILEReadSupportedStates.completion,
         HCIReadLocalVersionInformation.opcode: HCIReadLocalVersionInformation.completion,
         HCIReadLocalSupportedCommands.opcode: HCIReadLocalSupportedCommands.completion,
         HCIReadLocalSupportedFeatures.opcode: HCIReadLocalSupportedFeatures.completion,
@@ -126,6 +128,11 @@ extension VirtualController {
             complete(packet, HCISetEventMaskPage2.self) { eventMaskPage2 = $0.mask; return Self.ok }
         case .leSetEventMask:
             complete(packet, HCILESetEventMask.self) { leEventMask = $0.mask; return Self.ok }
+        case .writeLEHostSupport:
+            // LE-only: the LE Supported (Host) feature has nothing to switch on.
+            complete(packet, HCIWriteLEHostSupport.self) { _ in Self.ok }
+        case .leReadSupportedStates:
+            complete(packet, HCILEReadSupportedStates.self) { _ in HCILESupportedStatesReturn(states: config.leStates).encoded }
         case .readLocalVersionInformation:
             complete(packet, HCIReadLocalVersionInformation.self) { _ in
                 HCILocalVersionInformation(hciVersion: config.hciVersion, hciRevision: config.hciRevision, lmpVersion: config.lmpVersion,

@@ -41,6 +41,11 @@ extension VirtualController {
         /// Whether scanning and initiating may run at once. Some controllers refuse one while the
         /// other runs (Command Disallowed), which hosts must handle.
         public var scansWhileInitiating = true
+        /// LE Supported States (Vol 4 Part E 7.8.27); the default has every combination.
+        public var leStates = LESupportedStates(rawValue: 0x3FF_FFFF_FFFF)
+        /// false: LE Set Advertising Enable beside a peripheral link is refused (Command Disallowed),
+        /// as on a controller without that state combination, whatever `leStates` says.
+        public var advertisesWhileConnected = true
 
         public init(address: BluetoothAddress, hciVersion: UInt8 = 0x0B, hciRevision: UInt16 = 0x0001,
                     lmpVersion: UInt8 = 0x0B, lmpSubversion: UInt16 = 0x0001, manufacturer: UInt16 = 0x05F1,

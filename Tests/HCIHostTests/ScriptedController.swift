@@ -3,9 +3,14 @@ import Synchronization
 @testable import HCI
 
 /// A minimal controller for host tests: answers every command with success return parameters,
-/// records what it saw and can be told to stay silent or misbehave.
+/// records what it saw and can be told to stay silent or misbehave. A `ControllerProfile` makes it
+/// answer, and refuse, as a real chip does.
 final class ScriptedController: HCITransport, Sendable {
     struct State {
+        var profile: ControllerProfile? = nil
+        var leHostSupported = false
+        /// Answered with a bare success status, as a CSR clone answers with undersized parameters.
+        var malformed: Set<HCIOpcode> = []
         var handler: (@Sendable (HCITransportEvent) -> Void)? = nil
         var commands: [HCIOpcode] = []
         var acl: [HCIACLPacket] = []
@@ -25,8 +30,20 @@ final class ScriptedController: HCITransport, Sendable {
         var discardedAll = 0
     }
 
-    let state = Mutex(State())
+    let state: Mutex<State>
     var name: String { "scripted" }
+
+    init() { state = Mutex(State()) }
+
+    /// Answers as `profile` says: its version, commands, features, states and buffers, its refusals.
+    init(profile: ControllerProfile) {
+        var initial = State(profile: profile)
+        initial.aclBufferSize = UInt16(profile.leAclBuffers[0])
+        initial.aclBufferCount = UInt8(profile.leAclBuffers[1])
+        initial.leBuffersZero = profile.leAclBuffers.allSatisfy { $0 == 0 }
+        if let dropped = profile.dropReplyOnce { initial.silentOnce.insert(dropped) }
+        state = Mutex(initial)
+    }
 
     func open(handler: @escaping @Sendable (HCITransportEvent) -> Void) async throws(HCITransportError) {
         state.withLock { $0.handler = handler }
@@ -108,7 +125,8 @@ final class ScriptedController: HCITransport, Sendable {
                 state.outstandingCommands += 1
                 state.maxOutstandingCommands = max(state.maxOutstandingCommands, state.outstandingCommands)
                 if state.silentOnce.remove(command.opcode) != nil { return (nil, woken) }
-                let reply = self.answer(to: command.opcode, state: state)
+                if command.opcode == .writeLEHostSupport { state.leHostSupported = command.parameters.first == 1 }
+                let reply = self.refusal(of: command, state: state) ?? self.answer(to: command.opcode, state: state)
                 if state.holdAnswers {
                     state.heldAnswers.append(reply)
                     return (nil, woken)
@@ -128,19 +146,40 @@ final class ScriptedController: HCITransport, Sendable {
         }
     }
 
+    /// The profile's refusals: a command listed but refused, LE event mask bits it does not know,
+    /// LE commands before Write LE Host Support.
+    private func refusal(of command: HCICommandPacket, state: State) -> HCIPacket? {
+        guard let profile = state.profile else { return nil }
+        var status = profile.refusals[command.opcode]
+        if command.opcode == .leSetEventMask, let limit = profile.leEventMaskLimit,
+           let mask = try? command.decode(HCILESetEventMask.self).mask, mask & ~limit != 0 {
+            status = .invalidParameters
+        }
+        if profile.strict.leHostSupportRequired == true, command.opcode.ogf == 0x08, !state.leHostSupported {
+            status = .commandDisallowed
+        }
+        if state.malformed.contains(command.opcode) { status = .success }
+        guard let status else { return nil }
+        return HCIEvent.commandComplete(.init(numHCICommandPackets: state.commandCredits, opcode: command.opcode,
+                                              returnParameters: [status.rawValue])).packet
+    }
+
     private func answer(to opcode: HCIOpcode, state: State) -> HCIPacket {
         let parameters: [UInt8]
+        let profile = state.profile
         switch opcode {
         case .readLocalVersionInformation:
-            parameters = HCILocalVersionInformation(hciVersion: 11, hciRevision: 1, lmpVersion: 11, manufacturer: 0x05F1, lmpSubversion: 1).encoded
+            parameters = (profile?.version ?? HCILocalVersionInformation(hciVersion: 11, hciRevision: 1, lmpVersion: 11, manufacturer: 0x05F1, lmpSubversion: 1)).encoded
         case .readLocalSupportedCommands:
-            var all = Array(HCISupportedCommands.positions.keys)
-            if !state.supportsV2 { all.removeAll { $0 == .leReadBufferSizeV2 } }
-            parameters = HCISupportedCommandsReturn(commands: HCISupportedCommands(supporting: all)).encoded
+            var commands = profile?.supportedCommands ?? HCISupportedCommands(supporting: Array(HCISupportedCommands.positions.keys))
+            if !state.supportsV2 { commands = HCISupportedCommands(supporting: HCISupportedCommands.positions.keys.filter { $0 != .leReadBufferSizeV2 && commands.supports($0) }) }
+            parameters = HCISupportedCommandsReturn(commands: commands).encoded
         case .readLocalSupportedFeatures:
-            parameters = HCIFeaturesReturn(features: HCIFeaturesReturn.lmpLESupported).encoded
+            parameters = HCIFeaturesReturn(features: profile?.lmpFeatureBits ?? HCIFeaturesReturn.lmpLESupported).encoded
         case .leReadLocalSupportedFeatures:
-            parameters = HCIFeaturesReturn(features: HCILEReadLocalSupportedFeatures.dataPacketLengthExtension).encoded
+            parameters = HCIFeaturesReturn(features: profile?.leFeatureBits ?? Self.defaultLEFeatures).encoded
+        case .leReadSupportedStates:
+            parameters = HCILESupportedStatesReturn(states: profile?.states ?? LESupportedStates(rawValue: 0x3FF_FFFF_FFFF)).encoded
         case .leReadBufferSizeV2:
             parameters = HCILEBufferSizeV2Return(aclDataPacketLength: state.leBuffersZero ? 0 : state.aclBufferSize,
                                                  totalACLDataPackets: state.leBuffersZero ? 0 : state.aclBufferCount).encoded
@@ -148,7 +187,8 @@ final class ScriptedController: HCITransport, Sendable {
             parameters = HCILEBufferSizeReturn(aclDataPacketLength: state.leBuffersZero ? 0 : state.aclBufferSize,
                                                totalACLDataPackets: state.leBuffersZero ? 0 : state.aclBufferCount).encoded
         case .readBufferSize:
-            parameters = HCIBufferSizeReturn(aclDataPacketLength: 1021, totalACLDataPackets: 6).encoded
+            let shared = profile?.aclBuffers ?? [1021, 6]
+            parameters = HCIBufferSizeReturn(aclDataPacketLength: UInt16(shared[0]), totalACLDataPackets: UInt16(shared[1])).encoded
         case .readBDADDR:
             parameters = HCIBDADDRReturn(address: BluetoothAddress("00:1B:DC:01:02:03")!).encoded
         case .leReadSuggestedDefaultDataLength:
@@ -161,4 +201,10 @@ final class ScriptedController: HCITransport, Sendable {
         }
         return HCIEvent.commandComplete(.init(numHCICommandPackets: state.commandCredits, opcode: opcode, returnParameters: parameters)).packet
     }
+
+    /// Encryption, Connection Parameters Request, data length extension and LL privacy, with no
+    /// isochronous channels: what the host's event mask and buffer reads are built from.
+    static let defaultLEFeatures: UInt64 = HCILEReadLocalSupportedFeatures.leEncryption
+        | HCILEReadLocalSupportedFeatures.connectionParametersRequest
+        | HCILEReadLocalSupportedFeatures.dataPacketLengthExtension | HCILEReadLocalSupportedFeatures.llPrivacy
 }

@@ -159,6 +159,10 @@ import BLECore
     }
 
     @Test func dataLengths() throws {
+        // LE_States of a controller with every combination up to bit 41, and one without bit 38.
+        let states = try decodeReturn(HCILESupportedStatesReturn.self, "00 ffffffffff030000").states
+        #expect(states.rawValue == 0x3FF_FFFF_FFFF && states.allowsConnectableAdvertisingWhilePeripheral)
+        #expect(!(try decodeReturn(HCILESupportedStatesReturn.self, "00 ffffffff3f000000").states.allowsConnectableAdvertisingWhilePeripheral))
         #expect(try decodeReturn(HCISuggestedDataLengthReturn.self, "00 1b00 4801").length == .minimum)
         #expect(try decodeReturn(HCIMaximumDataLengthReturn.self, "00 fb00 4808 fb00 4808")
                 == HCIMaximumDataLengthReturn(tx: .maximum, rx: .maximum))

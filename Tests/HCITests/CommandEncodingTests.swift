@@ -31,9 +31,26 @@ import BLECore
         try expectCommand(HCIReadBDADDR(), "01 0910 00")
     }
 
+    @Test func theLEEventMaskFollowsTheFeaturesAndStepsDownAsNimBLEDoes() {
+        typealias Features = HCILEReadLocalSupportedFeatures
+        // Core 5.x with privacy: everything the host handles.
+        let full = HCILESetEventMask.forController(leFeatures: 0x7F)
+        #expect(full == .hostDefault)
+        #expect(full.fallbackLadder.map(\.mask) == [0x27F, 0x3F, 0x1F])
+        // A 4.1 chip (encryption, parameter requests): 0x3F, then 0x1F.
+        let core41 = HCILESetEventMask.forController(leFeatures: Features.leEncryption | Features.connectionParametersRequest)
+        #expect(core41.fallbackLadder.map(\.mask) == [0x3F, 0x1F])
+        // A 4.0 chip: only the last rung.
+        #expect(HCILESetEventMask.forController(leFeatures: Features.leEncryption).fallbackLadder.map(\.mask) == [0x1F])
+        // No encryption feature: no LTK Request bit at all.
+        #expect(HCILESetEventMask.forController(leFeatures: 0).mask == 0x0F)
+    }
+
     @Test func leControllerSetupCommands() throws {
         // Bits 0-6 and 9 (Enhanced Connection Complete).
         try expectCommand(HCILESetEventMask.hostDefault, "01 0120 08 7f02000000000000")
+        try expectCommand(HCIWriteLEHostSupport(), "01 6d0c 02 0100")
+        try expectCommand(HCILEReadSupportedStates(), "01 1c20 00")
         try expectCommand(HCILESetEventMask(mask: 0x1F), "01 0120 08 1f00000000000000")
         try expectCommand(HCILEReadBufferSize(), "01 0220 00")
         try expectCommand(HCILEReadBufferSizeV2(), "01 6020 00")

@@ -5,17 +5,19 @@ import Testing
 @Suite struct ConstantsTests {
     /// (octet, bit) from the Supported_Commands table, Core spec v5.4 Vol 4 Part E 6.27, as extracted from
     /// the spec text in steven-buytaert/snippets `bluetooth/hci-spec2src-5.4.h`; octet 41 bit 5 agrees
-    /// with Zephyr's `BT_CMD_TEST(..., 41, 5)` for LE Read Buffer Size v2.
+    /// with Zephyr's `BT_CMD_TEST(..., 41, 5)` for LE Read Buffer Size v2; octet 24 bit 6 (Write LE
+    /// Host Support) and octet 28 bit 3 (LE Read Supported States) with Bumble's
+    /// `HCI_SUPPORTED_COMMANDS_MASKS`.
     static let specPositions: [(HCIOpcode, Int, Int)] = [
         (.disconnect, 0, 5), (.readRemoteVersionInformation, 2, 7), (.setEventMask, 5, 6), (.reset, 5, 7),
         (.readLocalVersionInformation, 14, 3), (.readLocalSupportedFeatures, 14, 5), (.readBufferSize, 14, 7),
-        (.readBDADDR, 15, 1), (.setEventMaskPage2, 22, 2),
+        (.readBDADDR, 15, 1), (.setEventMaskPage2, 22, 2), (.writeLEHostSupport, 24, 6),
         (.leSetEventMask, 25, 0), (.leReadBufferSize, 25, 1), (.leReadLocalSupportedFeatures, 25, 2),
         (.leSetRandomAddress, 25, 4), (.leSetAdvertisingParameters, 25, 5), (.leReadAdvertisingChannelTxPower, 25, 6),
         (.leSetAdvertisingData, 25, 7), (.leSetScanResponseData, 26, 0), (.leSetAdvertisingEnable, 26, 1),
         (.leSetScanParameters, 26, 2), (.leSetScanEnable, 26, 3), (.leCreateConnection, 26, 4),
         (.leCreateConnectionCancel, 26, 5), (.leConnectionUpdate, 27, 2), (.leEnableEncryption, 28, 0),
-        (.leLongTermKeyRequestReply, 28, 1), (.leLongTermKeyRequestNegativeReply, 28, 2),
+        (.leLongTermKeyRequestReply, 28, 1), (.leLongTermKeyRequestNegativeReply, 28, 2), (.leReadSupportedStates, 28, 3),
         (.leRemoteConnectionParameterRequestReply, 33, 4), (.leRemoteConnectionParameterRequestNegativeReply, 33, 5),
         (.leSetDataLength, 33, 6),
         (.leReadSuggestedDefaultDataLength, 33, 7), (.leWriteSuggestedDefaultDataLength, 34, 0),

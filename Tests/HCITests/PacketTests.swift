@@ -81,7 +81,7 @@ import BLECore
         // (OGF << 10 | OCF) from the Vol 4 Part E 7.x command headers.
         let expected: [(HCIOpcode, UInt16)] = [
             (.disconnect, 0x0406), (.readRemoteVersionInformation, 0x041D),
-            (.setEventMask, 0x0C01), (.reset, 0x0C03), (.setEventMaskPage2, 0x0C63),
+            (.setEventMask, 0x0C01), (.reset, 0x0C03), (.setEventMaskPage2, 0x0C63), (.writeLEHostSupport, 0x0C6D),
             (.readLocalVersionInformation, 0x1001), (.readLocalSupportedCommands, 0x1002),
             (.readLocalSupportedFeatures, 0x1003), (.readBufferSize, 0x1005), (.readBDADDR, 0x1009),
             (.leSetEventMask, 0x2001), (.leReadBufferSize, 0x2002), (.leReadLocalSupportedFeatures, 0x2003),
@@ -89,7 +89,7 @@ import BLECore
             (.leSetAdvertisingData, 0x2008), (.leSetScanResponseData, 0x2009), (.leSetAdvertisingEnable, 0x200A),
             (.leSetScanParameters, 0x200B), (.leSetScanEnable, 0x200C), (.leCreateConnection, 0x200D),
             (.leCreateConnectionCancel, 0x200E), (.leConnectionUpdate, 0x2013), (.leEnableEncryption, 0x2019),
-            (.leLongTermKeyRequestReply, 0x201A), (.leLongTermKeyRequestNegativeReply, 0x201B),
+            (.leLongTermKeyRequestReply, 0x201A), (.leLongTermKeyRequestNegativeReply, 0x201B), (.leReadSupportedStates, 0x201C),
             (.leRemoteConnectionParameterRequestReply, 0x2020), (.leRemoteConnectionParameterRequestNegativeReply, 0x2021),
             (.leSetDataLength, 0x2022),
             (.leReadSuggestedDefaultDataLength, 0x2023), (.leWriteSuggestedDefaultDataLength, 0x2024),

@@ -128,6 +128,7 @@ import BLECore
         return [
             HCIDisconnect(handle: 0x40), HCIReadRemoteVersionInformation(handle: 0x40),
             HCIReset(), HCISetEventMask.leHostDefault, HCISetEventMaskPage2(mask: HCISetEventMaskPage2.encryptionChangeV2),
+            HCIWriteLEHostSupport(), HCILEReadSupportedStates(),
             HCIReadLocalVersionInformation(), HCIReadLocalSupportedCommands(), HCIReadLocalSupportedFeatures(),
             HCIReadBufferSize(), HCIReadBDADDR(),
             HCILESetEventMask.hostDefault, HCILEReadBufferSize(), HCILEReadBufferSizeV2(), HCILEReadLocalSupportedFeatures(),

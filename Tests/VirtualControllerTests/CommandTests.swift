@@ -13,6 +13,8 @@ import Testing
         (HCISetEventMask.opcode, HCISetEventMask.leHostDefault.packet),
         (HCIReset.opcode, HCIReset().packet),
         (HCISetEventMaskPage2.opcode, HCISetEventMaskPage2(mask: 0).packet),
+        (HCIWriteLEHostSupport.opcode, HCIWriteLEHostSupport().packet),
+        (HCILEReadSupportedStates.opcode, HCILEReadSupportedStates().packet),
         (HCIReadLocalVersionInformation.opcode, HCIReadLocalVersionInformation().packet),
         (HCIReadLocalSupportedCommands.opcode, HCIReadLocalSupportedCommands().packet),
         (HCIReadLocalSupportedFeatures.opcode, HCIReadLocalSupportedFeatures().packet),

@@ -46,3 +46,31 @@ public struct HCISetEventMaskPage2: HCICommand {
     }
     public func encode(into writer: inout ByteWriter) { writer.append(mask) }
 }
+
+/// Write LE Host Support (Vol 4 Part E 7.3.79): sets the "LE Supported (Host)" LMP feature on a
+/// dual-mode controller. Reset clears it; Linux, Zephyr and Bumble all set it after the event masks.
+public struct HCIWriteLEHostSupport: HCICommand {
+    public static let opcode = HCIOpcode.writeLEHostSupport
+    public var leSupportedHost: Bool
+    /// Simultaneous_LE_Host: deprecated, the host shall send 0x00 and the controller ignore it.
+    public var simultaneousLEHost: UInt8
+
+    public init(leSupportedHost: Bool = true, simultaneousLEHost: UInt8 = 0) {
+        self.leSupportedHost = leSupportedHost
+        self.simultaneousLEHost = simultaneousLEHost
+    }
+    public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
+        let (supported, simultaneous) = try reader.decoding("Write LE Host Support") { r throws(ByteReaderError) in
+            (try r.readUInt8(), try r.readUInt8())
+        }
+        guard supported <= 1 else {
+            throw .invalidValue("Write LE Host Support", field: "LE supported host", value: UInt64(supported))
+        }
+        leSupportedHost = supported == 1
+        simultaneousLEHost = simultaneous
+    }
+    public func encode(into writer: inout ByteWriter) {
+        writer.append(UInt8(leSupportedHost ? 1 : 0))
+        writer.append(simultaneousLEHost)
+    }
+}

@@ -14,10 +14,33 @@ public struct HCILESetEventMask: HCICommand {
     public static let dataLengthChange: UInt64 = 1 << 6
     public static let enhancedConnectionComplete: UInt64 = 1 << 9
 
-    /// Enhanced Connection Complete replaces the legacy event when both are enabled; we accept either.
+    /// Every LE event the host handles. Enhanced Connection Complete replaces the legacy event when
+    /// both are enabled; we accept either.
     public static let hostDefault = HCILESetEventMask(mask: connectionComplete | advertisingReport
         | connectionUpdateComplete | readRemoteFeaturesComplete | longTermKeyRequest
         | remoteConnectionParameterRequest | dataLengthChange | enhancedConnectionComplete)
+
+    /// The events this controller can generate, from its LE features, as Linux builds the mask
+    /// (`hci_le_set_event_mask_sync`): older controllers may refuse a bit for a feature they lack.
+    public static func forController(leFeatures: UInt64) -> HCILESetEventMask {
+        typealias Features = HCILEReadLocalSupportedFeatures
+        var mask = connectionComplete | advertisingReport | connectionUpdateComplete | readRemoteFeaturesComplete
+        if leFeatures & Features.leEncryption != 0 { mask |= longTermKeyRequest }
+        if leFeatures & Features.connectionParametersRequest != 0 { mask |= remoteConnectionParameterRequest }
+        if leFeatures & Features.dataPacketLengthExtension != 0 { mask |= dataLengthChange }
+        if leFeatures & Features.llPrivacy != 0 { mask |= enhancedConnectionComplete }
+        return HCILESetEventMask(mask: mask)
+    }
+
+    /// The masks to try in turn when the controller refuses one: this one, then NimBLE's fallbacks
+    /// for HCI 4.1 (0x3F) and 4.0 (0x1F) controllers, each limited to this mask's bits.
+    public var fallbackLadder: [HCILESetEventMask] {
+        var ladder = [self]
+        for limit: UInt64 in [0x3F, 0x1F] where mask & limit != ladder[ladder.count - 1].mask {
+            ladder.append(HCILESetEventMask(mask: mask & limit))
+        }
+        return ladder
+    }
 
     public init(mask: UInt64) { self.mask = mask }
     public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
@@ -99,8 +122,59 @@ public struct HCILEReadLocalSupportedFeatures: HCIParameterlessCommand {
 
     /// LE feature bit 0: LE Encryption.
     public static let leEncryption: UInt64 = 1 << 0
+    /// LE feature bit 1: Connection Parameters Request procedure.
+    public static let connectionParametersRequest: UInt64 = 1 << 1
     /// LE feature bit 5: LE Data Packet Length Extension.
     public static let dataPacketLengthExtension: UInt64 = 1 << 5
+    /// LE feature bit 6: LL Privacy.
+    public static let llPrivacy: UInt64 = 1 << 6
+    /// LE feature bits 28-31: Connected Isochronous Stream (Central, Peripheral), Isochronous
+    /// Broadcaster, Synchronized Receiver. Only such controllers have ISO buffers to report.
+    public static let isochronousChannels: UInt64 = 0xF << 28
+}
+
+/// LE Read Supported States (Vol 4 Part E 7.8.27): which link-layer states and roles the controller
+/// can be in at once.
+public struct HCILEReadSupportedStates: HCIParameterlessCommand {
+    public static let opcode = HCIOpcode.leReadSupportedStates
+    public typealias ReturnParameters = HCILESupportedStatesReturn
+    public init() {}
+}
+
+public struct HCILESupportedStatesReturn: HCIReturnParameters {
+    public var status: HCIStatus
+    public var states: LESupportedStates
+    public init(status: HCIStatus = .success, states: LESupportedStates) {
+        self.status = status
+        self.states = states
+    }
+    public init(decoding reader: inout ByteReader) throws(HCIDecodingError) {
+        (status, states) = try reader.decoding("LE Read Supported States") { r throws(ByteReaderError) in
+            (HCIStatus(rawValue: try r.readUInt8()), LESupportedStates(rawValue: try r.readUInt64()))
+        }
+    }
+    public func encode(into writer: inout ByteWriter) {
+        writer.append(status.rawValue)
+        writer.append(states.rawValue)
+    }
+}
+
+/// The LE_States bit field (Vol 4 Part E 7.8.27, table of state combinations).
+public struct LESupportedStates: RawRepresentable, Sendable, Equatable, Hashable {
+    public var rawValue: UInt64
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
+
+    /// Bit 21: Scannable Advertising State and Connection State (Peripheral Role) combination.
+    public static let scannableAdvertisingWhilePeripheral: UInt64 = 1 << 21
+    /// Bit 38: Connectable Advertising State and Connection State (Peripheral Role) combination.
+    public static let connectableAdvertisingWhilePeripheral: UInt64 = 1 << 38
+
+    /// Whether the controller can advertise connectably (ADV_IND, which is also scannable) while it
+    /// is a peripheral on a link; Linux checks the same two bits (`is_advertising_allowed`).
+    public var allowsConnectableAdvertisingWhilePeripheral: Bool {
+        let needed = Self.connectableAdvertisingWhilePeripheral | Self.scannableAdvertisingWhilePeripheral
+        return rawValue & needed == needed
+    }
 }
 
 /// LE Set Random Address (Vol 4 Part E 7.8.4).

@@ -12,10 +12,40 @@ public struct ControllerInfo: Sendable, Equatable {
     /// How many ACL packets the controller can hold; the host never has more outstanding.
     public var aclBufferCount: Int
     public var suggestedDataLength: LEDataLength?
+    /// The LE event mask the controller accepted.
+    public var leEventMask: UInt64
+    /// nil when the controller does not report its state combinations (or refused to).
+    public var leStates: LESupportedStates?
+    /// What bring-up turned off, in the order it found out.
+    public var limitations: [ControllerLimitation]
+
+    public init(version: HCILocalVersionInformation, supportedCommands: HCISupportedCommands, lmpFeatures: UInt64,
+                leFeatures: UInt64, publicAddress: BluetoothAddress, aclBufferSize: Int, aclBufferCount: Int,
+                suggestedDataLength: LEDataLength? = nil, leEventMask: UInt64 = HCILESetEventMask.hostDefault.mask,
+                leStates: LESupportedStates? = nil, limitations: [ControllerLimitation] = []) {
+        self.version = version
+        self.supportedCommands = supportedCommands
+        self.lmpFeatures = lmpFeatures
+        self.leFeatures = leFeatures
+        self.publicAddress = publicAddress
+        self.aclBufferSize = aclBufferSize
+        self.aclBufferCount = aclBufferCount
+        self.suggestedDataLength = suggestedDataLength
+        self.leEventMask = leEventMask
+        self.leStates = leStates
+        self.limitations = limitations
+    }
 
     public func supports(_ opcode: HCIOpcode) -> Bool { supportedCommands.supports(opcode) }
 
     public var supportsDataLengthExtension: Bool {
         leFeatures & HCILEReadLocalSupportedFeatures.dataPacketLengthExtension != 0
     }
+
+    /// A dual-mode controller (every Raspberry Pi chip) as opposed to an LE-only one.
+    public var supportsBREDR: Bool { lmpFeatures & HCIFeaturesReturn.lmpBREDRNotSupported == 0 }
+
+    /// Unknown states (none reported) count as allowed, as Linux treats controllers without valid
+    /// states; a refusal of the advertising command is then handled where it happens.
+    public var canAdvertiseWhileConnected: Bool { leStates?.allowsConnectableAdvertisingWhilePeripheral ?? true }
 }

@@ -61,15 +61,17 @@ public actor HCIHost {
 
     nonisolated let eventSink: HostEventBroadcaster
     private nonisolated let router: HCIInboundRouter
-    private let logger: Logger
+    let logger: Logger
     private var phase = Phase.idle
-    private var commandCredits = 1
+    var commandCredits = 1
+    /// Command timeouts since the last answer; the second in a row resets the controller.
+    private var consecutiveTimeouts = 0
     private var nextCommandID = 0
     private var waitingToSend: [PendingCommand] = []
     private var awaitingAnswer: [PendingCommand] = []
     private var timeouts: [Int: TimerHandle] = [:]
     private var receiveTask: Task<Void, Never>? = nil
-    public private(set) var controllerInfo: ControllerInfo? = nil
+    public internal(set) var controllerInfo: ControllerInfo? = nil
 
     public init(transport: any HCITransport, configuration: Configuration = .init(), logger: Logger = Logger(label: "blesensor.hci")) {
         self.transport = transport
@@ -126,13 +128,23 @@ public actor HCIHost {
             }
         }
         phase = .initializing
-        do {
-            let info = try await initializeController()
-            phase = .ready
-            return info
-        } catch {
-            phase = .failed
-            throw error
+        var attempt = 1
+        while true {
+            do {
+                let info = try await initializeController()
+                phase = .ready
+                return info
+            } catch {
+                // A lost reply is worth a reset and another try (a Pi Zero 2 W's UART loses one on
+                // about one boot in ten); any other failure is the controller's answer.
+                guard case .commandTimeout = error, phase == .initializing, attempt < max(1, configuration.maxRecoveryAttempts) else {
+                    if phase == .initializing { phase = .failed }
+                    throw error
+                }
+                attempt += 1
+                logger.warning("\(error) during bring-up; resetting the controller (attempt \(attempt) of \(configuration.maxRecoveryAttempts))")
+                transport.discardQueuedPackets()
+            }
         }
     }
 
@@ -170,7 +182,7 @@ public actor HCIHost {
         _ = try await send(HCIDisconnect(handle: link.handle, reason: reason), for: link)
     }
 
-    private func execute<Command: HCICommand>(_ command: Command, link: Link? = nil, timeout: Duration? = nil) async throws(HCIHostError) -> Command.ReturnParameters {
+    func execute<Command: HCICommand>(_ command: Command, link: Link? = nil, timeout: Duration? = nil) async throws(HCIHostError) -> Command.ReturnParameters {
         let opcode = Command.opcode
         let answer = try await submit(command.packet, opcode: opcode, link: link, timeout: timeout ?? configuration.commandTimeout)
         guard let statusByte = answer.first else {
@@ -224,15 +236,20 @@ public actor HCIHost {
     }
 
     private func complete(opcode: HCIOpcode, credits: UInt8, answer: [UInt8]) {
-        commandCredits = Int(credits)
-        if opcode.rawValue != 0 {
-            if let index = awaitingAnswer.firstIndex(where: { $0.opcode == opcode }) {
-                let command = awaitingAnswer.remove(at: index)
-                timeouts.removeValue(forKey: command.id)?.cancel()
-                command.continuation.resume(returning: answer)
-            } else {
-                logger.debug("answer to \(opcode) that nothing is waiting for (late after a timeout?)")
-            }
+        if opcode.rawValue == 0 {
+            // No command: the controller announcing how many it takes (after power-on, for one).
+            commandCredits = Int(credits)
+        } else if let index = awaitingAnswer.firstIndex(where: { $0.opcode == opcode }) {
+            commandCredits = Int(credits)
+            consecutiveTimeouts = 0
+            let command = awaitingAnswer.remove(at: index)
+            timeouts.removeValue(forKey: command.id)?.cancel()
+            command.continuation.resume(returning: answer)
+        } else {
+            // Late after a timeout, or for a command someone else sent before we took the
+            // controller (Raspberry Pi OS's bthelper). Its credit count predates our commands in
+            // flight, so it must not open room for more of them.
+            logger.notice("answer to \(opcode) that no command of ours is waiting for (late after a timeout, or sent by another program)")
         }
         pumpCommands()
     }
@@ -243,10 +260,23 @@ public actor HCIHost {
         timeouts.removeValue(forKey: id)
         let milliseconds = Int(command.timeout.wholeMilliseconds)
         let error = HCIHostError.commandTimeout(command.opcode, milliseconds: milliseconds)
-        logger.error("\(error)")
         command.continuation.resume(throwing: error)
-        // The controller's command slot is lost with the unanswered command; only a reset gets it back.
-        if phase == .ready { beginRecovery(reason: error) }
+        guard phase == .ready else {
+            // Bring-up: its caller resets and tries again.
+            logger.error("\(error)")
+            return
+        }
+        consecutiveTimeouts += 1
+        if consecutiveTimeouts >= 2 {
+            logger.error("\(error), the second in a row")
+            beginRecovery(reason: error)
+            return
+        }
+        // One lost reply is not a lost controller (a UART that dropped bytes): take the command's
+        // slot back and carry on, as Linux's hci_cmd_timeout does. A second one in a row resets.
+        logger.warning("\(error); taking its command slot back (another timeout in a row resets the controller)")
+        commandCredits = max(commandCredits, 1)
+        pumpCommands()
     }
 
     private func failAll(_ error: HCIHostError) {
@@ -280,67 +310,10 @@ public actor HCIHost {
 
     // MARK: Bring-up and recovery
 
-    /// Reset and the initialisation sequence (Core spec Vol 6 Part D 2.1 / Vol 4 Part E 4.2).
-    private func initializeController() async throws(HCIHostError) -> ControllerInfo {
-        commandCredits = 1
-        _ = try await execute(HCIReset(), timeout: configuration.resetTimeout)
-        let version = try await execute(HCIReadLocalVersionInformation())
-        let commands: HCISupportedCommands
-        do {
-            commands = try await execute(HCIReadLocalSupportedCommands()).commands
-        } catch .commandFailed {
-            // Pre-1.2 controllers lack the command; assume the LE basics every LE controller has.
-            commands = HCISupportedCommands(supporting: Array(HCISupportedCommands.positions.keys.filter { $0 != .leReadBufferSizeV2 && $0 != .setEventMaskPage2 }))
-        }
-        let lmpFeatures = try await execute(HCIReadLocalSupportedFeatures()).features
-        guard lmpFeatures & HCIFeaturesReturn.lmpLESupported != 0 || commands.supports(.leSetAdvertisingEnable) else {
-            throw .unsupportedController("it does not support Bluetooth Low Energy")
-        }
-        _ = try await execute(HCISetEventMask.leHostDefault)
-        if commands.supports(.setEventMaskPage2) {
-            _ = try await execute(HCISetEventMaskPage2(mask: HCISetEventMaskPage2.encryptionChangeV2))
-        }
-        _ = try await execute(HCILESetEventMask.hostDefault)
-        let leFeatures = try await execute(HCILEReadLocalSupportedFeatures()).features
-        var bufferSize = 0, bufferCount = 0
-        if commands.supports(.leReadBufferSizeV2) {
-            let buffers = try await execute(HCILEReadBufferSizeV2())
-            (bufferSize, bufferCount) = (Int(buffers.aclDataPacketLength), Int(buffers.totalACLDataPackets))
-        } else {
-            let buffers = try await execute(HCILEReadBufferSize())
-            (bufferSize, bufferCount) = (Int(buffers.aclDataPacketLength), Int(buffers.totalACLDataPackets))
-        }
-        if bufferSize == 0 || bufferCount == 0 {
-            // Zero means LE shares the BR/EDR buffers (Vol 4 Part E 7.8.2).
-            let shared = try await execute(HCIReadBufferSize())
-            (bufferSize, bufferCount) = (Int(shared.aclDataPacketLength), Int(shared.totalACLDataPackets))
-        }
-        guard bufferSize > 0, bufferCount > 0 else {
-            throw .unsupportedController("it reports no ACL buffers")
-        }
-        let address = try await execute(HCIReadBDADDR()).address
-        var suggested: LEDataLength? = nil
-        if leFeatures & HCILEReadLocalSupportedFeatures.dataPacketLengthExtension != 0 {
-            if commands.supports(.leWriteSuggestedDefaultDataLength) {
-                _ = try await execute(HCILEWriteSuggestedDefaultDataLength(length: configuration.suggestedDataLength))
-            }
-            if commands.supports(.leReadSuggestedDefaultDataLength) {
-                suggested = try await execute(HCILEReadSuggestedDefaultDataLength()).length
-            }
-        }
-        acl.configure(bufferSize: bufferSize, bufferCount: bufferCount)
-        links.endReset()
-        let info = ControllerInfo(version: version, supportedCommands: commands, lmpFeatures: lmpFeatures, leFeatures: leFeatures,
-                                  publicAddress: address, aclBufferSize: bufferSize, aclBufferCount: bufferCount,
-                                  suggestedDataLength: suggested)
-        controllerInfo = info
-        logger.info("controller ready: HCI version \(version.hciVersion), manufacturer 0x\(String(version.manufacturer, radix: 16)), address \(address), ACL \(bufferCount) x \(bufferSize) bytes")
-        return info
-    }
-
     private func beginRecovery(reason: HCIHostError) {
         guard phase == .ready || phase == .initializing else { return }
         phase = .resetting
+        consecutiveTimeouts = 0
         logger.warning("resetting the controller: \(reason)")
         failAll(.abortedByReset(.reset, reason: reason.description))
         router.closeAllLinks(reason: .hardwareFailure)

@@ -19,6 +19,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let setEventMask = HCIOpcode(ogf: 0x03, ocf: 0x0001)
     public static let reset = HCIOpcode(ogf: 0x03, ocf: 0x0003)
     public static let setEventMaskPage2 = HCIOpcode(ogf: 0x03, ocf: 0x0063)
+    public static let writeLEHostSupport = HCIOpcode(ogf: 0x03, ocf: 0x006D)
     // Informational (OGF 0x04)
     public static let readLocalVersionInformation = HCIOpcode(ogf: 0x04, ocf: 0x0001)
     public static let readLocalSupportedCommands = HCIOpcode(ogf: 0x04, ocf: 0x0002)
@@ -43,6 +44,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let leEnableEncryption = HCIOpcode(ogf: 0x08, ocf: 0x0019)
     public static let leLongTermKeyRequestReply = HCIOpcode(ogf: 0x08, ocf: 0x001A)
     public static let leLongTermKeyRequestNegativeReply = HCIOpcode(ogf: 0x08, ocf: 0x001B)
+    public static let leReadSupportedStates = HCIOpcode(ogf: 0x08, ocf: 0x001C)
     public static let leSetDataLength = HCIOpcode(ogf: 0x08, ocf: 0x0022)
     public static let leReadSuggestedDefaultDataLength = HCIOpcode(ogf: 0x08, ocf: 0x0023)
     public static let leWriteSuggestedDefaultDataLength = HCIOpcode(ogf: 0x08, ocf: 0x0024)
@@ -55,6 +57,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         .setEventMask: "Set Event Mask",
         .reset: "Reset",
         .setEventMaskPage2: "Set Event Mask Page 2",
+        .writeLEHostSupport: "Write LE Host Support",
         .readLocalVersionInformation: "Read Local Version Information",
         .readLocalSupportedCommands: "Read Local Supported Commands",
         .readLocalSupportedFeatures: "Read Local Supported Features",
@@ -77,6 +80,7 @@ public struct HCIOpcode: RawRepresentable, Hashable, Sendable, CustomStringConve
         .leEnableEncryption: "LE Enable Encryption",
         .leLongTermKeyRequestReply: "LE Long Term Key Request Reply",
         .leLongTermKeyRequestNegativeReply: "LE Long Term Key Request Negative Reply",
+        .leReadSupportedStates: "LE Read Supported States",
         .leRemoteConnectionParameterRequestReply: "LE Remote Connection Parameter Request Reply",
         .leRemoteConnectionParameterRequestNegativeReply: "LE Remote Connection Parameter Request Negative Reply",
         .leSetDataLength: "LE Set Data Length",
