@@ -59,6 +59,12 @@ extension VirtualController: RadioScanner {
             commandComplete(.leSetAdvertisingEnable, [HCIStatus.success.rawValue])
             return
         }
+        // A controller whose states lack advertising beside a peripheral link refuses it.
+        if !configuration.advertisesWhileConnected, links.values.contains(where: { $0.peripheral === self }) {
+            advertisingEnablesRefusedValue += 1
+            commandComplete(.leSetAdvertisingEnable, [HCIStatus.commandDisallowed.rawValue])
+            return
+        }
         // Vol 4 Part E 7.8.9: a random own address needs LE Set Random Address first.
         guard ownAddress(advertisingParameters.ownAddressType) != nil else {
             commandComplete(.leSetAdvertisingEnable, [HCIStatus.invalidParameters.rawValue])

@@ -55,6 +55,7 @@ public final class VirtualController: HCITransport, @unchecked Sendable {
     var reassemblers: [UInt16: L2CAPReassembler] = [:]
     var maxBuffersInUseValue = 0
     var creditViolationsValue = 0
+    var advertisingEnablesRefusedValue = 0
     var failingOpcodes: [HCIOpcode] = []
     var heldOpcodes: Set<HCIOpcode> = []
     var heldAnswers: [HCIEvent] = []
@@ -211,6 +212,10 @@ public final class VirtualController: HCITransport, @unchecked Sendable {
 
     /// ACL packets the host sent without a free buffer or longer than the buffer size (dropped).
     public var creditViolations: Int { radio.queue.sync { creditViolationsValue } }
+
+    /// LE Set Advertising Enable commands refused because a peripheral link was up
+    /// (`Configuration.advertisesWhileConnected` false): a host that retries shows up here.
+    public var advertisingEnablesRefused: Int { radio.queue.sync { advertisingEnablesRefusedValue } }
 
     /// Handles of the connections currently up.
     public var connectionHandles: [UInt16] { radio.queue.sync { links.keys.sorted() } }

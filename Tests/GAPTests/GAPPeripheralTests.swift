@@ -34,10 +34,13 @@ struct PeripheralFixture {
     let log: Recorder<GAPEvent>
     let address = BluetoothAddress("C4:11:22:33:44:55")!
 
-    init(maxConnections: Int = 1, completion: VirtualController.CompletionPolicy = .immediate, bufferCount: UInt8 = 8) async throws {
-        controller = radio.makeController(configuration: .init(address: BluetoothAddress("00:1B:DC:00:00:01")!,
-                                                               aclBufferSize: 27, aclBufferCount: bufferCount,
-                                                               inboundFragmentSize: 27, completionPolicy: completion))
+    init(maxConnections: Int = 1, completion: VirtualController.CompletionPolicy = .immediate, bufferCount: UInt8 = 8,
+         configureController: (inout VirtualController.Configuration) -> Void = { _ in }) async throws {
+        var controllerConfiguration = VirtualController.Configuration(address: BluetoothAddress("00:1B:DC:00:00:01")!,
+                                                                      aclBufferSize: 27, aclBufferCount: bufferCount,
+                                                                      inboundFragmentSize: 27, completionPolicy: completion)
+        configureController(&controllerConfiguration)
+        controller = radio.makeController(configuration: controllerConfiguration)
         // Virtual time: no host timeout can fire on a busy test machine unless a test moves it.
         var configuration = HCIHost.Configuration()
         configuration.clock = ManualClock()
@@ -101,6 +104,46 @@ struct PeripheralFixture {
         await fixture.log.wait(for: 3, where: GAPEventLog.started)
         #expect(fixture.controller.isAdvertisingOnRadio)
         first.disconnect()
+        await fixture.host.shutdown()
+    }
+
+    @Test func aControllerWhoseStatesForbidItDoesNotAdvertiseBesideALink() async throws {
+        // LE Supported States without connectable advertising beside a peripheral link.
+        let fixture = try await PeripheralFixture(maxConnections: 2) {
+            $0.leStates = LESupportedStates(rawValue: 0x3F_FFFF_FFFF)
+            $0.advertisesWhileConnected = false
+        }
+        #expect(await fixture.host.controllerInfo?.limitations == [.cannotAdvertiseWhileConnected])
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        let first = try await fixture.connect(1, expecting: 1)
+        // Asking again runs the driver to the end (the barrier): it leaves advertising off and
+        // never asks the controller, which would refuse.
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        #expect(!fixture.controller.isAdvertisingOnRadio)
+        #expect(fixture.controller.advertisingEnablesRefused == 0)
+        first.disconnect()
+        await fixture.log.wait(for: 1, where: GAPEventLog.disconnected)
+        await fixture.log.wait(for: 2, where: GAPEventLog.started)
+        #expect(fixture.controller.isAdvertisingOnRadio)
+        await fixture.host.shutdown()
+    }
+
+    @Test func aRefusalBesideALinkIsHeardOnceAndAdvertisingResumesOnDisconnect() async throws {
+        // States that claim the combination, a controller that refuses it anyway.
+        let fixture = try await PeripheralFixture(maxConnections: 3) { $0.advertisesWhileConnected = false }
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        let first = try await fixture.connect(1, expecting: 1)
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        #expect(fixture.controller.advertisingEnablesRefused == 1)
+        // More events (new content, the central's traffic) do not make it ask again: no retry storm.
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "T"))
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        #expect(fixture.controller.advertisingEnablesRefused == 1)
+        #expect(!fixture.controller.isAdvertisingOnRadio)
+        first.disconnect()
+        await fixture.log.wait(for: 1, where: GAPEventLog.disconnected)
+        await fixture.log.wait(for: 2, where: GAPEventLog.started)
+        #expect(fixture.controller.isAdvertisingOnRadio)
         await fixture.host.shutdown()
     }
 

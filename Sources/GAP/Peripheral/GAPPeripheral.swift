@@ -59,6 +59,9 @@ public actor GAPPeripheral {
     private var controllerAdvertising = false
     private var addressApplied = false
     private var appliedVersion: Int? = nil
+    /// The controller refused to advertise beside a peripheral link (0x0C), whatever its LE
+    /// Supported States said: it is not asked again while a central is connected.
+    private var advertisingBesideLinksRefused = false
     /// Bumped (synchronously, on the host's inbound context) whenever the controller stops
     /// advertising by itself: a connection was made from it, or it was reset.
     private nonisolated let controllerEpoch = Epoch()
@@ -198,6 +201,8 @@ public actor GAPPeripheral {
     private func drive() async -> GAPError? {
         do throws(GAPError) {
             while true {
+                // Read before this step's state: the answer is awaited.
+                let statesAllowAdvertisingBesideLinks = await host.controllerInfo?.canAdvertiseWhileConnected ?? true
                 guard controllerReady else { return nil }
                 if !addressApplied {
                     if case let .randomStatic(address) = configuration.addressPolicy {
@@ -216,10 +221,13 @@ public actor GAPPeripheral {
                     continue
                 }
                 let peripheralLinks = activeLinks.count
-                let wanted = desiredContent != nil && peripheralLinks < configuration.maxConnections
+                let besideLinksAllowed = peripheralLinks == 0 || (statesAllowAdvertisingBesideLinks && !advertisingBesideLinksRefused)
+                let wanted = desiredContent != nil && peripheralLinks < configuration.maxConnections && besideLinksAllowed
                 if !wanted {
                     guard controllerAdvertising else {
-                        if desiredContent != nil {
+                        if desiredContent != nil, !besideLinksAllowed {
+                            logger.info("advertising paused while a central is connected: this controller cannot advertise while connected")
+                        } else if desiredContent != nil {
                             logger.info("advertising paused: \(peripheralLinks) of \(configuration.maxConnections) connection slots in use")
                         }
                         return nil
@@ -241,7 +249,17 @@ public actor GAPPeripheral {
                     continue
                 }
                 guard !controllerAdvertising else { return nil }
-                try await setAdvertisingEnable(true)
+                do {
+                    try await setAdvertisingEnable(true)
+                } catch {
+                    // A controller whose states allow it may still refuse; then say so once and serve
+                    // the connected central instead of retrying on every event.
+                    guard case .controller(.commandFailed(.leSetAdvertisingEnable, .commandDisallowed)) = error,
+                          !activeLinks.isEmpty else { throw error }
+                    advertisingBesideLinksRefused = true
+                    logger.warning("this controller cannot advertise while connected (it refused LE Set Advertising Enable beside a link): advertising again when the central disconnects")
+                    continue
+                }
                 if controllerAdvertising, let plan = currentPlan {
                     logger.info("advertising enabled (\(activeLinks.count)/\(configuration.maxConnections) connected)")
                     eventSink.yield(.advertisingStarted(plan))
