@@ -88,8 +88,10 @@ public struct Daemon: Sendable {
             } else {
                 address = addressDescription(addressPolicy)
             }
+            let limitations = await manager.host.controllerInfo?.limitations.map(\.description) ?? []
             let runtime = DaemonRuntime(configuration: configuration, transport: resolved.specification.description,
-                                        address: address, manager: manager, bridge: bridge, agent: agent, clock: SystemClock.shared)
+                                        address: address, manager: manager, bridge: bridge, agent: agent, clock: SystemClock.shared,
+                                        controllerLimitations: limitations)
             // The control socket first: if it cannot start, nothing is advertised on behalf of a
             // daemon that is about to exit.
             let control: ControlServer

@@ -19,9 +19,12 @@ final class DaemonRuntime: ControlHandler {
     private let started: MonotonicInstant
     private let clock: any HostClock
     private let advertising = Mutex(false)
+    /// From bring-up: what this controller cannot do (`ControllerLimitation`), as sentences.
+    let controllerLimitations: [String]
 
     init(configuration: BridgeConfiguration, transport: String, address: String, manager: PeripheralManager,
-         bridge: SensorBridge, agent: DaemonPairingAgent, clock: any HostClock) {
+         bridge: SensorBridge, agent: DaemonPairingAgent, clock: any HostClock, controllerLimitations: [String] = []) {
+        self.controllerLimitations = controllerLimitations
         self.agent = agent
         self.configuration = configuration
         self.transport = transport
@@ -47,7 +50,7 @@ final class DaemonRuntime: ControlHandler {
                        uptimeSeconds: Double(seconds) + Double(attoseconds) / 1e18,
                        board: configuration.board.name, deviceName: configuration.deviceName,
                        centrals: centrals.statuses(statistics: manager.statistics()), sensors: bridge.sensorStatus(),
-                       bonds: security.bondIdentities, pairing: security.pairing)
+                       bonds: security.bondIdentities, pairing: security.pairing, controllerLimitations: controllerLimitations)
     }
 
     func bonds() -> Result<[BondStatus], ControlFailure> {

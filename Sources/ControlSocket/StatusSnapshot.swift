@@ -16,10 +16,13 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
     public var bonds: [String]?
     /// Who may pair now; nil without a Security Manager (or from a daemon that predates pairing).
     public var pairing: PairingStatus?
+    /// What the controller cannot do and the daemon does without, one sentence each ("this
+    /// controller cannot advertise while connected: …"); nil from a daemon that predates them.
+    public var controllerLimitations: [String]?
 
     public init(transport: String, address: String, advertising: Bool, uptimeSeconds: Double, board: String,
                 deviceName: String, centrals: [CentralStatus], sensors: [SensorStatus],
-                bonds: [String]? = nil, pairing: PairingStatus? = nil) {
+                bonds: [String]? = nil, pairing: PairingStatus? = nil, controllerLimitations: [String]? = nil) {
         self.transport = transport
         self.address = address
         self.advertising = advertising
@@ -30,10 +33,12 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
         self.sensors = sensors
         self.bonds = bonds
         self.pairing = pairing
+        self.controllerLimitations = controllerLimitations
     }
 
     private enum CodingKeys: String, CodingKey {
         case transport, address, advertising, uptimeSeconds, board, deviceName, centrals, sensors, bonds, pairing
+        case controllerLimitations
     }
 
     /// `bonds` and `pairing` are null rather than missing without security, so every key is always there.
@@ -49,6 +54,7 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
         try container.encode(sensors, forKey: .sensors)
         try container.encode(bonds, forKey: .bonds)
         try container.encode(pairing, forKey: .pairing)
+        try container.encode(controllerLimitations, forKey: .controllerLimitations)
     }
 }
 

@@ -36,6 +36,16 @@ import Testing
         #expect(text.hasSuffix("\ncentrals: none connected\n\nsensors: none configured\n"))
     }
 
+    @Test func statusTextNamesWhatTheControllerCannotDo() throws {
+        var snapshot = Fixtures.snapshot
+        snapshot.controllerLimitations = ["this controller cannot advertise while connected: it serves one central at a time"]
+        let text = StatusFormatter.text(snapshot)
+        #expect(text.contains("  uptime       1h 02m 03s\n  controller   this controller cannot advertise while connected: it serves one central at a time\n\n"))
+        let json = StatusFormatter.json(snapshot)
+        let decoded = try ControlCodec.decoder().decode(StatusSnapshot.self, from: Data(json.utf8))
+        #expect(decoded == snapshot)
+    }
+
     @Test func statusJSONIsSortedPrettyAndRoundTrips() throws {
         let json = StatusFormatter.json(Fixtures.snapshot)
         #expect(json.hasPrefix("{\n  \"address\" : \"C0:11:22:33:44:55 (random static)\",\n  \"advertising\" : true,\n  \"board\" : "))
