@@ -17,6 +17,8 @@ import Testing
         let after = Self.lines.filter { $0.hasPrefix("After=") }.flatMap { $0.dropFirst("After=".count).split(separator: " ") }
         #expect(after.contains("bluetooth.service"))
         #expect(after.contains("systemd-rfkill.service"))
+        // Raspberry Pi OS's bthelper powers hci0 up and sends vendor commands from udev at boot.
+        #expect(after.contains("bthelper@hci0.service"))
     }
 
     @Test func clearsASoftRfkillBlockAsRootBeforeStartingUnprivileged() {
