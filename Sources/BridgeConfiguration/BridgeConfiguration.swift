@@ -16,6 +16,7 @@ public struct BridgeConfiguration: Sendable, Equatable {
     public var appearance: UInt16
     public var address: AddressSetting
     public var advertising: AdvertisingSettings
+    public var connection: ConnectionSettings = .standard
     public var sensors: [SensorConfiguration]
     public var deviceInformation: DeviceInformationSettings
     public var paths: PathSettings

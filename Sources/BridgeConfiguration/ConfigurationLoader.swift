@@ -6,7 +6,7 @@ public enum ConfigurationLoader {
     public static let defaultPath = "/etc/blesensor/blesensor.yaml"
 
     static let keys = ["board", "board-overrides", "transport", "device-name", "appearance", "address",
-                       "advertising", "device-information", "sensors", "paths", "security"]
+                       "advertising", "connection", "device-information", "sensors", "paths", "security"]
 
     /// Reads and validates the file at `path`. `environment` supplies STATE_DIRECTORY and RUNTIME_DIRECTORY
     /// and, with `userID` (the user the daemon runs as), the path defaults (`PathSettings.defaults`);
@@ -68,16 +68,18 @@ public enum ConfigurationLoader {
             $0.integer(path: "appearance", in: 0...0xFFFF, expected: "a GAP appearance like 0x0340", problems: &problems).map(UInt16.init)
         } ?? defaultAppearance(publications)
         let advertising = advertisingSettings(map["advertising"], publications: publications, problems: &problems)
+        let connection = connectionSettings(map["connection"], problems: &problems)
         let deviceInformation = deviceInformationSettings(map["device-information"], board: board, problems: &problems)
         let paths = pathSettings(map["paths"], environment: environment, userID: userID, problems: &problems)
         let security = securitySettings(map["security"], problems: &problems)
 
         guard problems.isEmpty, let board, let transport, let deviceName, let appearance, let address, let sensors,
-              let advertising, let deviceInformation, let paths, let security else { return nil }
+              let advertising, let connection, let deviceInformation, let paths, let security else { return nil }
         var configuration = BridgeConfiguration(board: board, transport: transport, deviceName: deviceName, appearance: appearance,
                                                 address: address, advertising: advertising, sensors: sensors,
                                                 deviceInformation: deviceInformation, paths: paths, security: security)
         configuration.boardChoice = boardChoice
+        configuration.connection = connection
         return configuration
     }
 

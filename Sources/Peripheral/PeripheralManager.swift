@@ -41,6 +41,9 @@ public actor PeripheralManager {
         /// With it, bonded centrals' subscriptions, Client Supported Features and change-awareness
         /// are kept in the bond store and restored once they encrypt again, with the values they missed.
         public var security: SecuritySetup? = nil
+        /// Asked of every central after it connects (Apple's accessory rules want the accessory to
+        /// ask); nil leaves the central's parameters alone.
+        public var connectionParameterRequest: ConnectionParameterRequest? = .standard
 
         public init(deviceName: String) { self.deviceName = deviceName }
     }
@@ -64,6 +67,7 @@ public actor PeripheralManager {
     public nonisolated let host: HCIHost
     public nonisolated let gap: GAPPeripheral
     nonisolated let channels: L2CAPFixedChannels
+    nonisolated let parameterRequests: ConnectionParameterRequests?
     /// The Security Manager when `configuration.security` is set.
     public nonisolated let security: SecurityManager?
     /// Our address on links, known once GAP applied the address policy (c1, f5 and f6 take it).
@@ -94,7 +98,11 @@ public actor PeripheralManager {
         gap = GAPPeripheral(host: host, configuration: .init(
             addressPolicy: configuration.addressPolicy, maxConnections: configuration.maxConnections,
             advertisingInterval: configuration.advertisingInterval), logger: logger)
-        channels = L2CAPFixedChannels(acl: host.acl, clock: configuration.clock, logger: logger)
+        let channels = L2CAPFixedChannels(acl: host.acl, clock: configuration.clock, logger: logger)
+        self.channels = channels
+        parameterRequests = configuration.connectionParameterRequest.map {
+            ConnectionParameterRequests(request: $0, channels: channels, clock: configuration.clock, logger: logger)
+        }
         broker = RequestBroker(requestTimeout: configuration.requestTimeout, clock: configuration.clock,
                                maxUndeliveredCommands: configuration.maxUndeliveredWriteCommands,
                                keepsLastValues: configuration.security != nil, logger: logger) { event in sink.yield(event) }
@@ -538,10 +546,12 @@ public actor PeripheralManager {
                 logger.error("notification queue for \(link.id): \(error)")
             }
             eventSink.yield(.centralConnected(central))
+            parameterRequests?.linkOpened(link)
         case let .closed(link, reason):
             // A central role sharing the controller tells the Security Manager about its own links.
             guard link.role == .peripheral else { return }
             security?.linkClosed(link)
+            parameterRequests?.linkClosed(link)
             guard let central = broker.central(link.id) else { return }
             current?.server.linkClosed(link)
             // Its subscriptions go first: removing its queue can wake a streaming application's

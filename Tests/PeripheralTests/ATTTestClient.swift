@@ -24,6 +24,8 @@ final class ATTTestClient: Sendable {
     let multipleNotifications = Collected<[ATTHandleValue]>()
     /// SMP PDUs from the peripheral (the test plays the central's side of pairing with them).
     let smp = Collected<[UInt8]>()
+    /// LE signaling commands from the peripheral (connection parameter update requests).
+    let signaling = Collected<[UInt8]>()
     let confirmIndications: Mutex<Bool>
     private let reader: Mutex<Task<Void, Never>?> = Mutex(nil)
 
@@ -34,6 +36,10 @@ final class ATTTestClient: Sendable {
             for await pdu in link.received {
                 if let frame = try? L2CAPBasicFrame(pdu: pdu), frame.channelID == L2CAPChannelID.securityManager {
                     self?.smp.append(frame.payload)
+                    continue
+                }
+                if let frame = try? L2CAPBasicFrame(pdu: pdu), frame.channelID == L2CAPChannelID.leSignaling {
+                    self?.signaling.append(frame.payload)
                     continue
                 }
                 guard let frame = try? L2CAPBasicFrame(pdu: pdu), frame.channelID == L2CAPChannelID.attribute,

@@ -1,0 +1,60 @@
+import BLECore
+
+/// `connection:`: the parameters the daemon asks each central for after it connects.
+public struct ConnectionSettings: Sendable, Equatable {
+    /// nil: the centrals' own choice is left alone (`request-parameters: false`).
+    public var preferred: PreferredConnectionParameters?
+    /// How long after the connection the request goes out.
+    public var requestAfter: Duration
+
+    public static let standard = ConnectionSettings(preferred: .standard, requestAfter: .seconds(5))
+
+    public init(preferred: PreferredConnectionParameters?, requestAfter: Duration) {
+        self.preferred = preferred
+        self.requestAfter = requestAfter
+    }
+}
+
+extension ConfigurationLoader {
+    static func connectionSettings(_ value: YAMLValue?, problems: inout ProblemList) -> ConnectionSettings? {
+        var settings = ConnectionSettings.standard
+        guard let value else { return settings }
+        let keys = ["request-parameters", "interval-min", "interval-max", "latency", "supervision-timeout", "request-after"]
+        guard let map = value.map(path: "connection", known: keys, problems: &problems) else { return nil }
+        var valid = true
+        var preferred = PreferredConnectionParameters.standard
+        func duration(_ key: String, into target: inout Duration) {
+            guard let item = map[key] else { return }
+            if let parsed = item.duration(path: map.path(key), problems: &problems) { target = parsed } else { valid = false }
+        }
+        duration("interval-min", into: &preferred.intervalMin)
+        duration("interval-max", into: &preferred.intervalMax)
+        duration("supervision-timeout", into: &preferred.supervisionTimeout)
+        duration("request-after", into: &settings.requestAfter)
+        if let item = map["latency"] {
+            if let latency = item.integer(path: map.path("latency"), in: 0...499, expected: "a number of connection events 0…499", problems: &problems) {
+                preferred.latency = latency
+            } else {
+                valid = false
+            }
+        }
+        if let item = map["request-after"], !(Duration.zero...Duration.seconds(60)).contains(settings.requestAfter) {
+            problems.add(map.path("request-after"), item, "\(formatDuration(settings.requestAfter)) is out of range 0s…60s")
+            valid = false
+        }
+        var request = true
+        if let item = map["request-parameters"] {
+            if let parsed = item.boolean(path: map.path("request-parameters"), problems: &problems) { request = parsed } else { valid = false }
+        }
+        guard valid else { return nil }
+        // Parameters a central must reject, or that iOS refuses, would only be asked in vain.
+        let broken = preferred.specViolations.map { "the Core spec says \($0)" }
+            + preferred.appleRuleViolations.map { "iOS refuses it: \($0) (Apple's accessory rules)" }
+        if request, !broken.isEmpty {
+            for reason in broken { problems.add("connection", value, "these parameters cannot be asked for: \(reason)") }
+            return nil
+        }
+        settings.preferred = request ? preferred : nil
+        return settings
+    }
+}
