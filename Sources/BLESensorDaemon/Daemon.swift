@@ -88,7 +88,9 @@ public struct Daemon: Sendable {
             } else {
                 address = addressDescription(addressPolicy)
             }
-            let limitations = await manager.host.controllerInfo?.limitations.map(\.description) ?? []
+            let limitations = await manager.host.controllerInfo?.limitations.map {
+                ControllerLimitationStatus(text: $0.description, needsAction: $0.needsAction)
+            } ?? []
             let runtime = DaemonRuntime(configuration: configuration, transport: resolved.specification.description,
                                         address: address, manager: manager, bridge: bridge, agent: agent, clock: SystemClock.shared,
                                         controllerLimitations: limitations)
@@ -157,6 +159,9 @@ public struct Daemon: Sendable {
         peripheral.addressPolicy = addressPolicy
         peripheral.maxConnections = configuration.advertising.maxCentrals
         peripheral.advertisingInterval = configuration.advertising.interval
+        peripheral.connectionParameterRequest = configuration.connection.preferred.map {
+            ConnectionParameterRequest(parameters: $0, delay: configuration.connection.requestAfter)
+        }
         return peripheral
     }
 

@@ -1,6 +1,7 @@
 import BLECore
 import BridgeConfiguration
 import ControlSocket
+import GAP
 import Peripheral
 import SensorBridge
 import Synchronization
@@ -19,11 +20,11 @@ final class DaemonRuntime: ControlHandler {
     private let started: MonotonicInstant
     private let clock: any HostClock
     private let advertising = Mutex(false)
-    /// From bring-up: what this controller cannot do (`ControllerLimitation`), as sentences.
-    let controllerLimitations: [String]
+    /// From bring-up: what this controller cannot do (`ControllerLimitation`).
+    let controllerLimitations: [ControllerLimitationStatus]
 
     init(configuration: BridgeConfiguration, transport: String, address: String, manager: PeripheralManager,
-         bridge: SensorBridge, agent: DaemonPairingAgent, clock: any HostClock, controllerLimitations: [String] = []) {
+         bridge: SensorBridge, agent: DaemonPairingAgent, clock: any HostClock, controllerLimitations: [ControllerLimitationStatus] = []) {
         self.controllerLimitations = controllerLimitations
         self.agent = agent
         self.configuration = configuration
@@ -41,7 +42,9 @@ final class DaemonRuntime: ControlHandler {
     func setAdvertising(_ on: Bool) { advertising.withLock { $0 = on } }
 
     var isAdvertising: Bool {
-        advertising.withLock { $0 } && centrals.count < configuration.advertising.maxCentrals
+        let connected = centrals.count
+        return advertising.withLock { $0 } && connected < configuration.advertising.maxCentrals
+            && (connected == 0 || manager.gap.advertisesBesideLinks)
     }
 
     func status() -> StatusSnapshot {

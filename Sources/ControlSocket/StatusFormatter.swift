@@ -14,7 +14,7 @@ public enum StatusFormatter {
         // Absent when the daemon runs without a Security Manager.
         if let pairing = snapshot.pairing { lines.append("  pairing      \(SecurityFormatter.pairingSummary(pairing))") }
         if let bonds = snapshot.bonds { lines.append("  bonds        \(SecurityFormatter.bondsSummary(bonds))") }
-        for limitation in snapshot.controllerLimitations ?? [] { lines.append("  controller   \(limitation)") }
+        for limitation in snapshot.controllerLimitations ?? [] { lines.append("  controller   \(limitation.text)") }
         lines.append("")
         if snapshot.centrals.isEmpty {
             lines.append("centrals: none connected")

@@ -16,13 +16,13 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
     public var bonds: [String]?
     /// Who may pair now; nil without a Security Manager (or from a daemon that predates pairing).
     public var pairing: PairingStatus?
-    /// What the controller cannot do and the daemon does without, one sentence each ("this
-    /// controller cannot advertise while connected: …"); nil from a daemon that predates them.
-    public var controllerLimitations: [String]?
+    /// What the controller cannot do and the daemon does without ("this controller cannot
+    /// advertise while connected: …"); nil from a daemon that predates them.
+    public var controllerLimitations: [ControllerLimitationStatus]?
 
     public init(transport: String, address: String, advertising: Bool, uptimeSeconds: Double, board: String,
                 deviceName: String, centrals: [CentralStatus], sensors: [SensorStatus],
-                bonds: [String]? = nil, pairing: PairingStatus? = nil, controllerLimitations: [String]? = nil) {
+                bonds: [String]? = nil, pairing: PairingStatus? = nil, controllerLimitations: [ControllerLimitationStatus]? = nil) {
         self.transport = transport
         self.address = address
         self.advertising = advertising
@@ -55,6 +55,19 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
         try container.encode(bonds, forKey: .bonds)
         try container.encode(pairing, forKey: .pairing)
         try container.encode(controllerLimitations, forKey: .controllerLimitations)
+    }
+}
+
+/// One thing bring-up found the controller cannot do.
+public struct ControllerLimitationStatus: Codable, Sendable, Equatable {
+    /// A sentence for the person running the daemon, with the remedy where there is one.
+    public var text: String
+    /// Someone should act (install firmware); otherwise the daemon copes and this is for information.
+    public var needsAction: Bool
+
+    public init(text: String, needsAction: Bool) {
+        self.text = text
+        self.needsAction = needsAction
     }
 }
 

@@ -52,7 +52,7 @@ extension AdapterTakeover {
         if poweredDown > 0 {
             return .adapterBusy(device, hint: "it was powered up again each time it was powered down (\(time)), usually by bluetoothd: stop it with `sudo systemctl stop bluetooth` (and `sudo systemctl disable bluetooth` to keep it off at boot), then start blesensord again")
         }
-        return .adapterBusy(device, hint: "the kernel kept it busy (\(time)): it may still be setting the controller up (`dmesg | grep -i bluetooth` shows firmware loading) or another program holds it; stop bluetoothd (`sudo systemctl stop bluetooth`) and start blesensord again")
+        return .adapterBusy(device, hint: "the kernel kept it busy (\(time)): it may still be setting the controller up (`dmesg | grep -i bluetooth` shows firmware loading) or another program holds it; stop bluetoothd (`sudo systemctl stop bluetooth`) and start blesensord again. If it stays busy after every restart, the kernel's setup of the controller failed and holds it for good: a Realtek USB adapter whose firmware is missing does this (dmesg: \"rtl_bt\" … \"firmware file … not found\"; install the firmware, on Debian `sudo apt install firmware-realtek`, then unplug and replug it)")
     }
 
     /// ENODEV: the adapters that do exist, else where on-board Bluetooth and dongles go missing.

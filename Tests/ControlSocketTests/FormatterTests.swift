@@ -38,7 +38,7 @@ import Testing
 
     @Test func statusTextNamesWhatTheControllerCannotDo() throws {
         var snapshot = Fixtures.snapshot
-        snapshot.controllerLimitations = ["this controller cannot advertise while connected: it serves one central at a time"]
+        snapshot.controllerLimitations = [.init(text: "this controller cannot advertise while connected: it serves one central at a time", needsAction: false)]
         let text = StatusFormatter.text(snapshot)
         #expect(text.contains("  uptime       1h 02m 03s\n  controller   this controller cannot advertise while connected: it serves one central at a time\n\n"))
         let json = StatusFormatter.json(snapshot)

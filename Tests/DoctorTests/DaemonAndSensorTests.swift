@@ -49,6 +49,23 @@ import TestSupport
         #expect(report.check("sensor room")?.detail == "not in the daemon's status: it runs another configuration")
     }
 
+    @Test func whatTheControllerCannotDoIsShownAndMissingFirmwareIsAWarning() async throws {
+        let machine = try FakeMachine()
+        machine.configuration(Self.simulated)
+        var snapshot = StatusSnapshot(transport: "hci:0", address: "a", advertising: true, uptimeSeconds: 3, board: "simulated",
+                                      deviceName: "x", centrals: [], sensors: [FakeSensors.ok("body", driver: "tmp102", celsius: 36.8),
+                                                                            FakeSensors.ok("room", driver: "bme280", celsius: 21)])
+        snapshot.controllerLimitations = [
+            .init(text: "this controller cannot advertise while connected: it serves one central at a time", needsAction: false),
+            .init(text: "this Broadcom controller (subversion 0x2209) runs the firmware in its ROM (patch build 0000)", needsAction: true),
+        ]
+        let report = await machine.doctor(daemon: FakeDaemon(.success(snapshot)), systemd: FakeSystemd()).report()
+        let lines = report.checks.filter { $0.subject == "controller" }
+        #expect(lines.map(\.status) == [.info, .warn])
+        #expect(lines[0].detail.hasPrefix("this controller cannot advertise while connected"))
+        #expect(lines[1].fix?.contains("install the firmware") == true)
+    }
+
     @Test func aStoppedDaemonHasEachSensorReadOnceThroughItsDriver() async throws {
         let machine = try FakeMachine()
         machine.configuration(Self.simulated)

@@ -125,6 +125,18 @@ import TestSupport
         await host.shutdown()
     }
 
+    @Test func aBroadcomChipWithoutItsPatchIsFlagged() async throws {
+        // btbcm prints the patch build as HCI revision & 0x0FFF: 0000 is the ROM firmware.
+        var profile = try ControllerProfile.named("cyw43455")
+        profile.hciRevision = "0x1000"
+        let host = HCIHost(transport: ScriptedController(profile: profile), configuration: virtualTime())
+        let info = try await host.start()
+        #expect(info.limitations == [.romFirmware(manufacturer: 15, subversion: 0x6119)])
+        #expect(info.limitations[0].needsAction)
+        #expect(info.limitations[0].description.contains("bluez-firmware"))
+        await host.shutdown()
+    }
+
     @Test func aLostReplyDuringBringUpResetsAndTriesAgain() async throws {
         let controller = ScriptedController(profile: try ControllerProfile.named("bcm43430a1"))
         let clock = ManualClock()

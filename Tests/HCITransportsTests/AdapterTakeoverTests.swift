@@ -134,6 +134,8 @@ import Testing
         }
         #expect(hint.contains("the kernel kept it busy (6 attempts in 2.5 s)"))
         #expect(hint.contains("dmesg | grep -i bluetooth"))
+        // A Realtek adapter whose setup failed stays busy for good; the hint names its firmware.
+        #expect(hint.contains("rtl_bt") && hint.contains("firmware-realtek"))
     }
 
     @Test func closingDuringABackoffAbandonsTheOpen() async throws {

@@ -40,6 +40,14 @@ extension Examination {
             } else {
                 add(.daemon, .ok, "blesensord", detail)
             }
+            // What bring-up found the controller cannot do: the daemon copes, except where firmware is missing.
+            for limitation in snapshot.controllerLimitations ?? [] {
+                if limitation.needsAction {
+                    add(.bluetooth, .warn, "controller", limitation.text, fix: "install the firmware named above and reboot; its log: \(Installed.log)")
+                } else {
+                    add(.bluetooth, .info, "controller", limitation.text)
+                }
+            }
             state = .answering(snapshot)
         case .failure(.permissionDenied):
             add(.daemon, .warn, "blesensord", "status not readable: permission denied on \(socket)",

@@ -62,6 +62,11 @@ public actor GAPPeripheral {
     /// The controller refused to advertise beside a peripheral link (0x0C), whatever its LE
     /// Supported States said: it is not asked again while a central is connected.
     private var advertisingBesideLinksRefused = false
+    private nonisolated let besideLinksAllowed = Mutex(true)
+
+    /// Whether advertising continues while a central is connected (and slots remain): false where
+    /// the controller's LE states forbid it or the controller refused it. Readable from any thread.
+    public nonisolated var advertisesBesideLinks: Bool { besideLinksAllowed.withLock { $0 } }
     /// Bumped (synchronously, on the host's inbound context) whenever the controller stops
     /// advertising by itself: a connection was made from it, or it was reset.
     private nonisolated let controllerEpoch = Epoch()
@@ -221,7 +226,9 @@ public actor GAPPeripheral {
                     continue
                 }
                 let peripheralLinks = activeLinks.count
-                let besideLinksAllowed = peripheralLinks == 0 || (statesAllowAdvertisingBesideLinks && !advertisingBesideLinksRefused)
+                let allowedBesideLinks = statesAllowAdvertisingBesideLinks && !advertisingBesideLinksRefused
+                self.besideLinksAllowed.withLock { $0 = allowedBesideLinks }
+                let besideLinksAllowed = peripheralLinks == 0 || allowedBesideLinks
                 let wanted = desiredContent != nil && peripheralLinks < configuration.maxConnections && besideLinksAllowed
                 if !wanted {
                     guard controllerAdvertising else {
@@ -257,6 +264,7 @@ public actor GAPPeripheral {
                     guard case .controller(.commandFailed(.leSetAdvertisingEnable, .commandDisallowed)) = error,
                           !activeLinks.isEmpty else { throw error }
                     advertisingBesideLinksRefused = true
+                    self.besideLinksAllowed.withLock { $0 = false }
                     logger.warning("this controller cannot advertise while connected (it refused LE Set Advertising Enable beside a link): advertising again when the central disconnects")
                     continue
                 }

@@ -17,6 +17,7 @@ extension HCIHost {
         var limitations: [ControllerLimitation] = []
         _ = try await execute(HCIReset(), timeout: configuration.resetTimeout)
         let version = try await execute(HCIReadLocalVersionInformation())
+        if let rom = ControllerLimitation.romFirmware(version) { limitations.append(rom) }
         let commands = try await readSupportedCommands()
         let lmpFeatures = try await execute(HCIReadLocalSupportedFeatures()).features
         guard lmpFeatures & HCIFeaturesReturn.lmpLESupported != 0 || commands.supports(.leSetAdvertisingEnable) else {
