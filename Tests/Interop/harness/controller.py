@@ -19,6 +19,9 @@ shared/notes/bumble-controller.md). This subclass fixes:
 * host-to-controller ACL is checked against the buffer size and credits,
   and Number Of Completed Packets can be held back (`hold_completions`).
 * local Disconnect reports 0x16 like hardware; unknown handles get 0x02.
+* a controller profile (harness/profiles.py) can make it answer as a real
+  chip: strict refusals, a lost reply, LE buffers of 0 (shared ones used),
+  Number Of Completed Packets paced by a timer.
 """
 
 from __future__ import annotations
@@ -46,7 +49,9 @@ DEFAULT_LE_EVENT_MASK = 0x000000000000001F
 # Number Of Completed Packets.
 UNMASKABLE_EVENTS = {0x0E, 0x0F, 0x13}
 
+OPCODE_LE_SET_EVENT_MASK = 0x2001
 OPCODE_LE_SET_ADVERTISING_ENABLE = 0x200A
+OGF_LE = 0x08
 
 ADV_IND = 0x00
 ADV_SCAN_IND = 0x02
@@ -56,6 +61,7 @@ SCAN_RSP = 0x04
 STATUS_SUCCESS = 0x00
 STATUS_UNKNOWN_COMMAND = 0x01
 STATUS_UNKNOWN_CONNECTION = 0x02
+STATUS_COMMAND_DISALLOWED = 0x0C
 STATUS_INVALID_PARAMETERS = 0x12
 STATUS_LOCAL_HOST_TERMINATED = 0x16
 STATUS_CONNECTION_TIMEOUT = 0x08
@@ -183,6 +189,20 @@ class HarnessController(Controller):
         self._outstanding: dict[int, int] = {}
         # Link-layer payload size per connection handle (controller-to-host).
         self._rx_octets: dict[int, int] = {}
+        self.peak_outstanding = 0  # most host-to-controller ACL packets ever uncompleted
+        # Strictness of real chips (harness/profiles.py sets these from a profile).
+        self.le_event_mask_limit: int | None = None  # LE event mask bits beyond it: 0x12
+        self.refuse: dict[int, int] = {}  # opcode -> status, though listed
+        self.le_host_support_required = False  # LE commands: 0x0C until Write LE Host Support(1)
+        self.advertising_while_connected = True  # False: enabling beside a peripheral link: 0x0C
+        self.drop_reply_once: set[int] = set()  # opcodes whose next command goes unanswered
+        self.dropped_replies: list[int] = []
+        self._le_host_supported = False
+        # Number Of Completed Packets paced: at most `completion_batch` (0: all) per event,
+        # one event every `completion_interval` seconds (0: each packet at once).
+        self.completion_interval = 0.0
+        self.completion_batch = 0
+        self._completion_timer: asyncio.TimerHandle | None = None
 
     # ------------------------------------------------------------------
     # Observation hooks for tests
@@ -190,6 +210,16 @@ class HarnessController(Controller):
     @property
     def advertising_enabled(self) -> bool:
         return self.le_legacy_advertiser.enabled
+
+    @property
+    def acl_credits(self) -> int:
+        """The ACL buffers the host may fill: the LE ones, or the shared ones when LE reports
+        none (LE Read Buffer Size answering 0, Vol 4 Part E 7.8.2)."""
+        return self.total_num_le_acl_data_packets or self.total_num_acl_data_packets
+
+    @property
+    def acl_buffer_size(self) -> int:
+        return self.le_acl_data_packet_length or self.acl_data_packet_length
 
     def wait_for_command(
         self,
@@ -276,6 +306,10 @@ class HarnessController(Controller):
         self._held_completions.clear()
         self._outstanding.clear()
         self._rx_octets.clear()
+        self._le_host_supported = False
+        if self._completion_timer is not None:
+            self._completion_timer.cancel()
+            self._completion_timer = None
 
     def on_hci_reset_command(self, _command: hci.HCI_Command) -> hci.HCI_StatusReturnParameters:
         self.reset_state()
@@ -306,6 +340,19 @@ class HarnessController(Controller):
         opcode, length = struct.unpack_from('<HB', packet, 1)
         parameters = bytes(packet[4:])
         self._record_command(opcode, parameters)
+        if opcode in self.drop_reply_once:
+            # Lost on the way, as replies at boot on some Broadcom chips: no answer at all.
+            self.drop_reply_once.discard(opcode)
+            self.dropped_replies.append(opcode)
+            return
+        status = self._strict_refusal(opcode, parameters)
+        if status is not None:
+            command_class = hci.HCI_Command.command_classes.get(opcode)
+            if command_class is not None and issubclass(command_class, hci.HCI_AsyncCommand):
+                self._command_status(status, opcode)
+            else:
+                self._command_complete(opcode, bytes([status]))
+            return
         handler_name = f'on_{hci.HCI_Command.command_name(opcode).lower()}'
         if getattr(self, handler_name, None) is None:
             # Unknown to us: answer at once so the host never waits.
@@ -343,27 +390,77 @@ class HarnessController(Controller):
             status = getattr(result, 'status', STATUS_UNKNOWN_COMMAND)
             self._command_status(int(status), opcode)
 
+    def _strict_refusal(self, opcode: int, parameters: bytes) -> int | None:
+        """The status a strict profile refuses this command with, or None."""
+        if opcode in self.refuse:
+            return self.refuse[opcode]
+        if self.le_host_support_required and opcode >> 10 == OGF_LE and not self._le_host_supported:
+            return STATUS_COMMAND_DISALLOWED
+        if opcode == OPCODE_LE_SET_EVENT_MASK and self.le_event_mask_limit is not None:
+            if int.from_bytes(parameters[:8], 'little') & ~self.le_event_mask_limit:
+                return STATUS_INVALID_PARAMETERS
+        if (opcode == OPCODE_LE_SET_ADVERTISING_ENABLE and not self.advertising_while_connected
+                and parameters[:1] == b'\x01'
+                and any(c.role == hci.Role.PERIPHERAL for c in self.le_connections.values())):
+            return STATUS_COMMAND_DISALLOWED
+        return None
+
+    def on_hci_write_le_host_support_command(self, command: Any) -> Any:
+        self._le_host_supported = bool(command.le_supported_host)
+        return super().on_hci_write_le_host_support_command(command)
+
     def on_hci_acl_data_packet(self, packet: hci.HCI_AclDataPacket) -> None:
         handle = packet.connection_handle
         connection = self.find_connection_by_handle(handle)
         if connection is None:
             self.violations.append(f'ACL for unknown handle 0x{handle:04X}')
             return
-        if len(packet.data) > self.le_acl_data_packet_length:
+        if len(packet.data) > self.acl_buffer_size:
             self.violations.append(
                 f'ACL packet of {len(packet.data)} bytes exceeds buffer size '
-                f'{self.le_acl_data_packet_length}'
+                f'{self.acl_buffer_size}'
             )
         self._outstanding[handle] = self._outstanding.get(handle, 0) + 1
-        if sum(self._outstanding.values()) > self.total_num_le_acl_data_packets:
-            self.violations.append(
-                f'host overran the {self.total_num_le_acl_data_packets} ACL credits'
-            )
+        outstanding = sum(self._outstanding.values())
+        self.peak_outstanding = max(self.peak_outstanding, outstanding)
+        if outstanding > self.acl_credits:
+            self.violations.append(f'host overran the {self.acl_credits} ACL credits')
         connection.assembler.feed_packet(packet)
-        if self.hold_completions:
+        if self.hold_completions or self.completion_interval > 0:
             self._held_completions[handle] = self._held_completions.get(handle, 0) + 1
+            if not self.hold_completions and self._completion_timer is None:
+                self._completion_timer = asyncio.get_running_loop().call_later(
+                    self.completion_interval, self._release_paced)
         else:
             self._send_completed(handle, 1)
+
+    def _release_paced(self) -> None:
+        """One paced Number Of Completed Packets: up to `completion_batch` packets, shared
+        round-robin among the links, so one busy link cannot starve another."""
+        self._completion_timer = None
+        if self.hold_completions:
+            return  # a test holds them; release_completions() hands them back
+        remaining = {h: n for h, n in self._held_completions.items() if n > 0}
+        budget = self.completion_batch or sum(remaining.values())
+        released: dict[int, int] = {}
+        while budget > 0 and remaining:
+            for h in list(remaining):
+                if budget == 0:
+                    break
+                released[h] = released.get(h, 0) + 1
+                budget -= 1
+                remaining[h] -= 1
+                if remaining[h] == 0:
+                    del remaining[h]
+        if released:
+            for h, n in released.items():
+                self._held_completions[h] -= n
+                self._outstanding[h] = max(0, self._outstanding.get(h, 0) - n)
+            self.send_hci_packet(hci.HCI_Number_Of_Completed_Packets_Event(
+                connection_handles=list(released), num_completed_packets=list(released.values())))
+        if remaining:
+            self._completion_timer = asyncio.get_running_loop().call_later(
+                self.completion_interval, self._release_paced)
 
     def _send_completed(self, handle: int, count: int) -> None:
         self._outstanding[handle] = max(0, self._outstanding.get(handle, 0) - count)

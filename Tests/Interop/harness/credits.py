@@ -27,7 +27,7 @@ class CreditPacer:
             receive(packet)
             if self._finished:
                 return
-            if sum(controller._outstanding.values()) >= controller.total_num_le_acl_data_packets:
+            if sum(controller._outstanding.values()) >= controller.acl_credits:
                 self.exhausted += 1
                 # After this packet has been handled: the host is out of credits until then.
                 asyncio.get_running_loop().call_soon(controller.release_completions)
