@@ -204,7 +204,11 @@ public struct Daemon: Sendable {
             case let .paired(central, bonded):
                 logger.info("paired \(central)\(bonded ? ", bonded" : "")")
                 if bonded { forwarder.bonded(central) }
-            case let .pairingFailed(central, reason): logger.warning("pairing with \(central) failed: \(reason)")
+            case let .pairingFailed(central, reason):
+                // The one refusal the configuration decides: say which setting.
+                let hint = reason == .encryptionKeySize
+                    ? " (it offers shorter keys than security: minimum-key-size \(configuration.security.minimumKeySize) allows; lower that setting to accept it)" : ""
+                logger.warning("pairing with \(central) failed: \(reason)\(hint)")
             case let .subscribed(central, characteristic):
                 forwarder.subscribed(central, characteristic)
                 runtime.centrals.subscribed(central, characteristic)

@@ -25,6 +25,7 @@ HUMID = struct.pack('<H', 4500)  # 45.00 %
 # ATT errors (Core Vol 3 Part F 3.4.1.1) and SMP Pairing Failed reasons (Part H 3.5.5).
 INSUFFICIENT_AUTHENTICATION, INSUFFICIENT_ENCRYPTION = 0x05, 0x0F
 AUTHENTICATION_REQUIREMENTS, PAIRING_NOT_SUPPORTED, CONFIRM_VALUE_FAILED = 0x03, 0x05, 0x04
+ENCRYPTION_KEY_SIZE = 0x06
 PIN_OR_KEY_MISSING = 0x06  # HCI status of an Encryption Change the peripheral had no key for
 
 
@@ -245,6 +246,20 @@ async def test_secure_connections_only_refuses_legacy_pairing(
     await pair_and_wait_stored(modern, other, daemon)
     await check_unlocked(other)
     assert bonded_addresses(await bonds(daemon)) == {modern.address.upper()}
+
+
+async def test_a_central_offering_short_keys_is_refused_with_the_setting_named(
+        harness, central, spawn_daemon, tmp_path):
+    daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-key-size').start()
+    weak = SecureCentral(central)
+    session = await connect(weak, daemon)
+    delegate = weak.use(RecordingDelegate())
+    delegate.maximum_encryption_key_size = 7
+    reason = await weak.pairing_failure(session.connection)
+    assert reason == ENCRYPTION_KEY_SIZE, f'Pairing Failed 0x{reason:02X}'
+    await daemon.wait_for_log('security: minimum-key-size 16', timeout=10)
+    assert not session.connection.is_encrypted
+    assert await bonds(daemon) == []
 
 
 # -- 6. re-pairing --------------------------------------------------------------------------------
