@@ -159,6 +159,10 @@ public struct Daemon: Sendable {
         peripheral.addressPolicy = addressPolicy
         peripheral.maxConnections = configuration.advertising.maxCentrals
         peripheral.advertisingInterval = configuration.advertising.interval
+        if configuration.advertising.fastPeriod > .zero {
+            peripheral.fastAdvertising = FastAdvertising(interval: configuration.advertising.fastInterval,
+                                                         period: configuration.advertising.fastPeriod)
+        }
         peripheral.connectionParameterRequest = configuration.connection.preferred.map {
             ConnectionParameterRequest(parameters: $0, delay: configuration.connection.requestAfter)
         }

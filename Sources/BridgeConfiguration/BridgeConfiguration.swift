@@ -85,6 +85,11 @@ public struct AdvertisingSettings: Sendable, Equatable {
     public var services: [BluetoothUUID]
     /// Simultaneous centrals, 1 … 8.
     public var maxCentrals: Int
+    /// The interval of the first `fastPeriod` after advertising starts and after each disconnection
+    /// (Apple's discovery guidance: 20 ms for 30 s, then 152.5 ms or another of its intervals).
+    public var fastInterval: Duration = .milliseconds(20)
+    /// Zero: no fast phase.
+    public var fastPeriod: Duration = .seconds(30)
 
     public init(interval: Duration, services: [BluetoothUUID], maxCentrals: Int) {
         self.interval = interval

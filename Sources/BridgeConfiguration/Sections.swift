@@ -2,7 +2,8 @@ import BLECore
 
 /// The smaller top-level sections: advertising, device-information and paths.
 extension ConfigurationLoader {
-    static let defaultAdvertisingInterval = Duration.milliseconds(100)
+    /// One of the intervals Apple recommends after the fast phase.
+    static let defaultAdvertisingInterval = Duration.microseconds(152_500)
 
     /// Services default to those of the published characteristics, in sensor order; Battery and
     /// Device Information are found after connecting and would only crowd the 31-byte payload.
@@ -14,7 +15,7 @@ extension ConfigurationLoader {
         }
         var settings = AdvertisingSettings(interval: defaultAdvertisingInterval, services: defaultServices, maxCentrals: 1)
         guard let value else { return settings }
-        guard let map = value.map(path: "advertising", known: ["interval", "services", "max-centrals"], problems: &problems) else { return nil }
+        guard let map = value.map(path: "advertising", known: ["interval", "services", "max-centrals", "fast-interval", "fast-period"], problems: &problems) else { return nil }
         var valid = true
         if let item = map["interval"] {
             if let interval = item.duration(path: map.path("interval"), problems: &problems) {
@@ -22,6 +23,30 @@ extension ConfigurationLoader {
                     settings.interval = interval
                 } else {
                     problems.add(map.path("interval"), item, "\(formatDuration(interval)) is out of range 20ms…10.24s")
+                    valid = false
+                }
+            } else {
+                valid = false
+            }
+        }
+        if let item = map["fast-interval"] {
+            if let interval = item.duration(path: map.path("fast-interval"), problems: &problems) {
+                if AdvertisingSettings.intervalRange.contains(interval) {
+                    settings.fastInterval = interval
+                } else {
+                    problems.add(map.path("fast-interval"), item, "\(formatDuration(interval)) is out of range 20ms…10.24s")
+                    valid = false
+                }
+            } else {
+                valid = false
+            }
+        }
+        if let item = map["fast-period"] {
+            if let period = item.duration(path: map.path("fast-period"), problems: &problems) {
+                if (Duration.zero...Duration.seconds(3600)).contains(period) {
+                    settings.fastPeriod = period
+                } else {
+                    problems.add(map.path("fast-period"), item, "\(formatDuration(period)) is out of range 0s…1h")
                     valid = false
                 }
             } else {

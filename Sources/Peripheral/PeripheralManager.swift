@@ -25,6 +25,8 @@ public actor PeripheralManager {
         public var addressPolicy: AddressPolicy = .publicAddress
         public var maxConnections = 1
         public var advertisingInterval: Duration = .milliseconds(100)
+        /// A faster interval for a while after advertising starts and after each disconnection.
+        public var fastAdvertising: FastAdvertising? = nil
         /// Our ATT MTU, 23…517.
         public var mtu = 247
         public var queueLimits: QueueLimits = .standard
@@ -97,7 +99,7 @@ public actor PeripheralManager {
         host = HCIHost(transport: transport, configuration: hostConfiguration, logger: logger)
         gap = GAPPeripheral(host: host, configuration: .init(
             addressPolicy: configuration.addressPolicy, maxConnections: configuration.maxConnections,
-            advertisingInterval: configuration.advertisingInterval), logger: logger)
+            advertisingInterval: configuration.advertisingInterval, fastAdvertising: configuration.fastAdvertising), logger: logger)
         let channels = L2CAPFixedChannels(acl: host.acl, clock: configuration.clock, logger: logger)
         self.channels = channels
         parameterRequests = configuration.connectionParameterRequest.map {

@@ -170,6 +170,9 @@ public final class VirtualController: HCITransport, @unchecked Sendable {
     /// Whether the controller is advertising right now (what the radio does, not what the host believes).
     public var isAdvertisingOnRadio: Bool { radio.queue.sync { isAdvertising } }
 
+    /// The minimum advertising interval the host set last, in 0.625 ms units.
+    public var advertisingIntervalMin: UInt16 { radio.queue.sync { advertisingParameters.intervalMin } }
+
     /// Whether the controller is scanning right now.
     public var isScanningOnRadio: Bool { radio.queue.sync { isScanning } }
 

@@ -48,3 +48,21 @@ import Testing
         #expect(configuration.connection == .standard)
     }
 }
+
+/// `advertising:` fast phase (Apple's discovery guidance).
+@Suite struct FastAdvertisingSettingsTests {
+    @Test func theDefaultIsTwentyMillisecondsForThirtySecondsThenOneFiftyTwoAndAHalf() throws {
+        let advertising = try load(ConnectionSectionTests.base).get().advertising
+        #expect(advertising.fastInterval == .milliseconds(20) && advertising.fastPeriod == .seconds(30))
+        #expect(advertising.interval == .microseconds(152_500))
+    }
+
+    @Test func theFastPhaseIsConfigurableAndChecked() throws {
+        let advertising = try load(ConnectionSectionTests.base + "advertising: {fast-interval: 30ms, fast-period: 0s}").get().advertising
+        #expect(advertising.fastInterval == .milliseconds(30) && advertising.fastPeriod == .zero)
+        #expect(problems(ConnectionSectionTests.base + "advertising: {fast-interval: 10ms, fast-period: 2h}") == [
+            "advertising.fast-interval (line 3): 10ms is out of range 20ms…10.24s",
+            "advertising.fast-period (line 3): 2h is out of range 0s…1h",
+        ])
+    }
+}

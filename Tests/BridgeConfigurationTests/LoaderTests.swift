@@ -94,7 +94,7 @@ import Testing
         #expect(configuration.address == .persistentRandom)
         #expect(configuration.appearance == 0)
         #expect(configuration.advertising == AdvertisingSettings(
-            interval: .milliseconds(100), services: [BluetoothUUID(0x180D), BluetoothUUID(0x181A), BluetoothUUID(0x1809)], maxCentrals: 1))
+            interval: .microseconds(152_500), services: [BluetoothUUID(0x180D), BluetoothUUID(0x181A), BluetoothUUID(0x1809)], maxCentrals: 1))
         #expect(configuration.deviceInformation == DeviceInformationSettings(manufacturer: "blesensor", model: "Raspberry Pi 5"))
         #expect(configuration.paths == PathSettings(stateDirectory: "/var/lib/blesensor-a", controlSocket: "/run/blesensor-a/control.sock"))
         #expect(configuration.sensors.map(\.pollInterval) == [.seconds(1), .milliseconds(250), .seconds(1), .seconds(1), .seconds(1)])

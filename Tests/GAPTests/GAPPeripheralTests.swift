@@ -35,6 +35,7 @@ struct PeripheralFixture {
     let address = BluetoothAddress("C4:11:22:33:44:55")!
 
     init(maxConnections: Int = 1, completion: VirtualController.CompletionPolicy = .immediate, bufferCount: UInt8 = 8,
+         fastAdvertising: FastAdvertising? = nil, clock: ManualClock = ManualClock(),
          configureController: (inout VirtualController.Configuration) -> Void = { _ in }) async throws {
         var controllerConfiguration = VirtualController.Configuration(address: BluetoothAddress("00:1B:DC:00:00:01")!,
                                                                       aclBufferSize: 27, aclBufferCount: bufferCount,
@@ -43,10 +44,11 @@ struct PeripheralFixture {
         controller = radio.makeController(configuration: controllerConfiguration)
         // Virtual time: no host timeout can fire on a busy test machine unless a test moves it.
         var configuration = HCIHost.Configuration()
-        configuration.clock = ManualClock()
+        configuration.clock = clock
         host = HCIHost(transport: controller, configuration: configuration)
         _ = try await host.start()
-        gap = GAPPeripheral(host: host, configuration: .init(addressPolicy: .randomStatic(address), maxConnections: maxConnections))
+        gap = GAPPeripheral(host: host, configuration: .init(addressPolicy: .randomStatic(address), maxConnections: maxConnections,
+                                                             fastAdvertising: fastAdvertising))
         log = GAPEventLog.recording(gap)
         try await gap.start()
     }
@@ -146,6 +148,29 @@ struct PeripheralFixture {
         await fixture.log.wait(for: 1, where: GAPEventLog.disconnected)
         await fixture.log.wait(for: 2, where: GAPEventLog.started)
         #expect(fixture.controller.isAdvertisingOnRadio)
+        await fixture.host.shutdown()
+    }
+
+    @Test func advertisesFastForThirtySecondsAfterStartAndAfterEachDisconnection() async throws {
+        let clock = ManualClock()
+        let fixture = try await PeripheralFixture(maxConnections: 1, fastAdvertising: .apple, clock: clock)
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        #expect(fixture.controller.advertisingIntervalMin == 32)   // 20 ms
+        clock.advance(by: .milliseconds(29_999))
+        #expect(fixture.controller.advertisingIntervalMin == 32)
+        clock.advance(by: .milliseconds(1))
+        // The driver switches in the background; asking again runs it to the end (the barrier).
+        await until { fixture.controller.advertisingIntervalMin == 160 && fixture.controller.isAdvertisingOnRadio }
+        await until { await fixture.gap.isAdvertising }
+        // The switch is not a new start.
+        #expect(fixture.log.count(where: GAPEventLog.started) == 1)
+        let central = try await fixture.connect(1, expecting: 1)
+        central.disconnect()
+        await fixture.log.wait(for: 2, where: GAPEventLog.started)
+        #expect(fixture.controller.advertisingIntervalMin == 32)
+        clock.advance(by: .seconds(30))
+        await until { fixture.controller.advertisingIntervalMin == 160 && fixture.controller.isAdvertisingOnRadio }
+        #expect(fixture.log.count(where: GAPEventLog.started) == 2)
         await fixture.host.shutdown()
     }
 
@@ -290,4 +315,10 @@ struct PeripheralFixture {
         #expect(fixture.gap.activeLinks.isEmpty)
         await fixture.host.shutdown()
     }
+}
+
+/// Polls a condition, yielding in between (a barrier on state the driver changes in the
+/// background, never a fixed sleep); the suite's time limit bounds it.
+func until(_ condition: @Sendable () async -> Bool) async {
+    while !(await condition()) { await Task.yield() }
 }

@@ -20,16 +20,20 @@ public actor GAPPeripheral {
         /// Simultaneous centrals; advertising pauses while all slots are used.
         public var maxConnections: Int
         public var advertisingInterval: Duration
+        /// A faster interval for a while after advertising starts and after each disconnection, so
+        /// that phones find the device quickly; then `advertisingInterval`.
+        public var fastAdvertising: FastAdvertising?
         /// Ask for the largest LE data length on each new connection.
         public var requestMaximumDataLength: Bool
         public var readRemoteVersion: Bool
 
         public init(addressPolicy: AddressPolicy = .publicAddress, maxConnections: Int = 1,
-                    advertisingInterval: Duration = .milliseconds(100), requestMaximumDataLength: Bool = true,
-                    readRemoteVersion: Bool = true) {
+                    advertisingInterval: Duration = .milliseconds(100), fastAdvertising: FastAdvertising? = nil,
+                    requestMaximumDataLength: Bool = true, readRemoteVersion: Bool = true) {
             self.addressPolicy = addressPolicy
             self.maxConnections = maxConnections
             self.advertisingInterval = advertisingInterval
+            self.fastAdvertising = fastAdvertising
             self.requestMaximumDataLength = requestMaximumDataLength
             self.readRemoteVersion = readRemoteVersion
         }
@@ -59,6 +63,13 @@ public actor GAPPeripheral {
     private var controllerAdvertising = false
     private var addressApplied = false
     private var appliedVersion: Int? = nil
+    /// The interval (0.625 ms units) the controller was last given.
+    private var appliedInterval: UInt16? = nil
+    /// The fast phase lasts until then (monotonic host clock); nil outside it.
+    private var fastUntil: MonotonicInstant? = nil
+    private var fastPhaseTimer: TimerHandle? = nil
+    /// Advertising is being turned off and on only to change the interval.
+    private var intervalOnlyChange = false
     /// The controller refused to advertise beside a peripheral link (0x0C), whatever its LE
     /// Supported States said: it is not asked again while a central is connected.
     private var advertisingBesideLinksRefused = false
@@ -129,8 +140,10 @@ public actor GAPPeripheral {
     @discardableResult
     public func startAdvertising(_ content: AdvertisingContent) async throws(GAPError) -> AdvertisingPlan {
         guard started else { throw .notStarted }
-        guard (20...10_240).contains(Double(advertisingIntervalUnits) * 0.625) else {
-            throw .invalidAdvertisingInterval(milliseconds: Double(advertisingIntervalUnits) * 0.625)
+        for units in [advertisingIntervalUnits] + (configuration.fastAdvertising.map { [Self.units($0.interval)] } ?? []) {
+            guard (20...10_240).contains(Double(units) * 0.625) else {
+                throw .invalidAdvertisingInterval(milliseconds: Double(units) * 0.625)
+            }
         }
         let plan: AdvertisingPlan
         do { plan = try AdvertisingPlanner.plan(content) } catch { throw .advertisingData(error) }
@@ -140,6 +153,8 @@ public actor GAPPeripheral {
         if plan.nameShortened {
             logger.notice("local name is advertised shortened: it does not fit a 31-byte packet")
         }
+        if desiredContent == nil { beginFastPhase() }
+        intervalOnlyChange = false
         desiredContent = content
         currentPlan = plan
         contentVersion += 1
@@ -171,9 +186,30 @@ public actor GAPPeripheral {
         }
     }
 
-    private var advertisingIntervalUnits: UInt16 {
-        let milliseconds = configuration.advertisingInterval.milliseconds
-        return UInt16(clamping: Int((milliseconds / 0.625).rounded()))
+    private var advertisingIntervalUnits: UInt16 { Self.units(configuration.advertisingInterval) }
+
+    private static func units(_ interval: Duration) -> UInt16 {
+        UInt16(clamping: Int((interval.milliseconds / 0.625).rounded()))
+    }
+
+    /// The interval wanted now: the fast one during the fast phase.
+    private var wantedIntervalUnits: UInt16 {
+        if let fast = configuration.fastAdvertising, let fastUntil, host.configuration.clock.now < fastUntil {
+            return Self.units(fast.interval)
+        }
+        return advertisingIntervalUnits
+    }
+
+    /// Starts (or restarts) the fast phase: after advertising starts and after a central leaves.
+    private func beginFastPhase() {
+        guard let fast = configuration.fastAdvertising, fast.period > .zero else { return }
+        let clock = host.configuration.clock
+        let deadline = clock.now + fast.period
+        fastUntil = deadline
+        fastPhaseTimer?.cancel()
+        fastPhaseTimer = clock.schedule(at: deadline) { [weak self] in
+            Task { await self?.reconcileInBackground() }
+        }
     }
 
     // MARK: Advertising (the driver)
@@ -246,13 +282,15 @@ public actor GAPPeripheral {
                     }
                     continue
                 }
-                if appliedVersion != contentVersion {
+                let interval = wantedIntervalUnits
+                if appliedVersion != contentVersion || appliedInterval != interval {
                     // Parameters and data may only change while advertising is off.
                     if controllerAdvertising {
+                        if appliedVersion == contentVersion { intervalOnlyChange = true }
                         try await setAdvertisingEnable(false)
                         continue
                     }
-                    try await applyContent()
+                    try await applyContent(interval: interval)
                     continue
                 }
                 guard !controllerAdvertising else { return nil }
@@ -268,8 +306,12 @@ public actor GAPPeripheral {
                     logger.warning("this controller cannot advertise while connected (it refused LE Set Advertising Enable beside a link): advertising again when the central disconnects")
                     continue
                 }
-                if controllerAdvertising, let plan = currentPlan {
-                    logger.info("advertising enabled (\(activeLinks.count)/\(configuration.maxConnections) connected)")
+                if controllerAdvertising, intervalOnlyChange {
+                    // The fast phase ended: the same advertising, slower; not a new start.
+                    intervalOnlyChange = false
+                    logger.info("advertising interval now \(Double(interval) * 0.625) ms")
+                } else if controllerAdvertising, let plan = currentPlan {
+                    logger.info("advertising enabled (\(activeLinks.count)/\(configuration.maxConnections) connected, every \(Double(interval) * 0.625) ms)")
                     eventSink.yield(.advertisingStarted(plan))
                 }
             }
@@ -290,12 +332,12 @@ public actor GAPPeripheral {
         controllerAdvertising = enable && controllerEpoch.value == epoch
     }
 
-    private func applyContent() async throws(GAPError) {
+    private func applyContent(interval: UInt16) async throws(GAPError) {
         guard let plan = currentPlan else { return }
         let version = contentVersion
         do {
             _ = try await host.send(HCILESetAdvertisingParameters(
-                intervalMin: advertisingIntervalUnits, intervalMax: advertisingIntervalUnits,
+                intervalMin: interval, intervalMax: interval,
                 type: .connectableUndirected, ownAddressType: configuration.addressPolicy.ownAddressType))
             if let data = LELegacyAdvertisingPayload(plan.advertisingData),
                let scanResponse = LELegacyAdvertisingPayload(plan.scanResponseData) {
@@ -306,6 +348,7 @@ public actor GAPPeripheral {
             throw .controller(error)
         }
         appliedVersion = version
+        appliedInterval = interval
     }
 
     // MARK: Host events
@@ -316,6 +359,7 @@ public actor GAPPeripheral {
             guard link.role == .peripheral else { return }
             // The controller stopped advertising for this connection (the epoch already says so).
             controllerAdvertising = false
+            intervalOnlyChange = false
             logger.info("central connected: \(link)")
             eventSink.yield(.connected(link))
             startLinkProcedures(link)
@@ -324,6 +368,7 @@ public actor GAPPeripheral {
             guard link.role == .peripheral else { return }
             logger.info("central disconnected: \(link.peer) reason \(reason)")
             eventSink.yield(.disconnected(link, reason: reason))
+            beginFastPhase()
             reconcileInBackground()
         case let .linkEvent(link, linkEvent):
             // A central link's events belong to GAPCentral (it answers its own parameter requests).
@@ -336,6 +381,8 @@ public actor GAPPeripheral {
             controllerAdvertising = false
             addressApplied = false
             appliedVersion = nil
+            appliedInterval = nil
+            intervalOnlyChange = false
             controllerEpoch.bump()
             eventSink.yield(.controllerResetting(reason))
         case let .controllerRecovered(info):
