@@ -6,7 +6,8 @@
 #   swift      the bundle's KernelI2CStubTests on i2c-stub (skipped everywhere else)
 #   gpio       gpio-pulse on a gpio-sim line pulsed through its pull attribute, with the build's
 #              libgpiod 1.6 and, given --gpiod2-bin/--gpiod2-lib, a libgpiod 2.x build
-#   bluetooth  blesensord --transport hci:0 on a btvirt controller, seen advertising from hci1,
+#   bluetooth  blesensord --transport hci:0 on a dual-mode btvirt controller while a bthelper-like
+#              loop powers it up and sends vendor commands, seen advertising from hci1,
 #              stopped with SIGTERM; heart-rate-peripheral --stream to the kernel's host on hci1
 #   hci        the bundle's KernelHCIUserChannelTests and KernelHCIUnplugTests on btvirt's hci0
 #

@@ -1,5 +1,7 @@
-# bluetooth group (sourced by run-checks.sh): two LE controllers from btvirt on one emulated air;
-# blesensord takes hci0 through the HCI user channel, hci1 scans (btmgmt find) and must see the
+# bluetooth group (sourced by run-checks.sh): two dual-mode (BR/EDR + LE, like every Pi chip)
+# controllers from btvirt on one emulated air; blesensord takes hci0 through the HCI user channel
+# while a loop does what Raspberry Pi OS's bthelper does at boot (powers hci0 up and sends it a
+# vendor command), and must advertise within two restarts; hci1 scans (btmgmt find) and must see the
 # daemon's address advertising; SIGTERM must stop the daemon with status 0 and give hci0 back.
 # Then heart-rate-peripheral --stream on hci0 notifies the kernel's own host, a GATT central on
 # hci1 (att_central.py): every notification must arrive and the peripheral must keep running.
@@ -21,11 +23,32 @@ daemon_advertising() {
 }
 scanned() { grep -qiF "$1" "$bt_state/scan.log" 2>/dev/null; }
 daemon_gone() { ! kill -0 "$daemon" 2>/dev/null; }
+daemon_advertising_or_gone() { daemon_advertising || daemon_gone; }
+
+# Raspberry Pi OS's bthelper@hci0 at boot: `hciconfig hci0 up`, vendor commands (its SCO routing
+# one), in a loop for as long as the daemon is starting.
+bthelper_race() {
+    local count=0
+    while :; do
+        hciconfig hci0 up 2>/dev/null
+        hcitool -i hci0 cmd 0x3f 0x1c 0x01 0x02 0x00 0x01 0x01 >/dev/null 2>&1 && count=$((count + 1))
+        echo "$count" >"$bt_state/bthelper.count"
+    done
+}
+
+start_daemon() {
+    "$KVM_BIN/blesensord" --config "$here/../blesensord.yaml" --transport hci:0 --state-dir "$bt_state/state" \
+        --control-socket "$bt_state/control.sock" >>"$bt_state/daemon.log" 2>&1 </dev/null &
+    daemon=$!
+}
 
 bluetooth_checks() {
     local address started line stop_started status
-    start_btvirt "$bt_state" || return
+    start_btvirt "$bt_state" dual-mode || return
     bt_pids+=("$btvirt_pid")
+    # The kernel's own host leaves LE off on a dual-mode controller until asked (bluetoothd asks):
+    # hci1 scans and connects over LE.
+    script -qec "btmgmt --index 1 le on" /dev/null >"$bt_state/le-on.log" 2>&1
     pass btvirt-controllers "$(head -1 "$bt_state/ready.log") (attempt $btvirt_attempt)"
     # The boot test's scanner: btmgmt find on hci1 in a loop, each line stamped with the guest's uptime.
     "$boot_guest/scan.sh" hci1 "$bt_state/scan.log" </dev/null >/dev/null 2>&1 &
@@ -33,17 +56,27 @@ bluetooth_checks() {
     bt_pids+=("$scanner")
 
     started=$(uptime_s)
-    "$KVM_BIN/blesensord" --config "$here/../blesensord.yaml" --transport hci:0 --state-dir "$bt_state/state" \
-        --control-socket "$bt_state/control.sock" >"$bt_state/daemon.log" 2>&1 </dev/null &
-    daemon=$!
-    if ! wait_for 60 daemon_advertising; then
-        fail blesensord-hci-advertising "blesensord --transport hci:0 is not advertising after 60 s: $(tr -d '\n' <"$bt_state/status.json" | cut -c1-300)"
+    : >"$bt_state/daemon.log"
+    bthelper_race </dev/null >/dev/null 2>&1 &
+    local racer=$! restarts=0
+    bt_pids+=("$racer")
+    start_daemon
+    # As systemd would (Restart=on-failure): a start that lost the race may exit; two restarts at most.
+    while wait_for 60 daemon_advertising_or_gone && daemon_gone && ((restarts < 2)); do
+        restarts=$((restarts + 1))
+        info "blesensord exited during the bthelper race; restart $restarts"
+        start_daemon
+    done
+    kill "$racer" 2>/dev/null
+    wait "$racer" 2>/dev/null
+    if ! daemon_advertising; then
+        fail blesensord-hci-advertising "blesensord --transport hci:0 on a dual-mode controller, racing bthelper, is not advertising after $restarts restarts: $(tr -d '\n' <"$bt_state/status.json" | cut -c1-300)"
         send_log <"$bt_state/daemon.log"
         kill "$daemon" 2>/dev/null
         return
     fi
     address=$(jq -r .address "$bt_state/status.json" | awk '{ print $1 }')
-    pass blesensord-hci-advertising "advertising as $(jq -r .address "$bt_state/status.json") on $(jq -r .transport "$bt_state/status.json") $(awk -v a="$started" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }') s after its start"
+    pass blesensord-hci-advertising "advertising as $(jq -r .address "$bt_state/status.json") on $(jq -r .transport "$bt_state/status.json") (dual-mode) $(awk -v a="$started" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }') s after its first start, $restarts restarts, while bthelper's loop sent $(cat "$bt_state/bthelper.count" 2>/dev/null || echo 0) vendor commands"
     if wait_for 60 scanned "$address"; then
         line=$(grep -iF -m1 "$address" "$bt_state/scan.log")
         pass advertising-seen-from-hci1 "at $(awk '{ print $1 }' <<<"$line") s: ${line#* }"
@@ -100,5 +133,17 @@ stream_check() {
 }
 
 bluetooth_checks
-[[ -n ${btvirt_pid:-} ]] && kill -0 "$btvirt_pid" 2>/dev/null && stream_check
+for pid in "${bt_pids[@]}"; do kill "$pid" 2>/dev/null; done
+wait "${bt_pids[@]}" 2>/dev/null
+bt_pids=()
+# The stream to the kernel's central on LE-only controllers, as before: on btvirt's dual-mode ones
+# the kernel's LE connect from hci1 to the peripheral did not complete (EINPROGRESS); not yet
+# understood, so this check keeps the controllers it was written for.
+wait_for 10 bash -c '! script -qec "btmgmt info" /dev/null | grep -q "^hci"'
+if start_btvirt "$bt_state"; then
+    bt_pids+=("$btvirt_pid")
+    # The central's controller powered, as the scanner left it in the first part.
+    script -qec "btmgmt --index 1 power on" /dev/null >"$bt_state/power-on.log" 2>&1
+    stream_check
+fi
 for pid in "${bt_pids[@]}"; do kill "$pid" 2>/dev/null; done

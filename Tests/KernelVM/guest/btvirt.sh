@@ -1,10 +1,12 @@
-# Sourced by the bluetooth and hci groups: start_btvirt STATE_DIR makes two LE controllers (hci0,
-# hci1) on one emulated air with btvirt (or $KVM_BTVIRT) and waits until both are up. Sets btvirt_pid and
+# Sourced by the bluetooth and hci groups: start_btvirt STATE_DIR [dual-mode] makes two controllers
+# (hci0, hci1) on one emulated air with btvirt (or $KVM_BTVIRT) and waits until both are up: LE-only
+# ones, or with "dual-mode" BR/EDR + LE ones, as every Raspberry Pi chip is. Sets btvirt_pid and
 # btvirt_attempt; on failure reports a failed check and returns 1.
 boot_guest=$here/../../Boot/guest
 
 start_btvirt() {
-    local state=$1 attempt
+    local state=$1 attempt mode=(-L)
+    [[ ${2:-} == dual-mode ]] && mode=()
     btvirt_pid=
     # btvirt opens AF_ALG sockets as soon as a controller exists; autoloading these modules then
     # outlasts the kernel's 2 s HCI_Reset timeout under TCG and leaves the controller dead.
@@ -15,7 +17,7 @@ start_btvirt() {
     # Even so, a loaded host can stall btvirt past that timeout (a dead controller, address
     # 00:00:00:00:00:00): then a new pair of controllers, up to three times.
     for attempt in 1 2 3; do
-        "${KVM_BTVIRT:-btvirt}" -L -l2 >"$state/btvirt.log" 2>&1 </dev/null &
+        "${KVM_BTVIRT:-btvirt}" "${mode[@]}" -l2 >"$state/btvirt.log" 2>&1 </dev/null &
         btvirt_pid=$!
         btvirt_attempt=$attempt
         CONTROLLERS_TIMEOUT=20 timeout 40 "$boot_guest/controllers-ready.sh" hci0 hci1 >"$state/ready.log" 2>&1 && return 0
