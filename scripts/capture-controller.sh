@@ -98,12 +98,18 @@ daemon_started=0         # we started it for --btmon though it was not running b
 probed=0                 # the controller's event masks were changed and BlueZ has not re-set them
 adapter_was_up=1         # the adapter was UP before we touched it
 btmon_pid=
+hcitool_child=           # an hcitool cmd still waiting for its answer
 capture_dir=
 
 cleanup() {
     local status=$?
     set +e
     trap - INT TERM
+    if [[ -n $hcitool_child ]]; then
+        kill "$hcitool_child" 2>/dev/null
+        wait "$hcitool_child" 2>/dev/null
+        hcitool_child=
+    fi
     if [[ -n $btmon_pid ]]; then
         kill "$btmon_pid" 2>/dev/null
         wait "$btmon_pid" 2>/dev/null
@@ -246,11 +252,14 @@ ask() {
     answer="> HCI Event: 0x0[eEfF] plen [0-9]+"$'\n'" *[0-9A-F]{2} ([0-9A-F]{2} )?$lo $hi"
     for attempt in 1 2 3; do
         printf '$ hcitool -i %s cmd %s %s %s\n' "$adapter" "$ogf" "$ocf" "$*" >>"$file"
-        if output=$(timeout "$HCITOOL_TIMEOUT" hcitool -i "$adapter" cmd "$ogf" "$ocf" "$@" 2>&1); then
-            status=0
-        else
-            status=$?
-        fi
+        # In the background and waited for: bash runs the INT trap at once during `wait`, whereas
+        # a foreground child that exits normally makes it drop a Ctrl-C (and hcitool, under
+        # timeout in its own process group, never sees it).
+        timeout "$HCITOOL_TIMEOUT" hcitool -i "$adapter" cmd "$ogf" "$ocf" "$@" >"$capture_dir/hcitool.out" 2>&1 &
+        hcitool_child=$!
+        if wait "$hcitool_child"; then status=0; else status=$?; fi
+        hcitool_child=
+        output=$(<"$capture_dir/hcitool.out")
         printf '%s\n# exit status %s\n' "$output" "$status" >>"$file"
         if [[ ${output^^} =~ ${answer^^} ]]; then return 0; fi
         if [[ $status -eq 124 ]]; then break; fi   # no answer at all: retrying only takes longer
