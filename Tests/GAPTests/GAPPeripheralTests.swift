@@ -174,6 +174,26 @@ struct PeripheralFixture {
         await fixture.host.shutdown()
     }
 
+    @Test func advertisingComesBackAfterALostReplyWithoutWaitingForAConnection() async throws {
+        let clock = ManualClock()
+        let fixture = try await PeripheralFixture(maxConnections: 1, clock: clock)
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        let first = try await fixture.connect(1, expecting: 1)
+        // The re-enable after the central leaves loses its reply: the host times out after 2 s and
+        // takes the slot back; nothing else happens on the radio, so GAP must try again by itself.
+        fixture.controller.failNextCommand(opcode: .leSetAdvertisingEnable)
+        first.disconnect()
+        await fixture.log.wait(for: 1, where: GAPEventLog.disconnected)
+        await clock.waitForTimers(atLeast: 1)
+        clock.advance(by: .seconds(2))
+        #expect(!fixture.controller.isAdvertisingOnRadio)
+        await clock.waitForTimers(atLeast: 1)
+        clock.advance(by: .seconds(1))
+        await until { fixture.controller.isAdvertisingOnRadio }
+        await fixture.log.wait(for: 2, where: GAPEventLog.started)
+        await fixture.host.shutdown()
+    }
+
     @Test func controllerFaultResetsAndRestoresAdvertising() async throws {
         let fixture = try await PeripheralFixture()
         try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))

@@ -70,6 +70,9 @@ public actor GAPPeripheral {
     private var fastPhaseTimer: TimerHandle? = nil
     /// Advertising is being turned off and on only to change the interval.
     private var intervalOnlyChange = false
+    private static let firstRetryDelay = Duration.seconds(1)
+    private var retryDelay = firstRetryDelay
+    private var retryTimer: TimerHandle? = nil
     /// The controller refused to advertise beside a peripheral link (0x0C), whatever its LE
     /// Supported States said: it is not asked again while a central is connected.
     private var advertisingBesideLinksRefused = false
@@ -234,8 +237,27 @@ public actor GAPPeripheral {
         Task {
             if let error = await self.reconcile() {
                 self.logger.error("advertising: \(error)")
+                self.retryLater()
+            } else {
+                self.retryDelay = Self.firstRetryDelay
             }
         }
+    }
+
+    /// A failed step (a lost reply, a refusal) is tried again on the host clock, backing off to
+    /// 30 s, so advertising does not wait for the next connection or disconnection to come back.
+    private func retryLater() {
+        guard retryTimer == nil else { return }
+        let delay = retryDelay
+        retryDelay = min(retryDelay * 2, .seconds(30))
+        retryTimer = host.configuration.clock.schedule(after: delay) { [weak self] in
+            Task { await self?.retryNow() }
+        }
+    }
+
+    private func retryNow() {
+        retryTimer = nil
+        reconcileInBackground()
     }
 
     /// One command per step toward what is wanted, each decided from the state after the last await.
