@@ -387,8 +387,12 @@ def test_capture_controller_interrupted_restores(tmp_path):
     canned = answers(refusing=False)
     canned['0x0c63'] = {'hang': 30, 'status': 0}
     capture = Capture(tmp_path, canned)
+    # As from a terminal, where SIGINT is not ignored: a test run started in the background (a CI
+    # job under nohup, `cmd &`) hands its children SIGINT ignored, and bash cannot trap a signal
+    # ignored at its start.
     process = subprocess.Popen([str(SCRIPT), '--output', str(capture.out)], env=capture.env, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 30
         while not (capture.stub_dir / 'hanging').exists():
