@@ -30,7 +30,6 @@ extension ConfigurationLoader {
         duration("interval-min", into: &preferred.intervalMin)
         duration("interval-max", into: &preferred.intervalMax)
         duration("supervision-timeout", into: &preferred.supervisionTimeout)
-        duration("request-after", into: &settings.requestAfter)
         if let item = map["latency"] {
             if let latency = item.integer(path: map.path("latency"), in: 0...499, expected: "a number of connection events 0…499", problems: &problems) {
                 preferred.latency = latency
@@ -38,10 +37,8 @@ extension ConfigurationLoader {
                 valid = false
             }
         }
-        if let item = map["request-after"], !(Duration.zero...Duration.seconds(60)).contains(settings.requestAfter) {
-            problems.add(map.path("request-after"), item, "\(formatDuration(settings.requestAfter)) is out of range 0s…60s")
-            valid = false
-        }
+        valid = durationSetting(map, "request-after", in: Duration.zero...Duration.seconds(60), rangeText: "0s…60s",
+                                into: &settings.requestAfter, problems: &problems) && valid
         var request = true
         if let item = map["request-parameters"] {
             if let parsed = item.boolean(path: map.path("request-parameters"), problems: &problems) { request = parsed } else { valid = false }

@@ -17,42 +17,12 @@ extension ConfigurationLoader {
         guard let value else { return settings }
         guard let map = value.map(path: "advertising", known: ["interval", "services", "max-centrals", "fast-interval", "fast-period"], problems: &problems) else { return nil }
         var valid = true
-        if let item = map["interval"] {
-            if let interval = item.duration(path: map.path("interval"), problems: &problems) {
-                if AdvertisingSettings.intervalRange.contains(interval) {
-                    settings.interval = interval
-                } else {
-                    problems.add(map.path("interval"), item, "\(formatDuration(interval)) is out of range 20ms…10.24s")
-                    valid = false
-                }
-            } else {
-                valid = false
-            }
-        }
-        if let item = map["fast-interval"] {
-            if let interval = item.duration(path: map.path("fast-interval"), problems: &problems) {
-                if AdvertisingSettings.intervalRange.contains(interval) {
-                    settings.fastInterval = interval
-                } else {
-                    problems.add(map.path("fast-interval"), item, "\(formatDuration(interval)) is out of range 20ms…10.24s")
-                    valid = false
-                }
-            } else {
-                valid = false
-            }
-        }
-        if let item = map["fast-period"] {
-            if let period = item.duration(path: map.path("fast-period"), problems: &problems) {
-                if (Duration.zero...Duration.seconds(3600)).contains(period) {
-                    settings.fastPeriod = period
-                } else {
-                    problems.add(map.path("fast-period"), item, "\(formatDuration(period)) is out of range 0s…1h")
-                    valid = false
-                }
-            } else {
-                valid = false
-            }
-        }
+        valid = durationSetting(map, "interval", in: AdvertisingSettings.intervalRange, rangeText: "20ms…10.24s",
+                                into: &settings.interval, problems: &problems) && valid
+        valid = durationSetting(map, "fast-interval", in: AdvertisingSettings.intervalRange, rangeText: "20ms…10.24s",
+                                into: &settings.fastInterval, problems: &problems) && valid
+        valid = durationSetting(map, "fast-period", in: Duration.zero...Duration.seconds(3600), rangeText: "0s…1h",
+                                into: &settings.fastPeriod, problems: &problems) && valid
         if let item = map["services"] {
             if let services = serviceList(item, path: map.path("services"), problems: &problems) {
                 settings.services = services
@@ -68,6 +38,19 @@ extension ConfigurationLoader {
             }
         }
         return valid ? settings : nil
+    }
+
+    /// An optional duration key within `range`: stored in `target` when valid; false after a problem.
+    static func durationSetting(_ map: YAMLMap, _ key: String, in range: ClosedRange<Duration>, rangeText: String,
+                                into target: inout Duration, problems: inout ProblemList) -> Bool {
+        guard let item = map[key] else { return true }
+        guard let duration = item.duration(path: map.path(key), problems: &problems) else { return false }
+        guard range.contains(duration) else {
+            problems.add(map.path(key), item, "\(formatDuration(duration)) is out of range \(rangeText)")
+            return false
+        }
+        target = duration
+        return true
     }
 
     private static func serviceList(_ value: YAMLValue, path: String, problems: inout ProblemList) -> [BluetoothUUID]? {
