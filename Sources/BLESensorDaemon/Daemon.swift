@@ -159,6 +159,7 @@ public struct Daemon: Sendable {
         peripheral.addressPolicy = addressPolicy
         peripheral.maxConnections = configuration.advertising.maxCentrals
         peripheral.advertisingInterval = configuration.advertising.interval
+        peripheral.advertisesTxPowerLevel = configuration.advertising.txPowerLevel
         if configuration.advertising.fastPeriod > .zero {
             peripheral.fastAdvertising = FastAdvertising(interval: configuration.advertising.fastInterval,
                                                          period: configuration.advertising.fastPeriod)

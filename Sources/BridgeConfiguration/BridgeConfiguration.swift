@@ -90,6 +90,8 @@ public struct AdvertisingSettings: Sendable, Equatable {
     public var fastInterval: Duration = .milliseconds(20)
     /// Zero: no fast phase.
     public var fastPeriod: Duration = .seconds(30)
+    /// Include the controller's TX Power Level (Apple's discovery guidance), room permitting.
+    public var txPowerLevel = true
 
     public init(interval: Duration, services: [BluetoothUUID], maxCentrals: Int) {
         self.interval = interval

@@ -15,7 +15,7 @@ extension ConfigurationLoader {
         }
         var settings = AdvertisingSettings(interval: defaultAdvertisingInterval, services: defaultServices, maxCentrals: 1)
         guard let value else { return settings }
-        guard let map = value.map(path: "advertising", known: ["interval", "services", "max-centrals", "fast-interval", "fast-period"], problems: &problems) else { return nil }
+        guard let map = value.map(path: "advertising", known: ["interval", "services", "max-centrals", "fast-interval", "fast-period", "tx-power-level"], problems: &problems) else { return nil }
         var valid = true
         valid = durationSetting(map, "interval", in: AdvertisingSettings.intervalRange, rangeText: "20ms…10.24s",
                                 into: &settings.interval, problems: &problems) && valid
@@ -26,6 +26,13 @@ extension ConfigurationLoader {
         if let item = map["services"] {
             if let services = serviceList(item, path: map.path("services"), problems: &problems) {
                 settings.services = services
+            } else {
+                valid = false
+            }
+        }
+        if let item = map["tx-power-level"] {
+            if let include = item.boolean(path: map.path("tx-power-level"), problems: &problems) {
+                settings.txPowerLevel = include
             } else {
                 valid = false
             }

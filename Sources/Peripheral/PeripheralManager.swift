@@ -27,6 +27,8 @@ public actor PeripheralManager {
         public var advertisingInterval: Duration = .milliseconds(100)
         /// A faster interval for a while after advertising starts and after each disconnection.
         public var fastAdvertising: FastAdvertising? = nil
+        /// Advertise the controller's TX Power Level where it reports one and the packets have room.
+        public var advertisesTxPowerLevel = false
         /// Our ATT MTU, 23…517.
         public var mtu = 247
         public var queueLimits: QueueLimits = .standard
@@ -99,7 +101,8 @@ public actor PeripheralManager {
         host = HCIHost(transport: transport, configuration: hostConfiguration, logger: logger)
         gap = GAPPeripheral(host: host, configuration: .init(
             addressPolicy: configuration.addressPolicy, maxConnections: configuration.maxConnections,
-            advertisingInterval: configuration.advertisingInterval, fastAdvertising: configuration.fastAdvertising), logger: logger)
+            advertisingInterval: configuration.advertisingInterval, fastAdvertising: configuration.fastAdvertising,
+            advertisesTxPowerLevel: configuration.advertisesTxPowerLevel), logger: logger)
         let channels = L2CAPFixedChannels(acl: host.acl, clock: configuration.clock, logger: logger)
         self.channels = channels
         parameterRequests = configuration.connectionParameterRequest.map {

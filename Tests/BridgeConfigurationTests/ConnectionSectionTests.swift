@@ -66,3 +66,12 @@ import Testing
         ])
     }
 }
+
+/// `advertising: tx-power-level` (Apple's discovery guidance includes it).
+@Suite struct TxPowerLevelSettingTests {
+    @Test func itIsOnByDefaultAndCanBeTurnedOff() throws {
+        #expect(try load(ConnectionSectionTests.base).get().advertising.txPowerLevel)
+        #expect(try !load(ConnectionSectionTests.base + "advertising: {tx-power-level: false}").get().advertising.txPowerLevel)
+        #expect(problems(ConnectionSectionTests.base + "advertising: {tx-power-level: loud}").count == 1)
+    }
+}

@@ -35,7 +35,7 @@ struct PeripheralFixture {
     let address = BluetoothAddress("C4:11:22:33:44:55")!
 
     init(maxConnections: Int = 1, completion: VirtualController.CompletionPolicy = .immediate, bufferCount: UInt8 = 8,
-         fastAdvertising: FastAdvertising? = nil, clock: ManualClock = ManualClock(),
+         fastAdvertising: FastAdvertising? = nil, advertisesTxPowerLevel: Bool = false, clock: ManualClock = ManualClock(),
          configureController: (inout VirtualController.Configuration) -> Void = { _ in }) async throws {
         var controllerConfiguration = VirtualController.Configuration(address: BluetoothAddress("00:1B:DC:00:00:01")!,
                                                                       aclBufferSize: 27, aclBufferCount: bufferCount,
@@ -48,7 +48,7 @@ struct PeripheralFixture {
         host = HCIHost(transport: controller, configuration: configuration)
         _ = try await host.start()
         gap = GAPPeripheral(host: host, configuration: .init(addressPolicy: .randomStatic(address), maxConnections: maxConnections,
-                                                             fastAdvertising: fastAdvertising))
+                                                             fastAdvertising: fastAdvertising, advertisesTxPowerLevel: advertisesTxPowerLevel))
         log = GAPEventLog.recording(gap)
         try await gap.start()
     }
@@ -86,6 +86,29 @@ struct PeripheralFixture {
         #expect(heard.scanResponseData == plan.scanResponseData)
         #expect(heard.connectable)
         await fixture.host.shutdown()
+    }
+
+    @Test func theControllersTxPowerLevelIsAdvertisedWhenAskedFor() async throws {
+        let fixture = try await PeripheralFixture(advertisesTxPowerLevel: true) { $0.txPower = -7 }
+        let plan = try await fixture.gap.startAdvertising(AdvertisingContent(localName: "Sensor", serviceUUIDs: [BluetoothUUID(0x181A)]))
+        #expect(plan.advertisingData.suffix(3) == [0x02, 0x0A, 0xF9])
+        let results = await fixture.central(1).scan(for: .milliseconds(300))
+        let heard = try #require(results.first { $0.address == fixture.identity })
+        #expect(AdvertisementData(decoding: heard.advertisingData).txPowerLevel == -7)
+        await fixture.host.shutdown()
+    }
+
+    @Test func txPowerLevelIsOffByDefaultAndNeverPushesContentOut() async throws {
+        let plain = try await PeripheralFixture() { $0.txPower = -7 }
+        let content = AdvertisingContent(localName: "Sensor", serviceUUIDs: [BluetoothUUID(0x181A)])
+        #expect(try await plain.gap.startAdvertising(content) == AdvertisingPlanner.plan(content))
+        await plain.host.shutdown()
+        // A shortened name fills the scan response: no room, so the plan is the caller's alone.
+        let full = try await PeripheralFixture(advertisesTxPowerLevel: true) { $0.txPower = -7 }
+        let crowded = AdvertisingContent(localName: "blesensor-greenhouse-north-wing-7",
+                                         serviceUUIDs: (0..<14).map { BluetoothUUID(UInt16(0x1800 + $0)) })
+        #expect(try await full.gap.startAdvertising(crowded) == AdvertisingPlanner.plan(crowded))
+        await full.host.shutdown()
     }
 
     @Test func advertisingResumesAfterDisconnectionAndPausesWhenSlotsAreFull() async throws {

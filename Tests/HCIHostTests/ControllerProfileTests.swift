@@ -89,9 +89,11 @@ import TestSupport
         profile.leFeatures = "0x1000007f"   // ISO capable: LE Read Buffer Size v2 is asked for
         profile.strict.refuse = ["0x0c63": "0x01", "0x2024": "0x01"]
         let controller = ScriptedController(profile: profile)
-        controller.state.withLock { $0.malformed = [.leReadSupportedStates, .leReadBufferSizeV2] }
+        controller.state.withLock { $0.malformed = [.leReadSupportedStates, .leReadBufferSizeV2, .leReadAdvertisingChannelTxPower] }
         let host = HCIHost(transport: controller, configuration: virtualTime())
         let info = try await host.start()
+        #expect(info.limitations.contains { if case .malformedAnswer(.leReadAdvertisingChannelTxPower, _) = $0 { true } else { false } })
+        #expect(info.advertisingTxPower == nil)
         #expect(info.limitations.contains { if case .commandRefused(.setEventMaskPage2, .unknownCommand, _) = $0 { true } else { false } })
         #expect(info.limitations.contains { if case .commandRefused(.leWriteSuggestedDefaultDataLength, .unknownCommand, _) = $0 { true } else { false } })
         #expect(info.limitations.contains { if case .malformedAnswer(.leReadSupportedStates, _) = $0 { true } else { false } })

@@ -55,6 +55,7 @@ func startedHost(_ controller: ScriptedController, clock: ManualClock = ManualCl
         #expect(info.aclBufferCount == 4)
         #expect(info.publicAddress.description == "00:1B:DC:01:02:03")
         #expect(info.suggestedDataLength == .maximum)
+        #expect(info.advertisingTxPower == ScriptedController.advertisingTxPower)
         let commands = controller.commands
         #expect(commands.first == .reset)
         #expect(commands.contains(.setEventMask))

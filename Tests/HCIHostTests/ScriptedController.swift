@@ -193,6 +193,8 @@ final class ScriptedController: HCITransport, Sendable {
             parameters = HCIBDADDRReturn(address: BluetoothAddress("00:1B:DC:01:02:03")!).encoded
         case .leReadSuggestedDefaultDataLength:
             parameters = HCISuggestedDataLengthReturn(length: .maximum).encoded
+        case .leReadAdvertisingChannelTxPower:
+            parameters = HCITxPowerReturn(txPower: Self.advertisingTxPower).encoded
         default:
             parameters = [0x00]
         }
@@ -201,6 +203,9 @@ final class ScriptedController: HCITransport, Sendable {
         }
         return HCIEvent.commandComplete(.init(numHCICommandPackets: state.commandCredits, opcode: opcode, returnParameters: parameters)).packet
     }
+
+    /// Negative, so a host that loses the sign shows.
+    static let advertisingTxPower: Int8 = -3
 
     /// Encryption, Connection Parameters Request, data length extension and LL privacy, with no
     /// isochronous channels: what the host's event mask and buffer reads are built from.

@@ -14,6 +14,8 @@ MINIMAL = Path(__file__).parent / 'configs' / 'minimal.yaml'
 
 NUS = '6E400001-B5A3-F393-E0A9-E50E24DCCA9E'
 OTHER = '12345678-1234-5678-1234-56789ABCDEF0'
+# What the harness controller answers to LE Read Advertising Physical Channel Tx Power.
+TX_POWER = -4
 
 CASES = {
     'short-name': ('Sensor', []),
@@ -37,7 +39,7 @@ async def advertise_and_scan(harness, central, spawn_daemon, name, uuids):
 @pytest.mark.parametrize('case', list(CASES))
 async def test_advertising_bytes(harness, central, spawn_daemon, case):
     name, uuids = CASES[case]
-    expected = place(name, uuids)
+    expected = place(name, uuids, tx_power=TX_POWER)
     assert expected.did_not_fit == []
     _, record = await advertise_and_scan(harness, central, spawn_daemon, name, uuids)
     assert record.advertising_data.hex() == expected.advertising_data.hex()
@@ -59,7 +61,7 @@ async def test_advertising_parameters_and_random_static_address(harness, central
 async def test_uuids_that_fit_nowhere_are_reported(harness, central, spawn_daemon):
     uuids = [f'{0x1800 + i:04X}' for i in range(30)]
     name = 'blesensor-greenhouse-north-wing-7'
-    expected = place(name, uuids)
+    expected = place(name, uuids, tx_power=TX_POWER)
     assert expected.did_not_fit
     daemon, record = await advertise_and_scan(harness, central, spawn_daemon, name, uuids)
     assert record.advertising_data.hex() == expected.advertising_data.hex()

@@ -65,3 +65,28 @@ def test_uuids_that_fit_nowhere_are_reported():
     assert len(p.advertising_data) == 31
     assert p.scan_response[1] == 0x08 and len(p.scan_response) == 31
     assert p.did_not_fit == many[13:]
+
+
+def test_tx_power_follows_the_name_with_its_sign():
+    p = place('Sensor', ['180D'], tx_power=-4)
+    assert p.advertising_data == bytes.fromhex('020106 03030D18 0709'.replace(' ', '')) + b'Sensor' + bytes([2, 0x0A, 0xFC])
+    assert p.scan_response == b''
+
+
+def test_tx_power_goes_to_the_scan_response_when_the_advertising_data_is_full():
+    p = place('Multi', ['180F', '181A', '180A', NUS], tx_power=0)
+    assert len(p.advertising_data) == 29
+    assert p.scan_response == bytes([6, 0x09]) + b'Multi' + bytes([2, 0x0A, 0x00])
+
+
+def test_tx_power_is_left_out_when_a_shortened_name_fills_the_scan_response():
+    p = place('blesensor-greenhouse-north-wing-7', ['180F', '181A', '180A', NUS], tx_power=4)
+    assert 0x0A not in (p.advertising_data[1], p.scan_response[1])
+    assert len(p.scan_response) == 31
+
+
+def test_tx_power_never_pushes_a_service_uuid_out():
+    # The scan response holds the name and exactly one overflowing 128-bit UUID (31 bytes).
+    p = place('Ovfl-name-a', ['180F', '181A', '180A', NUS, OTHER], tx_power=0)
+    assert p.did_not_fit == []
+    assert p.scan_response == bytes([12, 0x09]) + b'Ovfl-name-a' + bytes([17, 0x06]) + OTHER_LE

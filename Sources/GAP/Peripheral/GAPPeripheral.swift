@@ -26,16 +26,22 @@ public actor GAPPeripheral {
         /// Ask for the largest LE data length on each new connection.
         public var requestMaximumDataLength: Bool
         public var readRemoteVersion: Bool
+        /// Adds the controller's advertising power (TX Power Level) to content that has none, where
+        /// the controller reports it and the packets have room (Apple's accessory guidelines ask for
+        /// it: a phone estimates path loss from it).
+        public var advertisesTxPowerLevel: Bool
 
         public init(addressPolicy: AddressPolicy = .publicAddress, maxConnections: Int = 1,
                     advertisingInterval: Duration = .milliseconds(100), fastAdvertising: FastAdvertising? = nil,
-                    requestMaximumDataLength: Bool = true, readRemoteVersion: Bool = true) {
+                    requestMaximumDataLength: Bool = true, readRemoteVersion: Bool = true,
+                    advertisesTxPowerLevel: Bool = false) {
             self.addressPolicy = addressPolicy
             self.maxConnections = maxConnections
             self.advertisingInterval = advertisingInterval
             self.fastAdvertising = fastAdvertising
             self.requestMaximumDataLength = requestMaximumDataLength
             self.readRemoteVersion = readRemoteVersion
+            self.advertisesTxPowerLevel = advertisesTxPowerLevel
         }
     }
 
@@ -150,6 +156,7 @@ public actor GAPPeripheral {
         }
         let plan: AdvertisingPlan
         do { plan = try AdvertisingPlanner.plan(content) } catch { throw .advertisingData(error) }
+        let placed = await withTxPowerLevel(content, plan)
         if !plan.omittedServiceUUIDs.isEmpty {
             logger.warning("service UUIDs did not fit in the advertising data or scan response and are not advertised: \(plan.omittedServiceUUIDs.map(\.description).joined(separator: ", "))")
         }
@@ -158,11 +165,26 @@ public actor GAPPeripheral {
         }
         if desiredContent == nil { beginFastPhase() }
         intervalOnlyChange = false
-        desiredContent = content
-        currentPlan = plan
+        desiredContent = placed.content
+        currentPlan = placed.plan
         contentVersion += 1
         if let error = await reconcile() { throw error }
-        return plan
+        return placed.plan
+    }
+
+    /// The content and plan with the controller's TX Power Level added, when wanted and known; as
+    /// given when it has no room left or would push a service UUID out of the scan response.
+    private func withTxPowerLevel(_ content: AdvertisingContent, _ plan: AdvertisingPlan) async -> (content: AdvertisingContent, plan: AdvertisingPlan) {
+        guard configuration.advertisesTxPowerLevel, content.txPowerLevel == nil,
+              let power = await host.controllerInfo?.advertisingTxPower else { return (content, plan) }
+        var powered = content
+        powered.txPowerLevel = power
+        guard let poweredPlan = try? AdvertisingPlanner.plan(powered),
+              poweredPlan.omittedServiceUUIDs.count == plan.omittedServiceUUIDs.count else {
+            logger.notice("TX Power Level is not advertised: the advertising data and scan response are full")
+            return (content, plan)
+        }
+        return (powered, poweredPlan)
     }
 
     /// Stops advertising; returns once the controller has stopped (or failed to).

@@ -16,13 +16,16 @@ public struct ControllerInfo: Sendable, Equatable {
     public var leEventMask: UInt64
     /// nil when the controller does not report its state combinations (or refused to).
     public var leStates: LESupportedStates?
+    /// The legacy advertising power in dBm (Vol 4 Part E 7.8.6); nil when the controller did not say.
+    public var advertisingTxPower: Int8?
     /// What bring-up turned off, in the order it found out.
     public var limitations: [ControllerLimitation]
 
     public init(version: HCILocalVersionInformation, supportedCommands: HCISupportedCommands, lmpFeatures: UInt64,
                 leFeatures: UInt64, publicAddress: BluetoothAddress, aclBufferSize: Int, aclBufferCount: Int,
                 suggestedDataLength: LEDataLength? = nil, leEventMask: UInt64 = HCILESetEventMask.hostDefault.mask,
-                leStates: LESupportedStates? = nil, limitations: [ControllerLimitation] = []) {
+                leStates: LESupportedStates? = nil, advertisingTxPower: Int8? = nil,
+                limitations: [ControllerLimitation] = []) {
         self.version = version
         self.supportedCommands = supportedCommands
         self.lmpFeatures = lmpFeatures
@@ -33,6 +36,7 @@ public struct ControllerInfo: Sendable, Equatable {
         self.suggestedDataLength = suggestedDataLength
         self.leEventMask = leEventMask
         self.leStates = leStates
+        self.advertisingTxPower = advertisingTxPower
         self.limitations = limitations
     }
 

@@ -48,6 +48,11 @@ extension HCIHost {
             limitations.append(.cannotAdvertiseWhileConnected)
         }
         let address = try await execute(HCIReadBDADDR()).address
+        var advertisingTxPower: Int8? = nil
+        if commands.supports(.leReadAdvertisingChannelTxPower) {
+            advertisingTxPower = try await optional(HCILEReadAdvertisingChannelTxPower(), &limitations,
+                                                    "advertisements carry no TX Power Level")?.txPower
+        }
         var suggested: LEDataLength? = nil
         if leFeatures & HCILEReadLocalSupportedFeatures.dataPacketLengthExtension != 0 {
             if commands.supports(.leWriteSuggestedDefaultDataLength) {
@@ -64,7 +69,7 @@ extension HCIHost {
         let info = ControllerInfo(version: version, supportedCommands: commands, lmpFeatures: lmpFeatures, leFeatures: leFeatures,
                                   publicAddress: address, aclBufferSize: bufferSize, aclBufferCount: bufferCount,
                                   suggestedDataLength: suggested, leEventMask: leEventMask, leStates: leStates,
-                                  limitations: limitations)
+                                  advertisingTxPower: advertisingTxPower, limitations: limitations)
         controllerInfo = info
         logger.info("controller ready: HCI version \(version.hciVersion), manufacturer 0x\(String(version.manufacturer, radix: 16)), address \(address), ACL \(bufferCount) x \(bufferSize) bytes")
         for limitation in limitations { logger.warning("\(limitation)") }

@@ -198,6 +198,8 @@ class HarnessController(Controller):
         self.drop_reply_once: set[int] = set()  # opcodes whose next command goes unanswered
         self.dropped_replies: list[int] = []
         self._le_host_supported = False
+        # Bumble answers 0 dBm; a negative figure checks that the host keeps the sign.
+        self.advertising_tx_power = -4
         # Number Of Completed Packets paced: at most `completion_batch` (0: all) per event,
         # one event every `completion_interval` seconds (0: each packet at once).
         self.completion_interval = 0.0
@@ -404,6 +406,11 @@ class HarnessController(Controller):
                 and any(c.role == hci.Role.PERIPHERAL for c in self.le_connections.values())):
             return STATUS_COMMAND_DISALLOWED
         return None
+
+    def on_hci_le_read_advertising_physical_channel_tx_power_command(self, _command: Any) -> Any:
+        return hci.HCI_LE_Read_Advertising_Physical_Channel_Tx_Power_ReturnParameters(
+            status=hci.HCI_ErrorCode.SUCCESS, tx_power_level=self.advertising_tx_power
+        )
 
     def on_hci_write_le_host_support_command(self, command: Any) -> Any:
         self._le_host_supported = bool(command.le_supported_host)

@@ -12,7 +12,10 @@ Rules (legacy 31-byte packets, AD structure = length, type, data):
    UUIDs; else the complete name first in the scan response; else a
    shortened name (0x08) cut at a UTF-8 character boundary to fill the scan
    response.
-4. Without scan response content the scan response is empty.
+4. TX Power Level (0x0A), when given, after the name: in the advertising data
+   if it fits, else in the scan response; left out when it fits nowhere or
+   would leave a service UUID out.
+5. Without scan response content the scan response is empty.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ AD_INCOMPLETE_128 = 0x06
 AD_COMPLETE_128 = 0x07
 AD_SHORTENED_NAME = 0x08
 AD_COMPLETE_NAME = 0x09
+AD_TX_POWER_LEVEL = 0x0A
 
 
 @dataclasses.dataclass
@@ -69,7 +73,24 @@ def truncate_utf8(name: str, limit: int) -> bytes:
     return encoded[:cut]
 
 
-def place(name: str, service_uuids: list[str]) -> Placement:
+def place(name: str, service_uuids: list[str], tx_power: int | None = None) -> Placement:
+    without = _place(name, service_uuids, None)
+    if tx_power is None:
+        return without
+    powered = _place(name, service_uuids, tx_power)
+    fits = AD_TX_POWER_LEVEL in _ad_types(powered.advertising_data) + _ad_types(powered.scan_response)
+    return powered if fits and len(powered.did_not_fit) == len(without.did_not_fit) else without
+
+
+def _ad_types(packet: bytes) -> list[int]:
+    types, index = [], 0
+    while index + 1 < len(packet):
+        types.append(packet[index + 1])
+        index += packet[index] + 1
+    return types
+
+
+def _place(name: str, service_uuids: list[str], tx_power: int | None) -> Placement:
     adv = bytearray(FLAGS)
     scan = bytearray()
     did_not_fit: list[str] = []
@@ -102,6 +123,13 @@ def place(name: str, service_uuids: list[str]) -> Placement:
             scan += complete
         else:
             scan += ad_structure(AD_SHORTENED_NAME, truncate_utf8(name, MAX_PACKET - 2))
+
+    if tx_power is not None:
+        power = ad_structure(AD_TX_POWER_LEVEL, tx_power.to_bytes(1, 'little', signed=True))
+        if len(adv) + len(power) <= MAX_PACKET:
+            adv += power
+        elif len(scan) + len(power) <= MAX_PACKET:
+            scan += power
 
     for incomplete_type, width, items in overflow:
         space = MAX_PACKET - len(scan)
