@@ -209,24 +209,36 @@ func l2capPDU(channel: UInt16 = 0x0004, payloadLength: Int, fill: UInt8 = 0xAB) 
 @Suite struct ACLCreditReserveTests {
     let links = TestLinks()
 
-    @Test func aLoneLinkMayUseEveryCreditAndTheReserveAppliesOnceASecondConnects() throws {
+    @Test func creditsAreKeptBackForTheCentralsThatMayStillConnect() throws {
         let recorder = PacketRecorder()
         let flow = ACLFlowController(clock: ManualClock(), send: { recorder.record($0) })
         flow.reserveCredits(forLinks: 3)
         flow.configure(bufferSize: 27, bufferCount: 4)
         flow.add(links[1])
         for _ in 0..<10 { try flow.enqueue(l2capPDU(payloadLength: 10), on: links[1]) }
-        // Alone, even with room configured for 3 centrals, the link may fill the controller.
-        #expect(flow.packetsInFlight(on: links[1]) == 4)
+        // Alone, with room configured for 3 centrals, one credit stays free for each other central:
+        // were link 1's central to stop acknowledging, the next central is still answered.
+        #expect(flow.packetsInFlight(on: links[1]) == 2)
         flow.add(links[2])
         try flow.enqueue(l2capPDU(payloadLength: 10), on: links[2])
-        // Two links now: one credit is kept back for each of the other two centrals that may come.
         #expect(flow.perLinkCreditLimit == 2)
-        #expect(flow.packetsInFlight(on: links[2]) == 0)
-        // As link 1's packets complete it may not take them back beyond its share; link 2 is served.
-        flow.completePackets([.init(handle: 1, completed: 3)])
         #expect(flow.packetsInFlight(on: links[2]) == 1)
+        flow.add(links[3])
+        try flow.enqueue(l2capPDU(payloadLength: 10), on: links[3])
+        #expect(flow.packetsInFlight(on: links[3]) == 1)
+        // As link 1's packets complete it takes back no more than its share.
+        flow.completePackets([.init(handle: 1, completed: 2)])
         #expect(flow.packetsInFlight(on: links[1]) == 2)
+    }
+
+    @Test func withOneCentralConfiguredALinkMayUseEveryCredit() throws {
+        let recorder = PacketRecorder()
+        let flow = ACLFlowController(clock: ManualClock(), send: { recorder.record($0) })
+        flow.reserveCredits(forLinks: 1)
+        flow.configure(bufferSize: 27, bufferCount: 4)
+        flow.add(links[1])
+        for _ in 0..<10 { try flow.enqueue(l2capPDU(payloadLength: 10), on: links[1]) }
+        #expect(flow.packetsInFlight(on: links[1]) == 4)
     }
 }
 

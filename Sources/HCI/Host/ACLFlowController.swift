@@ -85,12 +85,13 @@ public final class ACLFlowController: Sendable {
         var reservedLinks = 1
         var watchdog: TimerHandle?
 
-        /// Credits one link may hold: all of them while it is the only link; otherwise one is kept
-        /// back for each other link (up to the configured maximum of centrals), because credits a
-        /// stalled central holds return only when it acknowledges or its link drops.
+        /// Credits one link may hold: one is kept back for each other link there is or may be (up
+        /// to the configured maximum of centrals), because credits a stalled central holds return
+        /// only when it acknowledges or its link drops (the transmit timeout, seconds later). A
+        /// lone link is capped too: a central that connects beside a stalled one still gets its
+        /// discovery answered. With one central configured, a link may use every credit.
         var perLinkLimit: Int {
-            guard order.count > 1 else { return bufferCount }
-            return max(1, bufferCount - (max(order.count, reservedLinks) - 1))
+            max(1, bufferCount - (max(order.count, reservedLinks) - 1))
         }
     }
 
