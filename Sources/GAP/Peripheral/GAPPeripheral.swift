@@ -93,6 +93,8 @@ public actor GAPPeripheral {
     // The driver.
     private var driverRunning = false
     private var driverWaiters: [CheckedContinuation<GAPError?, Never>] = []
+    private var failedDriverRuns = 0
+    private var loggedFailedDriverRuns = 0
 
     public init(host: HCIHost, configuration: Configuration, logger: Logger = Logger(label: "blesensor.gap")) {
         self.host = host
@@ -248,6 +250,7 @@ public actor GAPPeripheral {
         driverRunning = true
         let error = await drive()
         driverRunning = false
+        if error != nil { failedDriverRuns += 1 }
         let waiters = driverWaiters
         driverWaiters = []
         waiters.forEach { $0.resume(returning: error) }
@@ -258,7 +261,11 @@ public actor GAPPeripheral {
     private func reconcileInBackground() {
         Task {
             if let error = await self.reconcile() {
-                self.logger.error("advertising: \(error)")
+                // Events that joined the same failed run share its error: it is logged once.
+                if self.loggedFailedDriverRuns != self.failedDriverRuns {
+                    self.loggedFailedDriverRuns = self.failedDriverRuns
+                    self.logger.error("advertising: \(error)")
+                }
                 self.retryLater()
             } else {
                 self.retryDelay = Self.firstRetryDelay
