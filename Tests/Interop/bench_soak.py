@@ -65,11 +65,12 @@ ES_TEMPERATURE, HUMIDITY, PRESSURE = (UUID.from_16_bits(u) for u in (0x2A6E, 0x2
 NOTIFYING = (HUMIDITY, PRESSURE, ES_TEMPERATURE)  # 2A6E needs the encrypted link
 OPCODE_RESET = 0x0C03
 OPCODE_LE_SET_ADVERTISING_ENABLE = 0x200A
-DEFAULT_BINARY = '/work/wt21/.build/debug/blesensord'
+DEFAULT_BINARY = str(Path(__file__).resolve().parents[2] / '.build' / 'debug' / 'blesensord')
 
 SLOT_BACK = 'taking its command slot back'
 CONTROLLER_RESET = 'resetting the controller'
 TRANSMIT_TIMEOUT = 'no ACL packet completed'
+ADVERTISING_ERROR = 'advertising: controller did not answer'
 ACL_TRANSMIT_TIMEOUT_S = 10  # HCIHost.Configuration.aclTransmitTimeout
 COMMAND_TIMEOUT_S = 2  # HCIHost.Configuration.commandTimeout
 
@@ -79,6 +80,13 @@ class Failure(Exception):
 
 
 # -- the controller under the daemon: a peer that stops acknowledging -----------------------
+
+# ACL on a handle within this long after its Disconnection Complete was written crossed the event on
+# the wire (the daemon wrote it before it could read the event; the harness reads its socket when
+# its event loop gets round to it). A pacing allowance, not a measured bound: later ones count as
+# violations.
+CROSSING_WINDOW = 0.05
+
 
 class SoakController(HarnessController):
     """HarnessController whose links can stall: ACL the host sends on a stalled handle is kept
@@ -90,6 +98,7 @@ class SoakController(HarnessController):
         self.stalled: dict[int, list[hci.HCI_AclDataPacket]] = {}
         self.closed_at: dict[int, float] = {}  # handle -> when its Disconnection Complete was sent
         self.late_acl: list[tuple[int, float | None]] = []  # (handle, seconds after it closed)
+        self.crossed_acl: list[tuple[int, float]] = []  # in flight when the link closed
         super().__init__(*args, **kwargs)
 
     def stall(self, handle: int) -> None:
@@ -106,10 +115,15 @@ class SoakController(HarnessController):
     def on_hci_acl_data_packet(self, packet: hci.HCI_AclDataPacket) -> None:
         handle = packet.connection_handle
         if self.find_connection_by_handle(handle) is None:
-            # The parent records the violation; note how long after the Disconnection Complete
-            # (packets the host sent before it read that event were in flight, not misbehaviour).
             closed = self.closed_at.get(handle)
-            self.late_acl.append((handle, None if closed is None else time.monotonic() - closed))
+            delay = None if closed is None else time.monotonic() - closed
+            if delay is not None and delay < CROSSING_WINDOW:
+                # Written before the daemon could read the Disconnection Complete: the two crossed
+                # on the wire. A chip drops such a packet, and the host reclaims the credit anyway.
+                self.crossed_acl.append((handle, delay))
+                return
+            # The parent records the violation.
+            self.late_acl.append((handle, delay))
         held = self.stalled.get(handle)
         if held is None or self.find_connection_by_handle(handle) is None:
             super().on_hci_acl_data_packet(packet)
@@ -713,6 +727,10 @@ class Soak:
                         if c.central.controller.violations))
         for violation in controller.violations[:10]:
             print(f'  {violation}')
+        if controller.crossed_acl:
+            slowest = max(delay for _, delay in controller.crossed_acl)
+            print(f'ACL packets that crossed a Disconnection Complete (arrived within {CROSSING_WINDOW * 1000:.0f} ms; '
+                  f'dropped as a chip does, not violations): {len(controller.crossed_acl)}, the latest {slowest * 1000:.1f} ms after it')
         for handle, delay in controller.late_acl[:10]:
             after = 'no Disconnection Complete sent for it' if delay is None else f'{delay * 1000:.1f} ms after its Disconnection Complete was sent'
             print(f'  ACL on closed handle 0x{handle:04X}: {after}')
@@ -744,6 +762,10 @@ class Soak:
             failures.append('ACL credits overrun')
         if resets != 1 or lines_with(daemon, CONTROLLER_RESET):
             failures.append('the controller was reset after bring-up')
+        advertising_errors = lines_with(daemon, ADVERTISING_ERROR)
+        if len(advertising_errors) > len(controller.dropped_replies):
+            failures.append(f'{len(advertising_errors)} "{ADVERTISING_ERROR}" lines for {len(controller.dropped_replies)} lost replies: '
+                            'one failure is logged once')
         if len(slot_back) != len(controller.dropped_replies):
             failures.append(f'{len(controller.dropped_replies)} dropped replies but {len(slot_back)} "{SLOT_BACK}" lines')
         if not growth <= args.rss_growth_mib:
