@@ -133,7 +133,8 @@ public struct Daemon: Sendable {
             await forwarder.stop()
             await DedicatedThread.run { control.stop() }
             if let loss {
-                logger.error("\(loss); exiting so the service manager can restart the daemon")
+                let advice = UnresponsiveController.explains(loss) ? "; \(UnresponsiveController.advice)" : ""
+                logger.error("\(loss); exiting so the service manager can restart the daemon\(advice)")
                 notifier.stopping(status: "\(loss)")
                 await manager.shutdown()
                 return 1

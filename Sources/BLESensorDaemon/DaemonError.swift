@@ -20,11 +20,16 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .invalidOption(option, reason): return "invalid \(option): \(reason)"
         case let .stateFile(path, reason): return "state file \(path): \(reason)"
         case let .transport(error): return error.description
-        case let .controller(error): return error.description
+        case let .controller(error): return Self.advised(error)
         case let .peripheral(error): return error.description
+        case let .peripheralManager(.controller(error)): return Self.advised(error)
         case let .peripheralManager(error): return error.description
         case let .controlSocket(error): return "control socket: \(error)"
         case let .bondStore(error): return error.description
         }
+    }
+
+    private static func advised(_ error: HCIHostError) -> String {
+        UnresponsiveController.explains(error) ? "\(error); \(UnresponsiveController.advice)" : error.description
     }
 }
