@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 import tarfile
-import time
 from pathlib import Path
 
 import pytest
@@ -77,6 +76,9 @@ if tool == 'hcitool':
         answer = answer['first']
     if 'hang' in answer:
         set_state('hanging', key)
+        # The test's barrier: a pipe it reads, inherited through the script.
+        if 'STUB_HANG_FD' in os.environ:
+            os.write(int(os.environ['STUB_HANG_FD']), b'h')
         time.sleep(answer['hang'])
     print(f'< HCI Command: ogf 0x{ogf:02x}, ocf 0x{ocf:04x}, plen {len(parameters)}')
     dump('  ', parameters)
@@ -390,14 +392,18 @@ def test_capture_controller_interrupted_restores(tmp_path):
     # As from a terminal, where SIGINT is not ignored: a test run started in the background (a CI
     # job under nohup, `cmd &`) hands its children SIGINT ignored, and bash cannot trap a signal
     # ignored at its start.
-    process = subprocess.Popen([str(SCRIPT), '--output', str(capture.out)], env=capture.env, text=True,
+    hanging, hanging_writer = os.pipe()
+    process = subprocess.Popen([str(SCRIPT), '--output', str(capture.out)],
+                               env={**capture.env, 'STUB_HANG_FD': str(hanging_writer)}, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                               pass_fds=(hanging_writer,),
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    os.close(hanging_writer)
     try:
-        deadline = time.monotonic() + 30
-        while not (capture.stub_dir / 'hanging').exists():
-            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
-            time.sleep(0.05)
+        # The stub writes when it starts hanging; end of file means every holder of the pipe (the
+        # script and its children) exited first.
+        with os.fdopen(hanging, 'rb') as barrier:
+            assert barrier.read(1) == b'h', process.communicate()
         os.killpg(process.pid, signal.SIGINT)
         _, stderr = process.communicate(timeout=30)
     finally:
