@@ -70,6 +70,15 @@ struct PeripheralFixture {
         return link
     }
 
+    /// The only central leaves: advertising comes back by itself (its second start), then the host stops.
+    func disconnectAndExpectAdvertisingAgain(_ link: VirtualLink) async {
+        link.disconnect()
+        await log.wait(for: 1, where: GAPEventLog.disconnected)
+        await log.wait(for: 2, where: GAPEventLog.started)
+        #expect(controller.isAdvertisingOnRadio)
+        await host.shutdown()
+    }
+
     /// The controller settled: GAP's driver ran and the radio agrees with what GAP believes.
     func advertisingAgrees() async -> Bool {
         await gap.isAdvertising == controller.isAdvertisingOnRadio
@@ -147,11 +156,7 @@ struct PeripheralFixture {
         #expect(!fixture.controller.isAdvertisingOnRadio)
         #expect(fixture.controller.advertisingEnablesRefused == 0)
         #expect(!fixture.gap.advertisesBesideLinks)
-        first.disconnect()
-        await fixture.log.wait(for: 1, where: GAPEventLog.disconnected)
-        await fixture.log.wait(for: 2, where: GAPEventLog.started)
-        #expect(fixture.controller.isAdvertisingOnRadio)
-        await fixture.host.shutdown()
+        await fixture.disconnectAndExpectAdvertisingAgain(first)
     }
 
     @Test func aRefusalBesideALinkIsHeardOnceAndAdvertisingResumesOnDisconnect() async throws {
@@ -167,11 +172,7 @@ struct PeripheralFixture {
         #expect(fixture.controller.advertisingEnablesRefused == 1)
         #expect(!fixture.controller.isAdvertisingOnRadio)
         #expect(!fixture.gap.advertisesBesideLinks)
-        first.disconnect()
-        await fixture.log.wait(for: 1, where: GAPEventLog.disconnected)
-        await fixture.log.wait(for: 2, where: GAPEventLog.started)
-        #expect(fixture.controller.isAdvertisingOnRadio)
-        await fixture.host.shutdown()
+        await fixture.disconnectAndExpectAdvertisingAgain(first)
     }
 
     @Test func advertisesFastForThirtySecondsAfterStartAndAfterEachDisconnection() async throws {
