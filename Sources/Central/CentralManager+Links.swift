@@ -144,6 +144,8 @@ extension CentralManager {
         case let .securityRequested(link, _):
             // The Security Manager answers by itself (re-encrypt or pair) unless told to ignore them.
             if let peripheral = peripherals.withLock({ $0[link.id] }) { eventSink.yield(.securityRequested(peripheral)) }
+        case let .bondTakeoverRefused(link, _):
+            if let peripheral = peripherals.withLock({ $0[link.id] }) { Task { await peripheral.disconnect(reason: .authenticationFailure) } }
         default:
             break
         }

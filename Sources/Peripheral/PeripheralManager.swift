@@ -211,6 +211,9 @@ public actor PeripheralManager {
                     if let central = broker.central(link.id) { sink.yield(.pairingFailed(central, reason)) }
                 case let .bondRemoved(identity):
                     self?.bondRemoved(identity)
+                case let .bondTakeoverRefused(link, _):
+                    // Encrypted with a key we did not keep: no use to anyone, and a hostile peer's.
+                    try? await self?.gap.disconnect(link, reason: .authenticationFailure)
                 case .pairingStarted, .bondedPeerConnected, .bondNotStored, .securityRequested:
                     break
                 }

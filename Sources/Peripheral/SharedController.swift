@@ -71,7 +71,8 @@ extension SecurityEvent {
     var link: Link? {
         switch self {
         case let .pairingStarted(link, _), let .paired(link, _, _), let .pairingFailed(link, _, _),
-             let .bondedPeerConnected(link, _), let .bondNotStored(link, _), let .securityRequested(link, _):
+             let .bondedPeerConnected(link, _), let .bondNotStored(link, _), let .securityRequested(link, _),
+             let .bondTakeoverRefused(link, _):
             return link
         case .bondRemoved:
             return nil

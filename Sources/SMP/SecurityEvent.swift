@@ -13,6 +13,9 @@ public enum SecurityEvent: Sendable {
     /// Keys could not be stored: the pairing worked for this connection only.
     case bondNotStored(Link, BondStoreError)
     case bondRemoved(DeviceAddress)
+    /// A pairing named a bonded identity (`claimed`) it did not prove and could not replace: it
+    /// failed, but the link is encrypted with its key; the role drops the link.
+    case bondTakeoverRefused(Link, claimed: DeviceAddress)
     /// Central role: the peripheral asks for security with these requirements (Vol 3 Part H 3.6.7).
     case securityRequested(Link, AuthenticationRequirements)
 }

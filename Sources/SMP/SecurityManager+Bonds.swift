@@ -49,17 +49,14 @@ extension SecurityManager {
         // A central we knew under another identity (its old IRK resolved it) re-paired with a new
         // one: its old bond goes in the same transaction that stores the new.
         let knownBefore = isProvenBonded(link) ? link.identity.bondIdentity : nil
-        if let identity = result.peerIdentity { link.setIdentity(identity) }
-        guard result.bonding, result.ltk != nil || result.peerLTK != nil else {
-            finishPairing(on: link, result, bonded: false)
+        // Before the identity is adopted: a peer may name (by its address or the identity it
+        // distributes) a bond it never proved, as Zephyr's update_keys_check guards.
+        if knownBefore != peer, let existing = state.withLock({ $0.bonds[peer] }), !Self.mayReplace(existing, with: result.properties) {
+            refuseTakeover(of: existing, claimed: peer, result, on: link, serial: serial)
             return
         }
-        // The identity the central distributed may name a bond this link never proved: the
-        // weaker-repairing policy is checked against that bond too, not only the address's.
-        if !configuration.allowWeakerRepairing, knownBefore != peer,
-           let existing = state.withLock({ $0.bonds[peer] }), Self.isWeaker(result.properties, than: existing) {
-            logger.warning("\(link.id): the new key for \(peer) is weaker than its bond and weaker re-pairing is off; bond kept, this pairing not stored")
-            eventSink.yield(.bondNotStored(link, .invalidArgument("weaker re-pairing of \(peer) refused")))
+        if let identity = result.peerIdentity { link.setIdentity(identity) }
+        guard result.bonding, result.ltk != nil || result.peerLTK != nil else {
             finishPairing(on: link, result, bonded: false)
             return
         }
@@ -88,6 +85,26 @@ extension SecurityManager {
                 self?.finishPairing(on: link, result, bonded: false)
             }
         }
+    }
+
+    /// A pairing on a link that did not prove `bond` replaces it only with an authenticated key at
+    /// least as strong: else anyone allowed to pair could take over (or wipe) the owner's bond by
+    /// naming its identity.
+    static func mayReplace(_ bond: Bond, with new: EncryptionKeyProperties) -> Bool {
+        guard bond.ltk != nil || bond.peerLTK != nil else { return true }
+        return new.authenticated && !isWeaker(new, than: bond)
+    }
+
+    /// The pairing fails and nothing of it is kept: no bond, no adopted identity; the link,
+    /// encrypted with a key we did not store, is to be dropped (`bondTakeoverRefused`).
+    func refuseTakeover(of bond: Bond, claimed: DeviceAddress, _ result: PairingResult, on link: Link, serial: UInt64) {
+        let how = result.properties.authenticated ? "a weaker key" : "an unauthenticated key (\(result.method))"
+        logger.warning("\(link.id): \(link.peer) paired as \(claimed), which is bonded, without proving that bond (encrypting with its key); \(how) cannot replace it: bond kept, pairing refused. If that central lost its keys, remove the bond first: blesensor bonds remove \(claimed)")
+        transmit(.pairingFailed(.authenticationRequirements), on: link)
+        recordFailure(of: link)
+        eventSink.yield(.bondTakeoverRefused(link, claimed: claimed))
+        pairingFailed(on: link, serial: serial, reason: .authenticationRequirements, sent: true,
+                      detail: "\(claimed) is bonded and this pairing did not prove that bond")
     }
 
     static func isWeaker(_ new: EncryptionKeyProperties, than bond: Bond) -> Bool {

@@ -49,13 +49,19 @@ extension SecurityManager {
         guard let session else { return }
         let peer = link.identity.bondIdentity
         let (existing, count) = state.withLock { ($0.bonds[peer], $0.bonds.count) }
-        let weaker: Bool = {
-            guard let existing else { return false }
-            let new = EncryptionKeyProperties(keySize: session.keySize, authenticated: session.method.isAuthenticated,
-                                              secureConnections: session.secureConnections)
-            return Self.isWeaker(new, than: existing)
-        }()
-        if weaker {
+        let new = EncryptionKeyProperties(keySize: session.keySize, authenticated: session.method.isAuthenticated,
+                                          secureConnections: session.secureConnections)
+        // Its address (or an RPA replayed from the air) names a bond this link never proved: only an
+        // authenticated pairing at least as strong may replace it. Checked again, against the
+        // identity it distributes, when the pairing completes.
+        if let existing, !isProvenBonded(link), !Self.mayReplace(existing, with: new) {
+            logger.warning("\(link.id): \(link.peer) asks to pair as \(peer), which is bonded, without proving that bond (encrypting with its key); \(session.method) cannot replace it. If that central lost its keys, remove the bond first: blesensor bonds remove \(peer)")
+            step(on: link, serial: serial) {
+                $0.approve(.refuse(.authenticationRequirements, because: "\(peer) is bonded and this link did not prove that bond; \(session.method) cannot replace it"))
+            }
+            return
+        }
+        if let existing, Self.isWeaker(new, than: existing) {
             guard configuration.allowWeakerRepairing else {
                 step(on: link, serial: serial) {
                     $0.approve(.refuse(.authenticationRequirements, because: "\(peer) already has a stronger bond and weaker re-pairing is off"))

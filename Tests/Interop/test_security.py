@@ -10,12 +10,12 @@ import asyncio
 import struct
 
 import pytest
-from bumble import att
+from bumble import att, hci
 from bumble.core import UUID
 
 from harness.daemon import Daemon
 from harness.gatt import Session
-from harness.security import (IO, Bridge, RecordingDelegate, SecureCentral, cli_json, connect, disconnect,
+from harness.security import (IO, Bridge, RecordingDelegate, SecureCentral, cli_json, connect, disconnect, disconnection,
                               pair_and_wait_stored, re_encrypt_without_pairing, run_cli)
 
 ES_TEMPERATURE, HUMIDITY = UUID.from_16_bits(0x2A6E), UUID.from_16_bits(0x2A6F)
@@ -27,6 +27,7 @@ INSUFFICIENT_AUTHENTICATION, INSUFFICIENT_ENCRYPTION = 0x05, 0x0F
 AUTHENTICATION_REQUIREMENTS, PAIRING_NOT_SUPPORTED, CONFIRM_VALUE_FAILED = 0x03, 0x05, 0x04
 ENCRYPTION_KEY_SIZE = 0x06
 PIN_OR_KEY_MISSING = 0x06  # HCI status of an Encryption Change the peripheral had no key for
+AUTHENTICATION_FAILURE = 0x05  # HCI reason of the daemon's disconnection after a refused takeover
 
 
 async def read_error(session: Session, uuid: UUID) -> int:
@@ -264,8 +265,11 @@ async def test_a_central_offering_short_keys_is_refused_with_the_setting_named(
 
 # -- 6. re-pairing --------------------------------------------------------------------------------
 
-async def test_a_central_that_lost_its_keys_pairs_again_and_the_new_keys_work(
+async def test_a_central_that_lost_its_keys_must_have_its_bond_removed_before_it_pairs_again(
         harness, central, spawn_daemon, tmp_path):
+    """Zephyr's rule: a Just Works pairing never replaces a bond its link did not prove (the central
+    might be anyone using that address); the log says how to let it pair, and after `bonds remove`
+    it does."""
     daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-lost-keys').start()
     secure = SecureCentral(central)
     session = await connect(secure, daemon)
@@ -276,6 +280,13 @@ async def test_a_central_that_lost_its_keys_pairs_again_and_the_new_keys_work(
     secure.forget_keys()
     session = await connect(secure, daemon)
     await check_locked(session, INSUFFICIENT_ENCRYPTION)  # the daemon still has the bond
+    reason = await secure.pairing_failure(session.connection)
+    assert reason == AUTHENTICATION_REQUIREMENTS, f'Pairing Failed 0x{reason:02X}'
+    await daemon.wait_for_log(f'blesensor bonds remove {central.address}', timeout=5)
+    assert len(await bonds(daemon)) == 1
+
+    code, out, err = await run_cli('bonds', 'remove', secure.address, '--socket', daemon.control_socket)
+    assert code == 0, (code, out, err)
     await pair_and_wait_stored(secure, session, daemon)
     await check_unlocked(session)
     new = (await secure.keys_for(session.connection.peer_address)).ltk.value
@@ -286,6 +297,36 @@ async def test_a_central_that_lost_its_keys_pairs_again_and_the_new_keys_work(
     await re_encrypt_without_pairing(secure, session)
     await check_unlocked(session)
     assert len(await bonds(daemon)) == 1
+
+
+async def test_a_stranger_distributing_the_owners_identity_cannot_take_over_its_bond(
+        harness, central, second_central, spawn_daemon, tmp_path):
+    """The attacker knows the owner's identity address (it is on the air) and nothing else: it
+    connects from its own address, pairs Just Works and distributes the owner's address as its
+    identity. The pairing fails, the link is dropped, and the owner still re-encrypts with its key."""
+    daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-takeover').start()
+    owner = SecureCentral(central)
+    session = await connect(owner, daemon)
+    await pair_and_wait_stored(owner, session, daemon)
+    await disconnect(session)
+
+    attacker = SecureCentral(second_central)
+    second_central.device.static_address = hci.Address(central.address, hci.Address.RANDOM_DEVICE_ADDRESS)
+    session = await connect(attacker, daemon)
+    gone = disconnection(session.connection)
+    try:
+        await attacker.pair(session.connection)
+    except Exception:  # Pairing Failed arrives after Bumble sent its keys, or the link drops first
+        pass
+    await daemon.wait_for_log(f'paired as {central.address} (random), which is bonded', timeout=10)
+    reason = await asyncio.wait_for(gone, 10)
+    assert reason == AUTHENTICATION_FAILURE, f'disconnected with 0x{reason:02X}'
+    listed = await bonds(daemon)
+    assert bonded_addresses(listed) == {central.address.upper()}, listed
+
+    session = await connect(owner, daemon)
+    await re_encrypt_without_pairing(owner, session)
+    await check_unlocked(session)
 
 
 async def test_a_re_pairing_that_fails_halfway_keeps_the_previous_bond(

@@ -48,18 +48,19 @@ import TestSupport
                 harness.manager.encryptionChanged(on: harness.link, status: .success)
             }
             #expect(harness.manager.isProvenBonded(harness.link) == proves)
+            guard proves else {
+                // Claiming A's address (replaying its RPA) proves nothing: Just Works may not touch A's
+                // bond, and the pairing is refused at once (BondTakeoverTests).
+                #expect(await harness.exchange(TestInitiator().preq).first == [0x05, 0x03])
+                #expect(await store.bonds().map(\.identity) == [Self.a])
+                continue
+            }
             var central = TestInitiator()
             central.address = rpa
-            let identity = proves ? Self.b : DeviceAddress(BluetoothAddress("00:AA:00:00:00:09")!, type: .publicDevice)
-            try await Self.pair(harness, identity: identity, central: central)
+            try await Self.pair(harness, identity: Self.b, central: central)
             #expect(try #require(await harness.paired()).1)
-            if proves {
-                #expect(await store.bonds().map(\.identity) == [Self.b])
-                #expect(harness.manager.bond(for: Self.a) == nil && harness.manager.bond(for: Self.b) != nil)
-            } else {
-                // Claiming A's address (replaying its RPA) proves nothing: A's bond stays beside the new one.
-                #expect(Set(await store.bonds().map(\.identity)) == [Self.a, identity])
-            }
+            #expect(await store.bonds().map(\.identity) == [Self.b])
+            #expect(harness.manager.bond(for: Self.a) == nil && harness.manager.bond(for: Self.b) != nil)
         }
     }
 
@@ -87,10 +88,79 @@ import TestSupport
     @Test func weakerRepairingIsRefusedWhenThePolicySaysSo() async throws {
         let store = InMemoryBondStore()
         try await store.saveBond(Self.bond(SMPHarness.central, authenticated: true), gattState: .empty, replacing: nil)
+        // The bonded central, proven (encrypted with its bond's key), asks for Just Works, which
+        // would replace an authenticated bond.
         let harness = try await SMPHarness(store: store) { $0.allowWeakerRepairing = false }
-        // Just Works would replace an authenticated bond.
+        Self.prove(harness)
         #expect(await harness.exchange(TestInitiator().preq).first == [0x05, 0x03])
         let allowing = try await SMPHarness(store: store)
+        Self.prove(allowing)
         #expect(await allowing.exchange(TestInitiator().preq).first?.first == 0x02)
+    }
+
+    /// The link encrypts with its bond's key: it is the bonded central.
+    static func prove(_ harness: SMPHarness) {
+        _ = harness.manager.longTermKey(for: harness.link, random: 0, ediv: 0)
+        harness.manager.encryptionChanged(on: harness.link, status: .success)
+    }
+}
+
+/// Zephyr's `update_keys_check`: a pairing that names a bond it did not prove (encrypting with its
+/// key) cannot take it over unless it is authenticated and at least as strong, whatever the
+/// weaker-repairing setting. The attacker here knows the owner's address and nothing else.
+@Suite(.scaledTimeLimit(minutes: 1)) struct BondTakeoverTests {
+    static let owner = DeviceAddress(BluetoothAddress("00:AA:00:00:00:01")!, type: .publicDevice)
+    static let attacker = DeviceAddress(BluetoothAddress("C0:66:66:66:66:66")!, type: .randomDevice)
+
+    @Test func aStrangerDistributingTheOwnersIdentityGetsNoBondAndNoIdentity() async throws {
+        let store = InMemoryBondStore()
+        let owners = BondPolicyTests.bond(Self.owner)
+        try await store.saveBond(owners, gattState: .empty, replacing: nil)
+        let harness = try await SMPHarness(peer: Self.attacker, store: store)
+        var central = TestInitiator()
+        central.address = Self.attacker
+        try await BondPolicyTests.pair(harness, identity: Self.owner, central: central)
+        let failure = try #require(await harness.failure())
+        #expect(failure.0 == .authenticationRequirements)
+        #expect(harness.sent.all.contains([0x05, 0x03]))
+        #expect(await harness.waitForEvent { if case .bondTakeoverRefused(_, Self.owner) = $0 { return true }; return false } != nil)
+        // The owner's keys are untouched; the link keeps the attacker's own address.
+        #expect(await store.bonds().map(\.identity) == [Self.owner])
+        #expect(await store.bonds().first?.ltk == owners.ltk)
+        #expect(harness.manager.bond(for: Self.owner)?.ltk == owners.ltk)
+        #expect(harness.link.identity == Self.attacker)
+        #expect(!harness.link.isBonded)
+    }
+
+    @Test func aStrangerConnectingFromTheOwnersAddressIsRefusedAtItsPairingRequest() async throws {
+        let store = InMemoryBondStore()
+        try await store.saveBond(BondPolicyTests.bond(Self.owner), gattState: .empty, replacing: nil)
+        // Weaker re-pairing allowed: the takeover rule does not depend on it.
+        let harness = try await SMPHarness(peer: Self.owner, store: store) { $0.allowWeakerRepairing = true }
+        #expect(await harness.exchange(TestInitiator().preq).first == [0x05, 0x03])
+        #expect(await harness.failure()?.1.contains("did not prove") == true)
+        #expect(await store.bonds().count == 1)
+    }
+
+    @Test func eightFreshIdentitiesCannotEvictTheOwnersBondWhenTheStoreRefusesNew() async throws {
+        let store = InMemoryBondStore()
+        try await store.saveBond(BondPolicyTests.bond(Self.owner), gattState: .empty, replacing: nil)
+        for index in 1...8 {
+            let stranger = DeviceAddress(BluetoothAddress(littleEndian: [UInt8(index), 0, 0, 0, 0x66, 0xC0]), type: .randomDevice)
+            let harness = try await SMPHarness(peer: stranger, store: store) { $0.maximumBonds = 1; $0.bondLimitPolicy = .refuseNew }
+            #expect(await harness.exchange(TestInitiator().preq).first == [0x05, 0x08])
+        }
+        #expect(await store.bonds().map(\.identity) == [Self.owner])
+    }
+
+    @Test func onlyAnAuthenticatedKeyAtLeastAsStrongReplacesAnUnprovenBond() {
+        let bond = BondPolicyTests.bond(Self.owner, authenticated: true)
+        let justWorks = EncryptionKeyProperties(keySize: 16, authenticated: false, secureConnections: true)
+        let passkey = EncryptionKeyProperties(keySize: 16, authenticated: true, secureConnections: true)
+        let shortPasskey = EncryptionKeyProperties(keySize: 7, authenticated: true, secureConnections: true)
+        #expect(!SecurityManager.mayReplace(bond, with: justWorks))
+        #expect(SecurityManager.mayReplace(bond, with: passkey))
+        #expect(!SecurityManager.mayReplace(bond, with: shortPasskey))
+        #expect(!SecurityManager.mayReplace(BondPolicyTests.bond(Self.owner), with: justWorks))
     }
 }
