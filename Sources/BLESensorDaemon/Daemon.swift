@@ -110,6 +110,9 @@ public struct Daemon: Sendable {
                 throw DaemonError.peripheralManager(error)
             }
             runtime.setAdvertising(true)
+            if configuration.security.pairing == .window, configuration.security.windowAtStart > .zero {
+                _ = agent.openWindow(for: configuration.security.windowAtStart)
+            }
             await forwarder.start()
             bridge.start()
             // Building and encoding a status costs more than reading a sensor: only for watchers.

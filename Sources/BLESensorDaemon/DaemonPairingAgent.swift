@@ -13,7 +13,9 @@ final class DaemonPairingAgent: PairingAgent {
     struct State {
         var windowCloses: MonotonicInstant? = nil
         var lastPasskey: UInt32? = nil
+        var lastNewCentral: MonotonicInstant? = nil
     }
+
 
     let settings: SecuritySettings
     private let clock: any HostClock
@@ -57,7 +59,8 @@ final class DaemonPairingAgent: PairingAgent {
 
     func mayPair(_ link: Link, request: PairingFeatures) async -> PairingDecision {
         switch settings.pairing {
-        case .always: return .allow
+        case .always:
+            return admitNewCentral(link)
         case .never:
             return .refuse(.pairingNotSupported, because: "pairing is turned off (security.pairing: never)")
         case .window:
@@ -66,6 +69,20 @@ final class DaemonPairingAgent: PairingAgent {
             }
             return .allow
         }
+    }
+
+    private func admitNewCentral(_ link: Link) -> PairingDecision {
+        let interval = settings.newCentralsEvery
+        guard !link.isBonded, interval > .zero else { return .allow }
+        let now = clock.now
+        let wait = state.withLock { state -> Duration? in
+            if let last = state.lastNewCentral, now - last < interval { return interval - (now - last) }
+            state.lastNewCentral = now
+            return nil
+        }
+        guard let wait else { return .allow }
+        return .refuse(.repeatedAttempts, because: "a new central may pair once every \(interval.wholeMilliseconds / 1000) s "
+                       + "(security: new-centrals-every); try again in \(max(1, wait.wholeMilliseconds / 1000)) s")
     }
 
     func display(passkey: UInt32, on link: Link) async {

@@ -44,13 +44,20 @@ public struct SecuritySettings: Sendable, Equatable {
     public static let storeAndForwardRange = 0...10_000
 
     public var pairing = Pairing.always
+    /// With `pairing: window`: a window that opens by itself when the daemon starts (a board just
+    /// powered up is ready to pair, as consumer devices are); zero: none.
+    public var windowAtStart: Duration = .zero
+    /// With `pairing: always`, a central without a bond may start pairing once this often (bonds
+    /// for every passer-by, a guesser's rotating addresses, come slowly); zero: no limit.
+    public var newCentralsEvery: Duration = .seconds(30)
     public var ioCapability = IOCapabilitySetting.noInputNoOutput
     public var passkey = Passkey.random
     public var secureConnectionsOnly = false
     public var minimumKeySize = 16
     public var maxBonds = 8
-    public var whenFull = WhenFull.replaceLeastRecentlyUsed
-    public var allowWeakerRepairing = true
+    /// Refusing keeps a stranger from evicting the owner's bond with fresh identities.
+    public var whenFull = WhenFull.refuseNew
+    public var allowWeakerRepairing = false
     public var securityRequest = false
     public var requireEncryption: [BluetoothUUID] = []
     public var requireAuthentication: [BluetoothUUID] = []
@@ -61,7 +68,9 @@ public struct SecuritySettings: Sendable, Equatable {
 }
 
 extension ConfigurationLoader {
-    static let securityKeys = ["pairing", "io-capability", "passkey", "secure-connections-only", "minimum-key-size", "max-bonds",
+    static let windowAtStartRange = Duration.zero ... Duration.seconds(3600)
+    static let newCentralsEveryRange = Duration.zero ... Duration.seconds(3600)
+    static let securityKeys = ["pairing", "window-at-start", "new-centrals-every", "io-capability", "passkey", "secure-connections-only", "minimum-key-size", "max-bonds",
                                "when-full", "weaker-repairing", "security-request", "require-encryption",
                                "require-authentication", "store-and-forward"]
 
@@ -74,6 +83,13 @@ extension ConfigurationLoader {
             map[key]?.choice(path: map.path(key), among: T.allCases.map(\.rawValue), problems: &problems).flatMap(T.init(rawValue:))
         }
         if let pairing = choice("pairing", SecuritySettings.Pairing.self) { settings.pairing = pairing }
+        let windowValid = durationSetting(map, "window-at-start", in: windowAtStartRange, rangeText: "0s…1h",
+                                          into: &settings.windowAtStart, problems: &problems)
+        if windowValid, settings.windowAtStart > .zero, settings.pairing != .window, let item = map["window-at-start"] {
+            problems.add(map.path("window-at-start"), item, "a pairing window only applies with pairing: window")
+        }
+        _ = durationSetting(map, "new-centrals-every", in: newCentralsEveryRange, rangeText: "0s…1h",
+                            into: &settings.newCentralsEvery, problems: &problems)
         if let io = choice("io-capability", SecuritySettings.IOCapabilitySetting.self) { settings.ioCapability = io }
         if let item = map["passkey"] {
             let path = map.path("passkey")

@@ -263,6 +263,8 @@ import Testing
         let settings = try load(base + """
             security:
               pairing: window
+              window-at-start: 5m
+              new-centrals-every: 0s
               io-capability: display-only
               passkey: "012345"
               secure-connections-only: true
@@ -277,6 +279,8 @@ import Testing
             """).get().security
         var expected = SecuritySettings()
         expected.pairing = .window
+        expected.windowAtStart = .seconds(300)
+        expected.newCentralsEvery = .zero
         expected.ioCapability = .displayOnly
         expected.passkey = .fixed(12345)
         expected.secureConnectionsOnly = true
@@ -303,13 +307,19 @@ import Testing
             "security.minimum-key-size (line 6): 6 is out of range 7…16",
             "security.require-encryption[0] (line 7): 2A00 is not a characteristic blesensord serves (2A37, 2A38, 2A39, 2A1C, 2A1D, 2A1E, 2A21, 2A6E, 2A6F, 2A6D, 2A19, 2A29, 2A24, 2A26, 2A28, 2A25, 2A50)",
             "security.require-encryption[1] (line 7): 'zz' is not a UUID: write 2A37 or 0x2A37",
-            "security.bonding (line 8): unknown key 'bonding'; expected one of: pairing, io-capability, passkey, secure-connections-only, minimum-key-size, max-bonds, when-full, weaker-repairing, security-request, require-encryption, require-authentication, store-and-forward",
+            "security.bonding (line 8): unknown key 'bonding'; expected one of: pairing, window-at-start, new-centrals-every, io-capability, passkey, secure-connections-only, minimum-key-size, max-bonds, when-full, weaker-repairing, security-request, require-encryption, require-authentication, store-and-forward",
         ])
         #expect(problems(base + "security:\n  io-capability: keyboard-only") == [
             "security.io-capability (line 4): nobody types a passkey on a headless board; use display-only (the central types our passkey) or no-input-no-output",
         ])
         #expect(problems(base + "security:\n  io-capability: display-yes-no\n  require-authentication: [2A37]") == [
             "security.io-capability (line 4): numeric comparison is confirmed automatically on a headless board, so it protects against no man in the middle and cannot satisfy require-authentication; use display-only with a passkey",
+        ])
+        #expect(problems(base + "security:\n  window-at-start: 5m") == [
+            "security.window-at-start (line 4): a pairing window only applies with pairing: window",
+        ])
+        #expect(problems(base + "security:\n  pairing: window\n  window-at-start: 2h") == [
+            "security.window-at-start (line 5): 2h is out of range 0s…1h",
         ])
         #expect(problems(base + "security:\n  passkey: \"123456\"") == [
             "security.passkey (line 4): a passkey is only shown with io-capability display-only or keyboard-display; set one of those or remove the passkey",

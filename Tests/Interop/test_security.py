@@ -25,6 +25,7 @@ HUMID = struct.pack('<H', 4500)  # 45.00 %
 # ATT errors (Core Vol 3 Part F 3.4.1.1) and SMP Pairing Failed reasons (Part H 3.5.5).
 INSUFFICIENT_AUTHENTICATION, INSUFFICIENT_ENCRYPTION = 0x05, 0x0F
 AUTHENTICATION_REQUIREMENTS, PAIRING_NOT_SUPPORTED, CONFIRM_VALUE_FAILED = 0x03, 0x05, 0x04
+REPEATED_ATTEMPTS = 0x09
 ENCRYPTION_KEY_SIZE = 0x06
 PIN_OR_KEY_MISSING = 0x06  # HCI status of an Encryption Change the peripheral had no key for
 AUTHENTICATION_FAILURE = 0x05  # HCI reason of the daemon's disconnection after a refused takeover
@@ -326,6 +327,35 @@ async def test_a_stranger_distributing_the_owners_identity_cannot_take_over_its_
 
     session = await connect(owner, daemon)
     await re_encrypt_without_pairing(owner, session)
+    await check_unlocked(session)
+
+
+async def test_new_centrals_are_paced_while_pairing_is_always_allowed(
+        harness, central, second_central, spawn_daemon, tmp_path):
+    """A stranger arriving right after another new central is told to wait (Repeated Attempts), so
+    bonds for every passer-by, or a guesser's rotating addresses, come slowly."""
+    daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-paced', new_centrals_every='10m').start()
+    first = SecureCentral(central)
+    session = await connect(first, daemon)
+    await pair_and_wait_stored(first, session, daemon)
+    stranger = SecureCentral(second_central)
+    other = await connect(stranger, daemon)
+    reason = await stranger.pairing_failure(other.connection)
+    assert reason == REPEATED_ATTEMPTS, f'Pairing Failed 0x{reason:02X}'
+    await daemon.wait_for_log('security: new-centrals-every', timeout=5)
+    assert len(await bonds(daemon)) == 1
+
+
+async def test_a_window_opens_at_start_where_the_configuration_asks_for_one(
+        harness, central, spawn_daemon, tmp_path):
+    """pairing: window with window-at-start (the packaged default): a board just started pairs
+    without `blesensor pair --window`."""
+    daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-window-at-start', pairing='window',
+                          window_at_start='10m').start()
+    await daemon.wait_for_log('pairing window open for 600 s', timeout=5)
+    secure = SecureCentral(central)
+    session = await connect(secure, daemon)
+    await pair_and_wait_stored(secure, session, daemon)
     await check_unlocked(session)
 
 
