@@ -38,8 +38,12 @@ public struct PairingResult: Sendable, Equatable {
     public var peerIdentity: DeviceAddress?
     public var peerCSRK: Key128?
     public var localCSRK: Key128?
+    /// The peer sent the specification's debug public key (Vol 3 Part H 2.3.5.6.1): anyone with an
+    /// air trace can compute the link's key, so it is neither authenticated nor stored.
+    public var peerUsedDebugKey = false
 
     public var properties: EncryptionKeyProperties {
-        EncryptionKeyProperties(keySize: keySize, authenticated: method.isAuthenticated, secureConnections: secureConnections)
+        EncryptionKeyProperties(keySize: keySize, authenticated: method.isAuthenticated && !peerUsedDebugKey,
+                                secureConnections: secureConnections)
     }
 }

@@ -64,6 +64,15 @@ extension PairingSession {
 
     mutating func receiveKey(_ command: SMPCommand) -> [PairingAction] {
         expectedKeys.removeFirst()
+        if let (name, key) = command.distributedKey, key.allSatisfy({ $0 == 0 }) {
+            // A zero key is one anyone can use: an LTK encrypting for a stranger, a CSRK signing.
+            // An all-zero IRK is HCI's "no IRK" (LE Add Device To Resolving List), which devices
+            // without privacy send: it is dropped, so no address anyone makes resolves to the bond.
+            guard case .identityInformation = command else {
+                return fail(.invalidParameters, "\(peerName) distributed an all-zero \(name)")
+            }
+            return finishIfComplete()
+        }
         switch command {
         case let .encryptionInformation(ltk):
             pendingPeerLTK = ltk
@@ -104,4 +113,16 @@ extension PairingSession {
     }
 
     var isFinished: Bool { phase == .done }
+}
+
+extension SMPCommand {
+    /// The key a key-distribution command carries, with its name.
+    var distributedKey: (name: String, key: [UInt8])? {
+        switch self {
+        case let .encryptionInformation(ltk): return ("LTK", ltk)
+        case let .identityInformation(irk): return ("IRK", irk)
+        case let .signingInformation(csrk): return ("CSRK", csrk)
+        default: return nil
+        }
+    }
 }

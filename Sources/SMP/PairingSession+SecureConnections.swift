@@ -18,6 +18,7 @@ extension PairingSession {
         }
         keyPair = pair
         peerPublicKey = (x, y)
+        result.peerUsedDebugKey = SecureConnectionsKeyPair.isDebugPublicKey(x: x, y: y)
         return nil
     }
 

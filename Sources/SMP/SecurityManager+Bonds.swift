@@ -55,6 +55,11 @@ extension SecurityManager {
             refuseTakeover(of: existing, claimed: peer, result, on: link, serial: serial)
             return
         }
+        if result.peerUsedDebugKey {
+            logger.warning("\(link.id): \(link.peer) paired with the specification's debug public key: anyone with an air trace can decrypt this link; it is not authenticated and nothing is stored")
+            finishPairing(on: link, result, bonded: false)
+            return
+        }
         if let identity = result.peerIdentity { link.setIdentity(identity) }
         guard result.bonding, result.ltk != nil || result.peerLTK != nil else {
             finishPairing(on: link, result, bonded: false)

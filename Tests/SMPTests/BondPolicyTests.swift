@@ -164,3 +164,50 @@ import TestSupport
         #expect(!SecurityManager.mayReplace(BondPolicyTests.bond(Self.owner), with: justWorks))
     }
 }
+
+/// Keys an attacker can forge without effort: an all-zero key in key distribution, the
+/// specification's debug public key. Neither may end up in a bond.
+@Suite(.scaledTimeLimit(minutes: 1)) struct ForgedKeyTests {
+    /// LE SC Just Works to the encryption; then the central distributes `irk`, its identity and `csrk`.
+    static func pair(_ harness: SMPHarness, central: TestInitiator, irk: [UInt8], csrk: [UInt8]) async throws {
+        let (pres, x, y, cb, _) = try await SecureConnectionsPairingTests.exchangeKeys(harness, central)
+        let (_, nb) = try await SecureConnectionsPairingTests.runNonces(harness, central, pres: pres, x: x, y: y, cb: try #require(cb))
+        let checks = try central.secureConnectionsChecks(peerX: x, peerY: y, nb: nb, pres: pres, r: [UInt8](repeating: 0, count: 16))
+        _ = await harness.exchange([0x0D] + checks.ea)
+        let before = harness.sent.all.count
+        harness.manager.encryptionChanged(on: harness.link, status: .success)
+        await harness.sent.wait(for: before + 3)
+        harness.feed([0x08] + irk)
+        harness.feed([0x09, 1] + SMPHarness.central.address.littleEndianBytes)
+        harness.feed([0x0A] + csrk)
+    }
+
+    @Test func anAllZeroSigningKeyFailsThePairing() async throws {
+        let harness = try await SMPHarness()
+        try await Self.pair(harness, central: TestInitiator(), irk: SecureRandom.bytes(16), csrk: [UInt8](repeating: 0, count: 16))
+        let failure = try #require(await harness.failure())
+        #expect(failure.0 == .invalidParameters && failure.1.contains("all-zero CSRK"))
+        #expect(await harness.store.bonds().isEmpty)
+    }
+
+    @Test func anAllZeroIdentityKeyIsNoIdentityKey() async throws {
+        // HCI's "no IRK": a bond without one, so no RPA made with zeros resolves to it.
+        let harness = try await SMPHarness()
+        try await Self.pair(harness, central: TestInitiator(), irk: [UInt8](repeating: 0, count: 16), csrk: SecureRandom.bytes(16))
+        let (result, bonded) = try #require(await harness.paired())
+        #expect(bonded && result.peerIRK == nil)
+        #expect(await harness.store.bonds().first?.peerIRK == nil)
+    }
+
+    @Test func aCentralWithTheDebugKeyGetsNoBondAndNoAuthentication() async throws {
+        let harness = try await SMPHarness()
+        var central = TestInitiator()
+        central.keyPair = SecureConnectionsKeyPair.debug()
+        try await Self.pair(harness, central: central, irk: SecureRandom.bytes(16), csrk: SecureRandom.bytes(16))
+        let (result, bonded) = try #require(await harness.paired())
+        #expect(result.peerUsedDebugKey && !bonded)
+        #expect(!result.properties.authenticated)
+        #expect(await harness.store.bonds().isEmpty)
+        #expect(harness.link.identity == SMPHarness.central)
+    }
+}

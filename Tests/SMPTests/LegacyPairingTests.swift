@@ -21,6 +21,18 @@ import TestSupport
         return try SecurityFunctions.s1(k: tk, r1: srand.parameters, r2: central.mrand)
     }
 
+    @Test func anAllZeroLTKFromTheCentralFailsThePairing() async throws {
+        let harness = try await SMPHarness()
+        let central = TestInitiator(auth: Self.legacyAuth, initiatorKeys: [.encryptionKey], responderKeys: [.encryptionKey])
+        let pres = try #require(await harness.exchange(central.preq).first)
+        _ = try await Self.confirmAndRandom(harness, central, pres: pres, tk: [UInt8](repeating: 0, count: 16))
+        harness.manager.encryptionChanged(on: harness.link, status: .success)
+        harness.feed([0x06] + [UInt8](repeating: 0, count: 16))
+        let failure = try #require(await harness.failure())
+        #expect(failure.0 == .invalidParameters && failure.1.contains("all-zero LTK"))
+        #expect(await harness.store.bonds().isEmpty)
+    }
+
     @Test func justWorksGivesAnSTKThenDistributesOurLTKAndStoresTheBond() async throws {
         let harness = try await SMPHarness()
         let central = TestInitiator(auth: Self.legacyAuth, initiatorKeys: [.encryptionKey, .identityKey],
