@@ -9,7 +9,9 @@
 #include <termios.h>
 
 int bls_create_file(const char *path) {
-    return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* A new file only, never through a symlink, readable by its owner alone: a capture holds every
+       key of the pairings it saw. */
+    return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
 int bls_pipe(int fds[2]) {

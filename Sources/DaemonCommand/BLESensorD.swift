@@ -51,7 +51,7 @@ public struct BLESensorD: AsyncParsableCommand {
     @Option(help: "Advertising interval in milliseconds (20 … 10240).")
     var advertisingIntervalMs: Int?
 
-    @Option(help: "Write every HCI packet to this file in btsnoop format (opens in Wireshark).")
+    @Option(help: "Write every HCI packet to this new file in btsnoop format (opens in Wireshark). It holds every pairing's keys: it is created mode 0600 and an existing file is never overwritten.")
     var btsnoop: String?
 
     @Option(help: "Directory for persistent state (the random static address).")

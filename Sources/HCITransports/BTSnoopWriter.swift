@@ -48,7 +48,8 @@ public final class BTSnoopWriter: @unchecked Sendable {
     private let queue: DispatchQueue
     private let now: @Sendable () -> Int64
 
-    /// Creates (or truncates) `path` and writes the file header.
+    /// Creates `path`, which must not exist yet, mode 0600 (a capture holds every pairing's keys),
+    /// and writes the file header. An existing file or a symlink is refused, never overwritten.
     /// - Parameter unixMicroseconds: the record clock; wall-clock time by default.
     public init(
         path: String, unixMicroseconds: @escaping @Sendable () -> Int64 = BTSnoopWriter.wallClockMicroseconds
@@ -58,7 +59,11 @@ public final class BTSnoopWriter: @unchecked Sendable {
         self.queue = DispatchQueue(label: "btsnoop \(path)")
         let fd = bls_create_file(path)
         guard fd >= 0 else {
-            throw .snoopFileFailed(path: path, reason: SystemCall.message(errno))
+            let code = errno
+            let reason = code == EEXIST || code == ELOOP
+                ? "it exists already; captures hold every key and are never overwritten: remove it or name a new file"
+                : SystemCall.message(code)
+            throw .snoopFileFailed(path: path, reason: reason)
         }
         descriptor = fd
         var header = Array("btsnoop".utf8) + [0]

@@ -96,6 +96,25 @@ import Testing
         #expect(description.contains("check the directory exists and is writable"))
     }
 
+    @Test func aCaptureIsPrivateAndNeverOverwritesOrFollowsALink() throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try BTSnoopWriter(path: path)
+        writer.close()
+        let mode = try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+        #expect(throws: HCITransportError.snoopFileFailed(path: path, reason: "it exists already; captures hold every key and are never overwritten: remove it or name a new file")) {
+            _ = try BTSnoopWriter(path: path)
+        }
+        // A link planted where the capture goes (to a file the attacker wants written) is refused.
+        let link = Self.temporaryPath()
+        let target = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: link); try? FileManager.default.removeItem(atPath: target) }
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        #expect(throws: HCITransportError.self) { _ = try BTSnoopWriter(path: link) }
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
+
     @Test func recordingAfterCloseFails() throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
