@@ -51,8 +51,24 @@ extension SecurityManager {
             var wait = policy.repeatedAttemptsBackoff
             for _ in 1..<min(failures, 16) { wait = min(wait * 2, policy.maximumRepeatedAttemptsBackoff) }
             state.attempts[peer] = Attempts(failures: failures, blockedUntil: now + wait)
+            Self.prune(&state.attempts, now: now, forgetAfter: policy.maximumRepeatedAttemptsBackoff)
         }
     }
+
+    /// At most this many peers are remembered: rotating addresses must not grow the table for ever.
+    static let maximumTrackedAttempts = 256
+
+    /// Forgets peers whose wait ended longer than `forgetAfter` ago, then the soonest-free ones
+    /// beyond the bound.
+    static func prune(_ attempts: inout [DeviceAddress: Attempts], now: MonotonicInstant, forgetAfter: Duration) {
+        attempts = attempts.filter { now < $0.value.blockedUntil + forgetAfter }
+        guard attempts.count > maximumTrackedAttempts else { return }
+        let kept = attempts.sorted { $0.value.blockedUntil > $1.value.blockedUntil }.prefix(maximumTrackedAttempts)
+        attempts = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+    }
+
+    /// Peers with a remembered failure (tests, status).
+    var trackedAttemptCount: Int { state.withLock { $0.attempts.count } }
 
     func pairingFailed(on link: Link, serial: UInt64, reason: PairingFailureReason, sent: Bool, detail: String) {
         let timer = state.withLock { $0.sessions[link.id]?.serial == serial ? $0.sessions[link.id]?.timer : nil }

@@ -160,3 +160,22 @@ import TestSupport
         #expect(await harness.exchange(TestInitiator().preq).first?.first == 0x02)
     }
 }
+
+/// A guesser rotating its address must not grow the repeated-attempts table without bound.
+@Suite struct RepeatedAttemptsTableTests {
+    static func link(_ index: Int) -> Link {
+        let bytes: [UInt8] = [UInt8(index & 0xFF), UInt8(index >> 8 & 0xFF), 0, 0, 0, 0xC0]
+        return Link(handle: 0x40, role: .peripheral, peer: DeviceAddress(BluetoothAddress(littleEndian: bytes), type: .randomDevice),
+                    parameters: .init(interval: 24, latency: 0, supervisionTimeout: 400))
+    }
+
+    @Test func theTableIsBoundedAndForgetsWaitsLongOver() async throws {
+        let harness = try await SMPHarness()
+        for index in 0..<1_000 { harness.manager.recordFailure(of: Self.link(index)) }
+        #expect(harness.manager.trackedAttemptCount == SecurityManager.maximumTrackedAttempts)
+        // Every wait has ended and then the longest wait more: the next failure prunes them all.
+        harness.clock.advance(by: .seconds(2) + .seconds(120) + .seconds(1))
+        harness.manager.recordFailure(of: Self.link(5_000))
+        #expect(harness.manager.trackedAttemptCount == 1)
+    }
+}
