@@ -21,7 +21,7 @@ public struct AddressStore: Sendable {
             guard let address = BluetoothAddress(trimmed), address.isValidRandomStatic else {
                 // Never a silent new identity: centrals bonded to the old one would no longer find us.
                 let found = trimmed.isEmpty ? "is empty" : "holds '\(trimmed.printableExcerpt())'"
-                throw .stateFile(path: path, reason: "\(found), not a random static address like C1:23:45:67:89:AB: put this board's address back (from a backup), or delete the file to generate a new one (bonded centrals will then have to pair again)")
+                throw .damagedStateFile(path: path, reason: "\(found), not a random static address like C1:23:45:67:89:AB: put this board's address back (from a backup), or delete the file to generate a new one (bonded centrals will then have to pair again)")
             }
             return address
         }

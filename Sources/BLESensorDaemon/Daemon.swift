@@ -149,7 +149,7 @@ public struct Daemon: Sendable {
         } catch let error as DaemonError {
             logger.error("\(error)")
             notifier.failed(error.description)
-            return 1
+            return error.exitStatus
         } catch {
             logger.error("\(error)")
             notifier.failed("\(error)")

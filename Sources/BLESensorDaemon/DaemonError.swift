@@ -8,6 +8,8 @@ import Peripheral
 public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidOption(String, String)
     case stateFile(path: String, reason: String)
+    /// A state file whose content is wrong (not unreadable): restarting cannot mend it.
+    case damagedStateFile(path: String, reason: String)
     case transport(HCITransportError)
     case controller(HCIHostError)
     case peripheral(GAPError)
@@ -18,7 +20,7 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .invalidOption(option, reason): return "invalid \(option): \(reason)"
-        case let .stateFile(path, reason): return "state file \(path): \(reason)"
+        case let .stateFile(path, reason), let .damagedStateFile(path, reason): return "state file \(path): \(reason)"
         case let .transport(error): return error.description
         case let .controller(error): return Self.advised(error)
         case let .peripheral(error): return error.description
@@ -27,6 +29,15 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .controlSocket(error): return "control socket: \(error)"
         case let .bondStore(error): return error.description
         }
+    }
+
+    /// EX_DATAERR (sysexits.h) for a damaged state file, which the unit's RestartPreventExitStatus=
+    /// names beside EX_CONFIG: restarting every 2 s cannot mend it. 1 for everything else.
+    public static let damagedStateExitStatus: Int32 = 65
+
+    public var exitStatus: Int32 {
+        if case .damagedStateFile = self { return Self.damagedStateExitStatus }
+        return 1
     }
 
     private static func advised(_ error: HCIHostError) -> String {

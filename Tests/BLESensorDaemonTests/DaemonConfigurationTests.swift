@@ -26,9 +26,21 @@ import Testing
         #expect {
             try store.loadOrCreate()
         } throws: { error in
-            guard case let DaemonError.stateFile(path, reason) = error else { return false }
+            guard let error = error as? DaemonError, case let .damagedStateFile(path, reason) = error else { return false }
+            // Its own exit status, which the unit does not restart on (RestartPreventExitStatus=).
             return path == store.path && reason.contains("not a random static address") && reason.contains("delete the file")
+                && error.exitStatus == DaemonError.damagedStateExitStatus
         }
+    }
+
+    @Test func theUnitDoesNotRestartOnAConfigurationOrAStateItCannotMend() throws {
+        // This file is Tests/BLESensorDaemonTests/DaemonConfigurationTests.swift.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let unit = try String(contentsOf: root.appendingPathComponent("systemd/blesensord.service"), encoding: .utf8)
+        let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("RestartPreventExitStatus=") })
+        let statuses = Set(line.dropFirst("RestartPreventExitStatus=".count).split(separator: " ").compactMap { Int32($0) })
+        #expect(statuses == [78, DaemonError.damagedStateExitStatus])
+        #expect(DaemonError.stateFile(path: "/x", reason: "cannot be written").exitStatus == 1)
     }
 
     @Test func unwritableDirectorySaysWhatToDo() {
@@ -120,7 +132,7 @@ import Testing
         #expect {
             try store.loadOrCreate()
         } throws: { error in
-            guard case let DaemonError.stateFile(path, reason) = error else { return false }
+            guard case let DaemonError.damagedStateFile(path, reason) = error else { return false }
             return path == store.path && reason.contains("put this board's address back") && reason.contains("delete the file")
                 && !reason.contains("\u{1B}")
         }
