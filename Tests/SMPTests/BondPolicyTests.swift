@@ -17,8 +17,9 @@ import TestSupport
                     localCSRK: nil, localSignCounter: 0, createdAt: Date(timeIntervalSince1970: seen), lastSeen: Date(timeIntervalSince1970: seen))
     }
 
-    /// LE SC Just Works to the end, the central distributing `identity` (and an IRK).
-    static func pair(_ harness: SMPHarness, identity: DeviceAddress, central: TestInitiator = TestInitiator()) async throws {
+    /// LE SC Just Works to the end, the central distributing `irk`, `identity` and `csrk`.
+    static func pair(_ harness: SMPHarness, identity: DeviceAddress, central: TestInitiator = TestInitiator(),
+                     irk: [UInt8] = SecureRandom.bytes(16), csrk: [UInt8] = SecureRandom.bytes(16)) async throws {
         let (pres, x, y, cb, _) = try await SecureConnectionsPairingTests.exchangeKeys(harness, central)
         let (_, nb) = try await SecureConnectionsPairingTests.runNonces(harness, central, pres: pres, x: x, y: y, cb: try #require(cb))
         let checks = try central.secureConnectionsChecks(peerX: x, peerY: y, nb: nb, pres: pres, r: [UInt8](repeating: 0, count: 16))
@@ -26,9 +27,9 @@ import TestSupport
         let before = harness.sent.all.count
         harness.manager.encryptionChanged(on: harness.link, status: .success)
         await harness.sent.wait(for: before + 3)
-        harness.feed([0x08] + SecureRandom.bytes(16))
+        harness.feed([0x08] + irk)
         harness.feed([0x09, identity.type.isRandom ? 1 : 0] + identity.address.littleEndianBytes)
-        harness.feed([0x0A] + SecureRandom.bytes(16))
+        harness.feed([0x0A] + csrk)
     }
 
     static let a = DeviceAddress(BluetoothAddress("00:AA:00:00:00:01")!, type: .publicDevice)
@@ -168,18 +169,8 @@ import TestSupport
 /// Keys an attacker can forge without effort: an all-zero key in key distribution, the
 /// specification's debug public key. Neither may end up in a bond.
 @Suite(.scaledTimeLimit(minutes: 1)) struct ForgedKeyTests {
-    /// LE SC Just Works to the encryption; then the central distributes `irk`, its identity and `csrk`.
     static func pair(_ harness: SMPHarness, central: TestInitiator, irk: [UInt8], csrk: [UInt8]) async throws {
-        let (pres, x, y, cb, _) = try await SecureConnectionsPairingTests.exchangeKeys(harness, central)
-        let (_, nb) = try await SecureConnectionsPairingTests.runNonces(harness, central, pres: pres, x: x, y: y, cb: try #require(cb))
-        let checks = try central.secureConnectionsChecks(peerX: x, peerY: y, nb: nb, pres: pres, r: [UInt8](repeating: 0, count: 16))
-        _ = await harness.exchange([0x0D] + checks.ea)
-        let before = harness.sent.all.count
-        harness.manager.encryptionChanged(on: harness.link, status: .success)
-        await harness.sent.wait(for: before + 3)
-        harness.feed([0x08] + irk)
-        harness.feed([0x09, 1] + SMPHarness.central.address.littleEndianBytes)
-        harness.feed([0x0A] + csrk)
+        try await BondPolicyTests.pair(harness, identity: SMPHarness.central, central: central, irk: irk, csrk: csrk)
     }
 
     @Test func anAllZeroSigningKeyFailsThePairing() async throws {
