@@ -101,6 +101,10 @@ public struct Daemon: Sendable {
                 await manager.shutdown()
                 throw error
             }
+            // Open before advertising: a phone that connects at once must find the window open.
+            if configuration.security.pairing == .window, configuration.security.windowAtStart > .zero {
+                _ = agent.openWindow(for: configuration.security.windowAtStart)
+            }
             do {
                 try await publish(bridge, on: manager)
                 try await manager.startAdvertising(localName: configuration.deviceName, serviceUUIDs: configuration.advertising.services)
@@ -110,9 +114,6 @@ public struct Daemon: Sendable {
                 throw DaemonError.peripheralManager(error)
             }
             runtime.setAdvertising(true)
-            if configuration.security.pairing == .window, configuration.security.windowAtStart > .zero {
-                _ = agent.openWindow(for: configuration.security.windowAtStart)
-            }
             await forwarder.start()
             bridge.start()
             // Building and encoding a status costs more than reading a sensor: only for watchers.
@@ -125,6 +126,7 @@ public struct Daemon: Sendable {
             if let radio = resolved.radio {
                 var central = DemoCentral(radio: radio, peripheralName: configuration.deviceName, logger: logger)
                 central.pairing = DemoCentral.pairing(for: configuration.security)
+                if central.pairing != nil { central.bonds = await DaemonSecurity.openDemoCentralStore(configuration, logger: logger) }
                 demo = Task { [central] in await central.run() }
             }
             let loss = await serveEvents(manager: manager, runtime: runtime, forwarder: forwarder)

@@ -24,6 +24,21 @@ enum DaemonSecurity {
         }
     }
 
+    /// The demo central's bonds, beside the daemon's, so both halves of a bond survive a restart.
+    /// Demo only: when the file cannot be opened the demo keeps its bonds in memory and says so.
+    static func openDemoCentralStore(_ configuration: BridgeConfiguration, logger: Logger) async -> any BondStore {
+        let path = configuration.paths.stateDirectory + "/demo-central-bonds.sqlite"
+        let opened = await DedicatedThread.run { () -> Result<SQLiteBondStore, BondStoreError> in
+            do throws(BondStoreError) { return .success(try SQLiteBondStore(path: path)) } catch { return .failure(error) }
+        }
+        switch opened {
+        case let .success(store): return store
+        case let .failure(error):
+            logger.warning("demo central: cannot keep its bonds in \(path) (\(error)); after a restart it will have to pair again")
+            return InMemoryBondStore()
+        }
+    }
+
     static func managerConfiguration(_ settings: SecuritySettings) -> SecurityManager.Configuration {
         var configuration = SecurityManager.Configuration()
         var policy = SecurityPolicy()

@@ -32,6 +32,10 @@ struct DemoCentral: Sendable {
     var address = BluetoothAddress("C0:DE:00:00:00:01")!
     /// Set when some characteristic needs an encrypted link: pair before reading and subscribing.
     var pairing: Pairing? = nil
+    /// The central's own bonds. The daemon keeps them beside its own, so after a restart the demo
+    /// re-encrypts instead of pairing again (the daemon refuses a Just Works pairing that would
+    /// replace an existing bond it cannot prove, as it must for a real phone).
+    var bonds: any BondStore = InMemoryBondStore()
     var report: @Sendable (String) -> Void = { _ in }
 
     /// Pairing when the configuration requires encryption or authentication somewhere (and the
@@ -52,7 +56,7 @@ struct DemoCentral: Sendable {
             var security = SecurityManager.Configuration()
             security.policy.ioCapability = pairing.passkey == nil ? .noInputNoOutput : .keyboardDisplay
             security.policy.minimumKeySize = 7
-            configuration.security = SecuritySetup(configuration: security, store: InMemoryBondStore(),
+            configuration.security = SecuritySetup(configuration: security, store: bonds,
                                                    agent: DemoPairingAgent(passkey: pairing.passkey))
         }
         let manager = CentralManager(transport: controller, configuration: configuration, logger: logger)
@@ -100,14 +104,7 @@ struct DemoCentral: Sendable {
         do throws(DemoFailure) {
             let mtu = try await step { () async throws(GATTClientError) in try await peripheral.exchangeMTU() }
             say("connected to \(peripheral.address), ATT MTU \(mtu)")
-            if pairing != nil {
-                do {
-                    let result = try await peripheral.pair()
-                    say("paired (\(result.method), \(result.keySize)-octet key)")
-                } catch {
-                    say("pairing failed: \(error); reads and subscriptions that need encryption will fail", level: .warning)
-                }
-            }
+            if pairing != nil { await secure(peripheral) }
             let services = try await discoverTree(of: peripheral)
             let characteristics = services.flatMap(\.characteristics)
             for entry in characteristics { try await readValues(of: entry, on: peripheral) }
@@ -131,6 +128,27 @@ struct DemoCentral: Sendable {
         await peripheral.disconnect()
         let reason = await peripheral.disconnection()
         say("link to \(peripheral.address) down (\(reason)); starting over in \(pause)", level: .warning)
+    }
+
+    /// Encrypts with the bond from an earlier connection, as a phone does; pairs when there is none
+    /// or the peripheral lost its half.
+    private func secure(_ peripheral: RemotePeripheral) async {
+        do {
+            let security = try await peripheral.encrypt()
+            say("encrypted with the stored bond (\(security.keySize)-octet key)")
+            return
+        } catch .security(.notBonded) {
+            // First meeting: pair below.
+        } catch {
+            say("encrypting with the stored bond failed: \(error); pairing again", level: .warning)
+        }
+        guard peripheral.isConnected else { return }
+        do {
+            let result = try await peripheral.pair()
+            say("paired (\(result.method), \(result.keySize)-octet key)")
+        } catch {
+            say("pairing failed: \(error); reads and subscriptions that need encryption will fail", level: .warning)
+        }
     }
 
     /// A service with its characteristics, each with its descriptors.

@@ -153,4 +153,31 @@ let temperatureValue: [UInt8] = [0x00, 0x6E, 0x01, 0x00, 0xFF]
         await running.value
         await peripheral.manager.shutdown()
     }
+
+    /// After a daemon restart the peripheral still holds the bond; pairing again with Just Works
+    /// would be refused as a takeover, so the demo central must re-encrypt with its own half.
+    @Test func demoCentralReencryptsWithItsBondAfterARestart() async throws {
+        let peripheral = try await DemoPeripheral(secured: true)
+        let bonds = InMemoryBondStore()
+        func runDemo(until expected: String) async throws -> [String] {
+            let lines = Recorder<String>()
+            var demo = DemoCentral(radio: peripheral.radio, peripheralName: DemoPeripheral.name, logger: Logger(label: "demo-central-test"))
+            demo.clock = ManualClock()
+            demo.pairing = DemoCentral.Pairing(passkey: nil)
+            demo.bonds = bonds
+            demo.report = { lines.append($0) }
+            let running = Task { [demo] in await demo.run() }
+            await lines.wait { $0.hasPrefix("demo central: subscribed to 2A1C ") }
+            running.cancel()
+            await running.value
+            #expect(lines.all.contains { $0.hasPrefix(expected) })
+            return lines.all
+        }
+        _ = try await runDemo(until: "demo central: paired (")
+        let second = try await runDemo(until: "demo central: encrypted with the stored bond (16-octet key)")
+        #expect(!second.contains { $0.contains("pairing") || $0.contains("paired") })
+        #expect(second.contains("demo central: read 0000FEE1-1234-5678-9ABC-DEF012345678: 0x5ec2"))
+        #expect(peripheral.events.count { if case .paired = $0 { true } else { false } } == 1)
+        await peripheral.manager.shutdown()
+    }
 }
