@@ -214,7 +214,10 @@ public struct Daemon: Sendable {
             case let .securityChanged(central, security): logger.info("security \(central) \(security)")
             case let .paired(central, bonded):
                 logger.info("paired \(central)\(bonded ? ", bonded" : "")")
-                if bonded { forwarder.bonded(central) }
+                if bonded {
+                    runtime.agent.bondStored()
+                    forwarder.bonded(central)
+                }
             case let .pairingFailed(central, reason):
                 // The one refusal the configuration decides: say which setting.
                 let hint = reason == .encryptionKeySize

@@ -71,18 +71,27 @@ final class DaemonPairingAgent: PairingAgent {
         }
     }
 
+    /// With `pairing: always`, a new bond may be made once per `new-centrals-every`, so rotating
+    /// addresses cannot fill the store in a burst. Paced from the last bond stored, not the last
+    /// request: a stranger sending Pairing Requests it never completes holds no one back. Only a
+    /// link encrypted with its bond is exempt: a bonded address alone is anyone's to claim.
     private func admitNewCentral(_ link: Link) -> PairingDecision {
         let interval = settings.newCentralsEvery
-        guard !link.isBonded, interval > .zero else { return .allow }
+        guard interval > .zero, !(link.isBonded && link.security.isEncrypted) else { return .allow }
         let now = clock.now
         let wait = state.withLock { state -> Duration? in
-            if let last = state.lastNewCentral, now - last < interval { return interval - (now - last) }
-            state.lastNewCentral = now
-            return nil
+            guard let last = state.lastNewCentral, now - last < interval else { return nil }
+            return interval - (now - last)
         }
         guard let wait else { return .allow }
         return .refuse(.repeatedAttempts, because: "a new central may pair once every \(interval.wholeMilliseconds / 1000) s "
                        + "(security: new-centrals-every); try again in \(max(1, wait.wholeMilliseconds / 1000)) s")
+    }
+
+    /// A pairing stored a bond: the next new central waits `new-centrals-every` from now.
+    func bondStored() {
+        let now = clock.now
+        state.withLock { $0.lastNewCentral = now }
     }
 
     func display(passkey: UInt32, on link: Link) async {

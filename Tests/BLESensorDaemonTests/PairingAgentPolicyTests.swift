@@ -1,6 +1,6 @@
 import BLECore
 import BridgeConfiguration
-import HCI
+@testable import HCI
 import Logging
 import SMP
 import Testing
@@ -13,28 +13,40 @@ import TestSupport
     static let request = PairingFeatures(ioCapability: .noInputNoOutput, authentication: [.bonding, .secureConnections],
                                          maxKeySize: 16, initiatorKeys: [.identityKey], responderKeys: [.identityKey])
 
-    static func link(_ last: UInt8, bonded: Bool = false) -> Link {
+    static func link(_ last: UInt8, bonded: Bool = false, encrypted: Bool = false) -> Link {
         let link = Link(handle: UInt16(last), role: .peripheral,
                         peer: DeviceAddress(BluetoothAddress(littleEndian: [last, 0, 0, 0, 0, 0x4A]), type: .randomDevice),
                         parameters: .init(interval: 24, latency: 0, supervisionTimeout: 400))
         link.setBonded(bonded)
+        if encrypted {
+            link.expectEncryption(with: EncryptionKeyProperties(keySize: 16, authenticated: false, secureConnections: true))
+            _ = link.encryptionChanged(enabled: true, controllerKeySize: 16)
+        }
         return link
     }
 
-    @Test func newCentralsArePacedWhilePairingIsAlwaysAllowed() async {
+    @Test func newCentralsArePacedFromTheLastBondWhilePairingIsAlwaysAllowed() async {
         let clock = ManualClock()
         let agent = DaemonPairingAgent(settings: SecuritySettings(), clock: clock, logger: Logger(label: "test"))
         #expect(await agent.mayPair(Self.link(1), request: Self.request) == .allow)
+        // A request that never becomes a bond holds no one back.
+        #expect(await agent.mayPair(Self.link(2), request: Self.request) == .allow)
+        agent.bondStored()
         // Rotating addresses do not help: the next new central waits.
-        guard case let .refuse(reason, because) = await agent.mayPair(Self.link(2), request: Self.request) else {
+        guard case let .refuse(reason, because) = await agent.mayPair(Self.link(3), request: Self.request) else {
             Issue.record("a second new central was let in at once")
             return
         }
         #expect(reason == .repeatedAttempts && because.contains("new-centrals-every"))
-        // A bonded central is never held back.
-        #expect(await agent.mayPair(Self.link(3, bonded: true), request: Self.request) == .allow)
+        // Claiming a bonded address is not enough to skip the queue ...
+        guard case .refuse(.repeatedAttempts, _) = await agent.mayPair(Self.link(4, bonded: true), request: Self.request) else {
+            Issue.record("an unproven bonded address skipped the pacing")
+            return
+        }
+        // ... encrypting with the bond's key is.
+        #expect(await agent.mayPair(Self.link(5, bonded: true, encrypted: true), request: Self.request) == .allow)
         clock.advance(by: SecuritySettings().newCentralsEvery)
-        #expect(await agent.mayPair(Self.link(4), request: Self.request) == .allow)
+        #expect(await agent.mayPair(Self.link(6), request: Self.request) == .allow)
     }
 
     @Test func aWindowOpenedAtStartClosesByItself() async {
