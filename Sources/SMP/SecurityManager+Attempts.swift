@@ -47,11 +47,12 @@ extension SecurityManager {
         let peer = link.identity.bondIdentity
         let now = clock.now
         state.withLock { state in
-            let failures = (state.attempts[peer]?.failures ?? 0) + 1
+            let failures = (state.attempts.removeValue(forKey: peer)?.failures ?? 0) + 1
             var wait = policy.repeatedAttemptsBackoff
             for _ in 1..<min(failures, 16) { wait = min(wait * 2, policy.maximumRepeatedAttemptsBackoff) }
+            // Pruned before the peer that just failed goes in, so its own wait is never forgotten.
+            Self.prune(&state.attempts, now: now, forgetAfter: policy.maximumRepeatedAttemptsBackoff, keeping: Self.maximumTrackedAttempts - 1)
             state.attempts[peer] = Attempts(failures: failures, blockedUntil: now + wait)
-            Self.prune(&state.attempts, now: now, forgetAfter: policy.maximumRepeatedAttemptsBackoff)
         }
     }
 
@@ -59,11 +60,12 @@ extension SecurityManager {
     static let maximumTrackedAttempts = 256
 
     /// Forgets peers whose wait ended longer than `forgetAfter` ago, then the soonest-free ones
-    /// beyond the bound.
-    static func prune(_ attempts: inout [DeviceAddress: Attempts], now: MonotonicInstant, forgetAfter: Duration) {
+    /// beyond `keeping`.
+    static func prune(_ attempts: inout [DeviceAddress: Attempts], now: MonotonicInstant, forgetAfter: Duration,
+                      keeping: Int = maximumTrackedAttempts) {
         attempts = attempts.filter { now < $0.value.blockedUntil + forgetAfter }
-        guard attempts.count > maximumTrackedAttempts else { return }
-        let kept = attempts.sorted { $0.value.blockedUntil > $1.value.blockedUntil }.prefix(maximumTrackedAttempts)
+        guard attempts.count > keeping else { return }
+        let kept = attempts.sorted { $0.value.blockedUntil > $1.value.blockedUntil }.prefix(keeping)
         attempts = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
     }
 

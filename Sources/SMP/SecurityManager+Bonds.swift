@@ -44,24 +44,44 @@ extension SecurityManager {
         let timer = state.withLock { $0.sessions[link.id]?.timer }
         timer?.cancel()
         let peer = (result.peerIdentity ?? link.identity).bondIdentity
-        state.withLock { _ = $0.attempts.removeValue(forKey: link.identity.bondIdentity) }
         logger.info("\(link.id): paired with \(peer) by \(result.method)\(result.secureConnections ? " (LE Secure Connections)" : " (legacy)"), \(result.keySize)-octet key")
         // A central we knew under another identity (its old IRK resolved it) re-paired with a new
         // one: its old bond goes in the same transaction that stores the new.
         let knownBefore = isProvenBonded(link) ? link.identity.bondIdentity : nil
+        let storesBond = !result.peerUsedDebugKey && result.bonding && (result.ltk != nil || result.peerLTK != nil)
         // Before the identity is adopted: a peer may name (by its address or the identity it
-        // distributes) a bond it never proved, as Zephyr's update_keys_check guards.
-        if knownBefore != peer, let existing = state.withLock({ $0.bonds[peer] }), !Self.mayReplace(existing, with: result.properties) {
-            refuseTakeover(of: existing, claimed: peer, result, on: link, serial: serial)
-            return
+        // distributes) a bond it never proved, as Zephyr's update_keys_check guards. Checked and
+        // reserved in one step, so two links completing at once cannot both pass.
+        let claim = state.withLock { state -> IdentityClaim in
+            if knownBefore != peer, let existing = state.bonds[peer], !Self.mayReplace(existing, with: result.properties) {
+                return .bonded(existing)
+            }
+            if let saver = state.bondsBeingSaved[peer], saver != link.id { return .beingSaved }
+            if storesBond { state.bondsBeingSaved[peer] = link.id }
+            return .free
         }
+        switch claim {
+        case let .bonded(existing):
+            refuseTakeover(claimed: peer, because: "which is bonded, without proving that bond (encrypting with its key); "
+                           + (result.properties.authenticated ? "a weaker key" : "an unauthenticated key (\(result.method))") + " cannot replace it: bond kept",
+                           remedy: " If that central lost its keys, remove the bond first: blesensor bonds remove \(existing.identity.bondArgument)",
+                           result, on: link, serial: serial)
+            return
+        case .beingSaved:
+            refuseTakeover(claimed: peer, because: "while another link is bonding under that identity", remedy: "",
+                           result, on: link, serial: serial)
+            return
+        case .free:
+            break
+        }
+        state.withLock { _ = $0.attempts.removeValue(forKey: link.identity.bondIdentity) }
         if result.peerUsedDebugKey {
             logger.warning("\(link.id): \(link.peer) paired with the specification's debug public key: anyone with an air trace can decrypt this link; it is not authenticated and nothing is stored")
             finishPairing(on: link, result, bonded: false)
             return
         }
         if let identity = result.peerIdentity { link.setIdentity(identity) }
-        guard result.bonding, result.ltk != nil || result.peerLTK != nil else {
+        guard storesBond else {
             finishPairing(on: link, result, bonded: false)
             return
         }
@@ -85,6 +105,7 @@ extension SecurityManager {
                 }
                 self?.stored(bond, replacing: replacing, on: link, result: result)
             } catch {
+                self?.state.withLock { _ = $0.bondsBeingSaved.removeValue(forKey: peer) }
                 self?.logger.error("\(link.id): bond with \(peer) not stored: \(error)")
                 self?.eventSink.yield(.bondNotStored(link, error))
                 self?.finishPairing(on: link, result, bonded: false)
@@ -100,11 +121,13 @@ extension SecurityManager {
         return new.authenticated && !isWeaker(new, than: bond)
     }
 
+    /// Whether the identity a completed pairing names is free to bond.
+    enum IdentityClaim { case free, bonded(Bond), beingSaved }
+
     /// The pairing fails and nothing of it is kept: no bond, no adopted identity; the link,
     /// encrypted with a key we did not store, is to be dropped (`bondTakeoverRefused`).
-    func refuseTakeover(of bond: Bond, claimed: DeviceAddress, _ result: PairingResult, on link: Link, serial: UInt64) {
-        let how = result.properties.authenticated ? "a weaker key" : "an unauthenticated key (\(result.method))"
-        logger.warning("\(link.id): \(link.peer) paired as \(claimed), which is bonded, without proving that bond (encrypting with its key); \(how) cannot replace it: bond kept, pairing refused. If that central lost its keys, remove the bond first: blesensor bonds remove \(claimed)")
+    func refuseTakeover(claimed: DeviceAddress, because: String, remedy: String, _ result: PairingResult, on link: Link, serial: UInt64) {
+        logger.warning("\(link.id): \(link.peer) paired as \(claimed), \(because); pairing refused.\(remedy)")
         transmit(.pairingFailed(.authenticationRequirements), on: link)
         recordFailure(of: link)
         eventSink.yield(.bondTakeoverRefused(link, claimed: claimed))
@@ -131,6 +154,7 @@ extension SecurityManager {
         state.withLock { state in
             if let replacing { state.bonds[replacing] = nil }
             state.bonds[bond.identity] = bond
+            state.bondsBeingSaved[bond.identity] = nil
             // Encrypted with the key it just got: this link is the bonded central.
             if state.openLinks[link.id] != nil { state.proven.insert(link.id) }
         }
@@ -180,4 +204,9 @@ extension SecurityManager {
         }
         return accepted
     }
+}
+
+extension DeviceAddress {
+    /// The arguments of `blesensor bonds remove` for this identity, ready to paste into a shell.
+    var bondArgument: String { "\(address) --type \(type.isRandom ? "random" : "public")" }
 }

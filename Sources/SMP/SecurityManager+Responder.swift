@@ -55,7 +55,7 @@ extension SecurityManager {
         // authenticated pairing at least as strong may replace it. Checked again, against the
         // identity it distributes, when the pairing completes.
         if let existing, !isProvenBonded(link), !Self.mayReplace(existing, with: new) {
-            logger.warning("\(link.id): \(link.peer) asks to pair as \(peer), which is bonded, without proving that bond (encrypting with its key); \(session.method) cannot replace it. If that central lost its keys, remove the bond first: blesensor bonds remove \(peer)")
+            logger.warning("\(link.id): \(link.peer) asks to pair as \(peer), which is bonded, without proving that bond (encrypting with its key); \(session.method) cannot replace it. If that central lost its keys, remove the bond first: blesensor bonds remove \(peer.bondArgument)")
             step(on: link, serial: serial) {
                 $0.approve(.refuse(.authenticationRequirements, because: "\(peer) is bonded and this link did not prove that bond; \(session.method) cannot replace it"))
             }

@@ -46,6 +46,9 @@ public final class SecurityManager: Sendable {
         var proven: Set<LinkID> = []
         var openLinks: [LinkID: Link] = [:]
         var attempts: [DeviceAddress: Attempts] = [:]
+        /// Identities whose bond is being saved, with the link saving it: a second pairing that
+        /// completes meanwhile under the same identity must not pass the takeover check too.
+        var bondsBeingSaved: [DeviceAddress: LinkID] = [:]
         var nextSerial: UInt64 = 1
         /// Central role: callers of `pair` and `encrypt`, until the outcome.
         var pairWaiters: [LinkID: [PairWaiter]] = [:]

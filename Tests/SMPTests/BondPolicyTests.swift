@@ -154,6 +154,28 @@ import TestSupport
         #expect(await store.bonds().map(\.identity) == [Self.owner])
     }
 
+    /// Two strangers completing at once under one new identity: the first reserves it while its bond
+    /// is saved, the second (here completing while the first is still saving) is refused.
+    @Test func aSecondPairingUnderAnIdentityBeingSavedIsRefused() async throws {
+        let store = InMemoryBondStore()
+        let harness = try await SMPHarness(peer: Self.attacker, store: store)
+        let first = LinkID.next()
+        harness.manager.state.withLock { $0.bondsBeingSaved[Self.owner] = first }
+        var central = TestInitiator()
+        central.address = Self.attacker
+        try await BondPolicyTests.pair(harness, identity: Self.owner, central: central)
+        #expect(try #require(await harness.failure()).0 == .authenticationRequirements)
+        #expect(await harness.waitForEvent { if case .bondTakeoverRefused(_, Self.owner) = $0 { return true }; return false } != nil)
+        #expect(await store.bonds().isEmpty)
+        #expect(harness.manager.state.withLock { $0.bondsBeingSaved[Self.owner] } == first)
+
+        // Without the other link, the same pairing bonds, and its reservation ends with the save.
+        let free = try await SMPHarness(peer: Self.attacker, store: store)
+        try await BondPolicyTests.pair(free, identity: Self.owner, central: central)
+        #expect(try #require(await free.paired()).1)
+        #expect(free.manager.state.withLock { $0.bondsBeingSaved.isEmpty })
+    }
+
     @Test func onlyAnAuthenticatedKeyAtLeastAsStrongReplacesAnUnprovenBond() {
         let bond = BondPolicyTests.bond(Self.owner, authenticated: true)
         let justWorks = EncryptionKeyProperties(keySize: 16, authenticated: false, secureConnections: true)

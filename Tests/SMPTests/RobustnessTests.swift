@@ -178,4 +178,16 @@ import TestSupport
         harness.manager.recordFailure(of: Self.link(5_000))
         #expect(harness.manager.trackedAttemptCount == 1)
     }
+
+    @Test func aFullTableKeepsTheWaitOfThePeerThatJustFailed() async throws {
+        let harness = try await SMPHarness()
+        // Every tracked peer failed three times and waits longer than a first failure does.
+        for index in 0..<SecurityManager.maximumTrackedAttempts {
+            for _ in 0..<3 { harness.manager.recordFailure(of: Self.link(index)) }
+        }
+        let newcomer = Self.link(9_999)
+        harness.manager.recordFailure(of: newcomer)
+        #expect(harness.manager.trackedAttemptCount == SecurityManager.maximumTrackedAttempts)
+        #expect(harness.manager.state.withLock { $0.attempts[newcomer.identity.bondIdentity] } != nil)
+    }
 }
