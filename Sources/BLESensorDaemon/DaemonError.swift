@@ -35,9 +35,16 @@ public enum DaemonError: Error, Equatable, Sendable, CustomStringConvertible {
     /// names beside EX_CONFIG: restarting every 2 s cannot mend it. 1 for everything else.
     public static let damagedStateExitStatus: Int32 = 65
 
+    /// EX_CANTCREAT for a capture file (`--btsnoop`) that cannot be created: it exists (captures
+    /// are never overwritten) or its directory is not writable; a restart would meet the same.
+    public static let captureFileExitStatus: Int32 = 73
+
     public var exitStatus: Int32 {
-        if case .damagedStateFile = self { return Self.damagedStateExitStatus }
-        return 1
+        switch self {
+        case .damagedStateFile: return Self.damagedStateExitStatus
+        case .transport(.snoopFileFailed): return Self.captureFileExitStatus
+        default: return 1
+        }
     }
 
     private static func advised(_ error: HCIHostError) -> String {

@@ -39,8 +39,10 @@ import Testing
         let unit = try String(contentsOf: root.appendingPathComponent("systemd/blesensord.service"), encoding: .utf8)
         let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("RestartPreventExitStatus=") })
         let statuses = Set(line.dropFirst("RestartPreventExitStatus=".count).split(separator: " ").compactMap { Int32($0) })
-        #expect(statuses == [78, DaemonError.damagedStateExitStatus])
+        #expect(statuses == [78, DaemonError.damagedStateExitStatus, DaemonError.captureFileExitStatus])
         #expect(DaemonError.stateFile(path: "/x", reason: "cannot be written").exitStatus == 1)
+        #expect(DaemonError.transport(.snoopFileFailed(path: "/x", reason: "it exists already")).exitStatus == DaemonError.captureFileExitStatus)
+        #expect(DaemonError.transport(.disconnected("hci0")).exitStatus == 1)
     }
 
     @Test func unwritableDirectorySaysWhatToDo() {

@@ -38,3 +38,13 @@ async def test_btsnoop_capture_records_every_packet(harness, spawn_daemon, tmp_p
     # Every command got its Command Complete or Command Status back.
     assert len(received_events) >= len(sent_commands)
     assert len(sent_commands) > 10, len(sent_commands)
+
+
+async def test_an_existing_capture_file_stops_the_daemon_with_a_status_the_unit_does_not_restart(harness, spawn_daemon, tmp_path):
+    path = tmp_path / 'trace.btsnoop'
+    path.write_bytes(b'an earlier capture')
+    daemon = await spawn_daemon(harness.port, 'snooped', '--btsnoop', str(path))
+    # EX_CANTCREAT, listed in the unit's RestartPreventExitStatus=: no restart loop.
+    assert await daemon.wait_exit(10) == 73, daemon.log
+    assert 'exists already' in daemon.log, daemon.log
+    assert path.read_bytes() == b'an earlier capture'
