@@ -134,12 +134,15 @@ let package = Package(
         ]),
         // `blesensor doctor`: checks an installation (kernel interfaces, accounts, configuration, daemon,
         // sensors) through an injectable root and probes; the CLI command is a thin shell over it.
+        // Short-lived helpers (systemctl, a pairing confirmation command) with a time limit.
+        .target(name: "ChildProcesses", dependencies: ["BLECore"]),
         .target(name: "Doctor", dependencies: [
-            "BLECore", "HCITransports", "BridgeConfiguration", "ControlSocket", "Sensors", "SensorBridge",
+            "BLECore", "ChildProcesses", "HCITransports", "BridgeConfiguration", "ControlSocket", "Sensors", "SensorBridge",
         ]),
         .target(name: "BLESensorDaemon", dependencies: [
             "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTNotify", "SIGProfiles", "HCITransports", "VirtualController",
             "Peripheral", "Central", "GATTClient", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "ServiceManager", "SMP", "Bonding", "SQLiteBondStore",
+            "ChildProcesses",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The daemon's command line (options, help, validation, run), a library so that both the
@@ -222,7 +225,7 @@ let package = Package(
         .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "TestSupport"]),
         .testTarget(name: "BondingTests", dependencies: ["BLECore", "Bonding"]),
         .testTarget(name: "DoctorTests", dependencies: [
-            "Doctor", "BLECore", "BridgeConfiguration", "ControlSocket", "Sensors", "SensorBridge", "TestSupport",
+            "Doctor", "BLECore", "BridgeConfiguration", "ChildProcesses", "ControlSocket", "Sensors", "SensorBridge", "TestSupport",
         ]),
         // Writes bonds until it is killed, for the crash-durability test in SQLiteBondStoreTests.
         .executableTarget(name: "bond-store-crash-writer", dependencies: ["BLECore", "Bonding", "SQLiteBondStore"],

@@ -5,6 +5,7 @@ import Musl
 #endif
 import BLECore
 import BridgeConfiguration
+import ChildProcesses
 import ControlSocket
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import BridgeConfiguration
+import ChildProcesses
 import ControlSocket
 
 extension Examination {

@@ -1,4 +1,5 @@
 import BLECore
+import ChildProcesses
 import BridgeConfiguration
 import ControlSocket
 import SensorBridge

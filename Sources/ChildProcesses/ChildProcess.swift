@@ -5,20 +5,26 @@ import Musl
 #endif
 import BLECore
 
-/// What a short-lived helper (systemctl) printed and how it ended.
-struct ChildResult: Sendable, Equatable {
+/// What a short-lived helper (systemctl, a pairing confirmation command) printed and how it ended.
+public struct ChildResult: Sendable, Equatable {
     /// Nil when it was ended by a signal.
-    var exitCode: Int32?
-    var standardOutput: String
-    var standardError: String
+    public var exitCode: Int32?
+    public var standardOutput: String
+    public var standardError: String
+
+    public init(exitCode: Int32?, standardOutput: String, standardError: String) {
+        self.exitCode = exitCode
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
 }
 
 /// Why a helper gave no result.
-enum ChildProcessError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum ChildProcessError: Error, Sendable, Equatable, CustomStringConvertible {
     case couldNotStart(path: String, errno: Int32)
     case timedOut(path: String, after: Duration)
 
-    var description: String {
+    public var description: String {
         switch self {
         case let .couldNotStart(path, code): "cannot run \(path): \(String(cString: strerror(code)))"
         case let .timedOut(path, after): "\(path) did not finish within \(after.components.seconds) s"
@@ -28,10 +34,10 @@ enum ChildProcessError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Runs a helper with stdin from /dev/null and its output captured (at most `outputLimit` bytes of
 /// each stream), waits at most `timeout` on `clock`, and kills it with SIGKILL after that.
-enum ChildProcess {
-    static let outputLimit = 64 * 1024
+public enum ChildProcess {
+    public static let outputLimit = 64 * 1024
 
-    static func run(_ path: String, arguments: [String], environment: [String: String], timeout: Duration,
+    public static func run(_ path: String, arguments: [String], environment: [String: String], timeout: Duration,
                     clock: any HostClock) -> Result<ChildResult, ChildProcessError> {
         var output: [Int32] = [-1, -1]
         var errors: [Int32] = [-1, -1]
@@ -56,7 +62,7 @@ enum ChildProcess {
         }
         let child = Child(pid: pid)
         let (outputFD, errorFD) = (output[0], errors[0])
-        let outcome = BoundedWork.run(name: "doctor-\(path)", timeout: timeout, clock: clock, onTimeout: { child.killIfRunning() }) {
+        let outcome = BoundedWork.run(name: "child-\(path)", timeout: timeout, clock: clock, onTimeout: { child.killIfRunning() }) {
             let (out, err) = drain(outputFD, errorFD)
             return ChildResult(exitCode: child.reap(), standardOutput: out, standardError: err)
         }
