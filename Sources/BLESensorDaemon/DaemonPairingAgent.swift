@@ -106,9 +106,26 @@ final class DaemonPairingAgent: PairingAgent {
         return nil
     }
 
-    func confirm(numericComparison value: UInt32, on link: Link) async -> Bool {
-        let allowed = pairingAllowed
-        logger.notice("\(link.id): numeric comparison \(String(format: "%06u", value)) \(allowed ? "confirmed (pairing is allowed)" : "rejected (pairing is not allowed now)")")
-        return allowed
+    /// A person answers through `confirm-command`; without one the comparison is accepted while
+    /// pairing is allowed, and its key is unauthenticated (no one compared).
+    func confirm(numericComparison value: UInt32, on link: Link) async -> ComparisonAnswer {
+        let number = String(format: "%06u", value)
+        guard pairingAllowed else {
+            logger.notice("\(link.id): numeric comparison \(number) rejected (pairing is not allowed now)")
+            return .rejected
+        }
+        guard let command = settings.confirmCommand else {
+            logger.notice("\(link.id): numeric comparison \(number) accepted with no one comparing (no confirm-command): the key is unauthenticated")
+            return .acceptedWithoutComparing
+        }
+        let outcome = await PairingConfirmation.ask(command, number: number, peer: "\(link.peer.address)", clock: clock)
+        switch outcome {
+        case .confirmed:
+            logger.notice("\(link.id): numeric comparison \(number) confirmed by \(command)")
+            return .confirmedByPerson
+        case let .refused(why):
+            logger.notice("\(link.id): numeric comparison \(number) not confirmed: \(why)")
+            return .rejected
+        }
     }
 }

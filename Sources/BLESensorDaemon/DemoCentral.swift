@@ -262,11 +262,11 @@ struct DemoFailure: Error {
     }
 }
 
-/// The demo central's user: types the daemon's fixed passkey, accepts comparisons.
+/// The demo central's user: types the daemon's fixed passkey, accepts comparisons without looking.
 struct DemoPairingAgent: PairingAgent {
     let passkey: UInt32?
     func mayPair(_ link: Link, request: PairingFeatures) async -> PairingDecision { .allow }
     func display(passkey: UInt32, on link: Link) async {}
     func enterPasskey(on link: Link) async -> UInt32? { passkey }
-    func confirm(numericComparison value: UInt32, on link: Link) async -> Bool { true }
+    func confirm(numericComparison value: UInt32, on link: Link) async -> ComparisonAnswer { .acceptedWithoutComparing }
 }

@@ -52,6 +52,12 @@ public struct SecuritySettings: Sendable, Equatable {
     public var newCentralsEvery: Duration = .seconds(30)
     public var ioCapability = IOCapabilitySetting.noInputNoOutput
     public var passkey = Passkey.random
+    /// An executable that asks a person whether a numeric comparison matches (a button, a display):
+    /// run with the six digits and the central's address, exit status 0 means a person confirmed.
+    /// Without one, comparisons are accepted while pairing is allowed and give unauthenticated keys.
+    public var confirmCommand: String? = nil
+    /// Unset in the file: on whenever the IO capability can show or type a passkey (a legacy
+    /// passkey pairing's key falls to anyone who recorded it), else off.
     public var secureConnectionsOnly = false
     public var minimumKeySize = 16
     public var maxBonds = 8
@@ -70,7 +76,7 @@ public struct SecuritySettings: Sendable, Equatable {
 extension ConfigurationLoader {
     static let windowAtStartRange = Duration.zero ... Duration.seconds(3600)
     static let newCentralsEveryRange = Duration.zero ... Duration.seconds(3600)
-    static let securityKeys = ["pairing", "window-at-start", "new-centrals-every", "io-capability", "passkey", "secure-connections-only", "minimum-key-size", "max-bonds",
+    static let securityKeys = ["pairing", "window-at-start", "new-centrals-every", "io-capability", "passkey", "confirm-command", "secure-connections-only", "minimum-key-size", "max-bonds",
                                "when-full", "weaker-repairing", "security-request", "require-encryption",
                                "require-authentication", "store-and-forward"]
 
@@ -103,6 +109,15 @@ extension ConfigurationLoader {
                 }
             }
         }
+        if let item = map["confirm-command"], !item.isNull,
+           let text = item.text(path: map.path("confirm-command"), expected: "the absolute path of an executable", problems: &problems) {
+            if text.hasPrefix("/") {
+                settings.confirmCommand = text
+            } else {
+                problems.add(map.path("confirm-command"), item, "'\(abbreviated(text))' is not an absolute path; write the full path of the executable, e.g. /usr/local/bin/confirm-pairing")
+            }
+        }
+        settings.secureConnectionsOnly = [.displayOnly, .keyboardOnly, .keyboardDisplay].contains(settings.ioCapability)
         if let item = map["secure-connections-only"], let flag = item.boolean(path: map.path("secure-connections-only"), problems: &problems) {
             settings.secureConnectionsOnly = flag
         }
@@ -140,9 +155,18 @@ extension ConfigurationLoader {
             // Nobody sits at a headless board: what needs its user cannot give MITM protection.
             if settings.ioCapability == .keyboardOnly {
                 problems.add(path, item, "nobody types a passkey on a headless board; use display-only (the central types our passkey) or no-input-no-output")
-            } else if settings.ioCapability == .displayYesNo && !settings.requireAuthentication.isEmpty {
-                problems.add(path, item, "numeric comparison is confirmed automatically on a headless board, so it protects against no man in the middle and cannot satisfy require-authentication; use display-only with a passkey")
+            } else if [.displayYesNo, .keyboardDisplay].contains(settings.ioCapability), settings.confirmCommand == nil,
+                      !settings.requireAuthentication.isEmpty {
+                problems.add(path, item, "with no one to compare the numbers, a numeric comparison gives an unauthenticated key and cannot satisfy require-authentication; "
+                             + "use display-only (the central types our passkey) or set confirm-command to a program that asks a person")
             }
+        }
+        if settings.ioCapability == .noInputNoOutput, !settings.requireAuthentication.isEmpty, let item = map["require-authentication"] {
+            problems.add(map.path("require-authentication"), item, "io-capability no-input-no-output pairs with Just Works only, whose keys are never authenticated, "
+                         + "so these characteristics could never be read; set io-capability: display-only (the central types our passkey) or move them to require-encryption")
+        }
+        if settings.confirmCommand != nil, ![.displayYesNo, .keyboardDisplay].contains(settings.ioCapability), let item = map["confirm-command"] {
+            problems.add(map.path("confirm-command"), item, "numeric comparison needs io-capability display-yes-no or keyboard-display; set one of those or remove confirm-command")
         }
         if settings.pairing == .never && settings.ioCapability != .noInputNoOutput, let item = map["io-capability"] {
             problems.add(map.path("io-capability"), item, "pairing is never allowed, so the IO capability is never used; remove it or allow pairing")

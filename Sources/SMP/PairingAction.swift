@@ -41,9 +41,13 @@ public struct PairingResult: Sendable, Equatable {
     /// The peer sent the specification's debug public key (Vol 3 Part H 2.3.5.6.1): anyone with an
     /// air trace can compute the link's key, so it is neither authenticated nor stored.
     public var peerUsedDebugKey = false
+    /// The numeric comparison was accepted with no person comparing: the key is unauthenticated.
+    public var comparedByNoOne = false
 
+    /// Authenticated only when the method protects against a man in the middle and it really did:
+    /// a person compared or typed, and neither side used a published key.
     public var properties: EncryptionKeyProperties {
-        EncryptionKeyProperties(keySize: keySize, authenticated: method.isAuthenticated && !peerUsedDebugKey,
+        EncryptionKeyProperties(keySize: keySize, authenticated: method.isAuthenticated && !peerUsedDebugKey && !comparedByNoOne,
                                 secureConnections: secureConnections)
     }
 }

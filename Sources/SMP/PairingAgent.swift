@@ -11,8 +11,19 @@ public protocol PairingAgent: Sendable {
     func display(passkey: UInt32, on link: Link) async
     /// The passkey our user typed (nil: cancelled).
     func enterPasskey(on link: Link) async -> UInt32?
-    /// Whether the six-digit number matches the one the central shows.
-    func confirm(numericComparison value: UInt32, on link: Link) async -> Bool
+    /// Whether the six-digit number matches the one the peer shows, and whether a person compared.
+    func confirm(numericComparison value: UInt32, on link: Link) async -> ComparisonAnswer
+}
+
+/// An answer to a numeric comparison. Only a person comparing the two numbers protects against a
+/// man in the middle, so only that yields an authenticated key.
+public enum ComparisonAnswer: Sendable, Equatable {
+    /// A person saw both numbers and confirmed that they match.
+    case confirmedByPerson
+    /// Accepted by policy with no one comparing (a headless board): the pairing goes on, and its
+    /// key is unauthenticated, as Just Works (Linux's JUST_CFM).
+    case acceptedWithoutComparing
+    case rejected
 }
 
 public enum PairingDecision: Sendable, Equatable {
@@ -28,5 +39,5 @@ public struct AutomaticPairingAgent: PairingAgent {
     public func mayPair(_ link: Link, request: PairingFeatures) async -> PairingDecision { .allow }
     public func display(passkey: UInt32, on link: Link) async {}
     public func enterPasskey(on link: Link) async -> UInt32? { nil }
-    public func confirm(numericComparison value: UInt32, on link: Link) async -> Bool { true }
+    public func confirm(numericComparison value: UInt32, on link: Link) async -> ComparisonAnswer { .acceptedWithoutComparing }
 }

@@ -79,7 +79,7 @@ extension PairingSession {
         case let .centralIdentification(ediv, rand):
             if let bytes = pendingPeerLTK, let key = Key128(bytes) {
                 result.peerLTK = LongTermKeyRecord(key: key, ediv: ediv, rand: rand, keySize: keySize,
-                                                   authenticated: method.isAuthenticated, secureConnections: false)
+                                                   authenticated: result.properties.authenticated, secureConnections: false)
             }
         case let .identityInformation(irk):
             result.peerIRK = Key128(irk)

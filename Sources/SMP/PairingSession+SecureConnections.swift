@@ -46,7 +46,7 @@ extension PairingSession {
         let ltk = Self.masked(derived, to: keySize)
         encryptionKey = (ltk, result.properties)
         if let key = Key128(ltk) {
-            result.ltk = LongTermKeyRecord(key: key, ediv: 0, rand: 0, keySize: keySize, authenticated: method.isAuthenticated,
+            result.ltk = LongTermKeyRecord(key: key, ediv: 0, rand: 0, keySize: keySize, authenticated: result.properties.authenticated,
                                            secureConnections: true)
         }
         phase = .encryption
@@ -96,9 +96,10 @@ extension PairingSession {
     }
 
     /// The agent's answer to `askComparison`.
-    mutating func comparisonAnswered(_ matches: Bool) -> [PairingAction] {
+    mutating func comparisonAnswered(_ answer: ComparisonAnswer) -> [PairingAction] {
         guard method == .numericComparison, comparisonConfirmed == nil, phase == .scDHKeyCheck else { return [] }
-        guard matches else { return fail(.numericComparisonFailed, "the numbers were not confirmed as equal") }
+        guard answer != .rejected else { return fail(.numericComparisonFailed, "the numbers were not confirmed as equal") }
+        result.comparedByNoOne = answer == .acceptedWithoutComparing
         comparisonConfirmed = true
         return isInitiator ? sendInitiatorCheck() : dhKeyCheck()
     }

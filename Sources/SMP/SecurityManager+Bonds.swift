@@ -76,6 +76,8 @@ extension SecurityManager {
         }
         state.withLock { _ = $0.attempts.removeValue(forKey: link.identity.bondIdentity) }
         if result.peerUsedDebugKey {
+            // Encrypted now with a key anyone can compute, not the bond's: no longer its proof.
+            state.withLock { _ = $0.proven.remove(link.id) }
             logger.warning("\(link.id): \(link.peer) paired with the specification's debug public key: anyone with an air trace can decrypt this link; it is not authenticated and nothing is stored")
             finishPairing(on: link, result, bonded: false)
             return

@@ -256,8 +256,11 @@ public final class SecurityManager: Sendable {
                 logger.info("\(link.id): numeric comparison: \(String(format: "%06u", value))")
                 let agent = agent
                 Task { [weak self] in
-                    let matches = await agent.confirm(numericComparison: value, on: link)
-                    self?.step(on: link, serial: serial) { $0.comparisonAnswered(matches) }
+                    let answer = await agent.confirm(numericComparison: value, on: link)
+                    if answer == .acceptedWithoutComparing {
+                        self?.logger.notice("\(link.id): numeric comparison accepted with no one comparing: the key will be unauthenticated")
+                    }
+                    self?.step(on: link, serial: serial) { $0.comparisonAnswered(answer) }
                 }
             case let .failed(reason, sent, detail):
                 pairingFailed(on: link, serial: serial, reason: reason, sent: sent, detail: detail)

@@ -1,5 +1,6 @@
 import BLECore
 import BridgeConfiguration
+import Foundation
 @testable import HCI
 import Logging
 import SMP
@@ -62,5 +63,44 @@ import TestSupport
             Issue.record("pairing allowed after the window closed")
             return
         }
+    }
+
+    /// A comparison is authenticated only when a person answered, through confirm-command.
+    @Test func aComparisonIsConfirmedByAPersonOnlyThroughTheConfirmCommand() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("confirm-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func script(_ name: String, _ body: String) throws -> String {
+            let path = directory.appendingPathComponent(name).path
+            try "#!/bin/sh\n\(body)\n".write(toFile: path, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+            return path
+        }
+        let asked = directory.appendingPathComponent("asked").path
+        let yes = try script("yes", "echo \"$1 $2\" > \(asked)")
+        let no = try script("no", "echo 'the numbers differ' >&2; exit 1")
+        var settings = SecuritySettings()
+        settings.ioCapability = .keyboardDisplay
+        let link = Self.link(7)
+        let nobody = DaemonPairingAgent(settings: settings, clock: ManualClock(), logger: Logger(label: "test"))
+        #expect(await nobody.confirm(numericComparison: 42, on: link) == .acceptedWithoutComparing)
+
+        settings.confirmCommand = yes
+        let person = DaemonPairingAgent(settings: settings, clock: ManualClock(), logger: Logger(label: "test"))
+        #expect(await person.confirm(numericComparison: 42, on: link) == .confirmedByPerson)
+        #expect(try String(contentsOfFile: asked, encoding: .utf8) == "000042 \(link.peer.address)\n")
+
+        settings.confirmCommand = no
+        let refusing = DaemonPairingAgent(settings: settings, clock: ManualClock(), logger: Logger(label: "test"))
+        #expect(await refusing.confirm(numericComparison: 42, on: link) == .rejected)
+        settings.confirmCommand = directory.appendingPathComponent("missing").path
+        let missing = DaemonPairingAgent(settings: settings, clock: ManualClock(), logger: Logger(label: "test"))
+        #expect(await missing.confirm(numericComparison: 42, on: link) == .rejected)
+
+        // Outside a pairing window nothing is confirmed, by anyone.
+        settings.confirmCommand = yes
+        settings.pairing = .window
+        let closed = DaemonPairingAgent(settings: settings, clock: ManualClock(), logger: Logger(label: "test"))
+        #expect(await closed.confirm(numericComparison: 42, on: link) == .rejected)
     }
 }

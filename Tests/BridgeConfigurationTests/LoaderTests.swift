@@ -307,14 +307,35 @@ import Testing
             "security.minimum-key-size (line 6): 6 is out of range 7…16",
             "security.require-encryption[0] (line 7): 2A00 is not a characteristic blesensord serves (2A37, 2A38, 2A39, 2A1C, 2A1D, 2A1E, 2A21, 2A6E, 2A6F, 2A6D, 2A19, 2A29, 2A24, 2A26, 2A28, 2A25, 2A50)",
             "security.require-encryption[1] (line 7): 'zz' is not a UUID: write 2A37 or 0x2A37",
-            "security.bonding (line 8): unknown key 'bonding'; expected one of: pairing, window-at-start, new-centrals-every, io-capability, passkey, secure-connections-only, minimum-key-size, max-bonds, when-full, weaker-repairing, security-request, require-encryption, require-authentication, store-and-forward",
+            "security.bonding (line 8): unknown key 'bonding'; expected one of: pairing, window-at-start, new-centrals-every, io-capability, passkey, confirm-command, secure-connections-only, minimum-key-size, max-bonds, when-full, weaker-repairing, security-request, require-encryption, require-authentication, store-and-forward",
         ])
         #expect(problems(base + "security:\n  io-capability: keyboard-only") == [
             "security.io-capability (line 4): nobody types a passkey on a headless board; use display-only (the central types our passkey) or no-input-no-output",
         ])
-        #expect(problems(base + "security:\n  io-capability: display-yes-no\n  require-authentication: [2A37]") == [
-            "security.io-capability (line 4): numeric comparison is confirmed automatically on a headless board, so it protects against no man in the middle and cannot satisfy require-authentication; use display-only with a passkey",
+        // Authentication needs a person: a comparison nobody looks at, or Just Works, cannot give it.
+        for io in ["display-yes-no", "keyboard-display"] {
+            #expect(problems(base + "security:\n  io-capability: \(io)\n  require-authentication: [2A37]") == [
+                "security.io-capability (line 4): with no one to compare the numbers, a numeric comparison gives an unauthenticated key and cannot satisfy require-authentication; "
+                    + "use display-only (the central types our passkey) or set confirm-command to a program that asks a person",
+            ])
+            let confirmed = try load(base + "security:\n  io-capability: \(io)\n  confirm-command: /usr/local/bin/ask\n  require-authentication: [2A37]").get().security
+            #expect(confirmed.confirmCommand == "/usr/local/bin/ask")
+        }
+        #expect(problems(base + "security:\n  require-authentication: [2A37]") == [
+            "security.require-authentication (line 4): io-capability no-input-no-output pairs with Just Works only, whose keys are never authenticated, "
+                + "so these characteristics could never be read; set io-capability: display-only (the central types our passkey) or move them to require-encryption",
         ])
+        #expect(problems(base + "security:\n  io-capability: display-only\n  confirm-command: ask") == [
+            "security.confirm-command (line 5): 'ask' is not an absolute path; write the full path of the executable, e.g. /usr/local/bin/confirm-pairing",
+        ])
+        #expect(problems(base + "security:\n  io-capability: display-only\n  confirm-command: /bin/ask") == [
+            "security.confirm-command (line 5): numeric comparison needs io-capability display-yes-no or keyboard-display; set one of those or remove confirm-command",
+        ])
+        // A passkey pairing defaults to LE Secure Connections only: a legacy passkey's key falls to
+        // anyone who recorded the pairing.
+        #expect(try load(base + "security:\n  io-capability: display-only").get().security.secureConnectionsOnly)
+        #expect(try !load(base + "security:\n  io-capability: display-only\n  secure-connections-only: false").get().security.secureConnectionsOnly)
+        #expect(try !load(base + "security:\n  pairing: always").get().security.secureConnectionsOnly)
         #expect(problems(base + "security:\n  window-at-start: 5m") == [
             "security.window-at-start (line 4): a pairing window only applies with pairing: window",
         ])

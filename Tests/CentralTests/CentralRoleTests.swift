@@ -188,6 +188,38 @@ let peerAddress = DeviceAddress(TestPeripheral.address, type: .randomDevice)
         await peripheral.manager.shutdown()
     }
 
+    /// Method Confusion's precondition, closed: a keyboard-display peripheral whose agent accepts a
+    /// numeric comparison with no one looking stores an unauthenticated key, so what needs
+    /// authentication stays locked, though the central's user compared on its side.
+    @Test func aComparisonNoOneLookedAtUnlocksNothingThatNeedsAuthentication() async throws {
+        var keyboardDisplay = SecurityManager.Configuration()
+        keyboardDisplay.policy.ioCapability = .keyboardDisplay
+        let peripheral = try await TestPeripheral(secured: true, security: keyboardDisplay, agent: AutomaticPairingAgent())
+        let central = try await makeCentral(on: peripheral.radio, security: SecuritySetup(configuration: keyboardDisplay, store: InMemoryBondStore(),
+                                                                                          agent: ComparingUser()))
+        let remote = try await central.connect(to: try await central.find(TestPeripheral.address, timeout: .seconds(5)).peer)
+        let result = try await remote.pair()
+        #expect(result.method == .numericComparison && result.secureConnections)
+        await peripheral.events.wait { if case .paired = $0 { true } else { false } }
+        let bond = try #require(await peripheral.bonds.bonds().first)
+        #expect(bond.ltk?.authenticated == false)
+        let connected = peripheral.events.all.compactMap { if case let .centralConnected(central) = $0 { central } else { nil } }
+        #expect(connected.first?.link.security.level == .unauthenticated)
+
+        let secret = try #require(try await characteristic(TestPeripheral.secretUUID, on: remote))
+        #expect(try await remote.readValue(of: secret) == [0x5E, 0xC2])
+        let authenticated = try #require(try await characteristic(TestPeripheral.authenticatedSecretUUID, on: remote))
+        await #expect {
+            try await remote.readValue(of: authenticated)
+        } throws: { error in
+            guard case let .attError(code, _, _) = error as? GATTClientError else { return false }
+            return code == .insufficientAuthentication
+        }
+        await remote.disconnect()
+        await central.shutdown()
+        await peripheral.manager.shutdown()
+    }
+
     /// The pairing functions hash both devices' addresses (f6, c1), and Identity Address
     /// Information tells the central whom it bonded with: a peripheral on its public address must
     /// use the controller's address in both, not an unset one.
@@ -258,4 +290,12 @@ let peerAddress = DeviceAddress(TestPeripheral.address, type: .randomDevice)
         }
         return nil
     }
+}
+
+/// A central's user who compares the numbers and confirms them.
+struct ComparingUser: PairingAgent {
+    func mayPair(_ link: Link, request: PairingFeatures) async -> PairingDecision { .allow }
+    func display(passkey: UInt32, on link: Link) async {}
+    func enterPasskey(on link: Link) async -> UInt32? { nil }
+    func confirm(numericComparison value: UInt32, on link: Link) async -> ComparisonAnswer { .confirmedByPerson }
 }

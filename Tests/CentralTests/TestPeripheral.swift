@@ -24,6 +24,9 @@ struct TestPeripheral {
     static let longUUID = BluetoothUUID("6E400002-B5A3-F393-E0A9-E50E24DCCA9E")!
     static let writableUUID = BluetoothUUID("6E400003-B5A3-F393-E0A9-E50E24DCCA9E")!
     static let secretUUID = BluetoothUUID("6E400004-B5A3-F393-E0A9-E50E24DCCA9E")!
+    /// With security: readable only over a link encrypted with an authenticated key.
+    static let authenticatedSecret = CharacteristicID("test.authenticated-secret")
+    static let authenticatedSecretUUID = BluetoothUUID("6E400006-B5A3-F393-E0A9-E50E24DCCA9E")!
     static let longValue = (0..<300).map { UInt8(truncatingIfNeeded: $0 * 7) }
 
     let radio: VirtualRadio
@@ -33,13 +36,15 @@ struct TestPeripheral {
 
     /// `address` and `controllerAddress` tell several test peripherals on one radio apart.
     /// `usesPublicAddress`: advertise with the controller's public address instead of `address`.
+    /// `security`: the Security Manager's configuration and agent when `secured`.
     init(radio: VirtualRadio = VirtualRadio(label: "central-tests"), secured: Bool = false, address: BluetoothAddress = Self.address,
-         controllerAddress: BluetoothAddress = BluetoothAddress("00:1B:DC:00:00:1E")!, usesPublicAddress: Bool = false) async throws {
+         controllerAddress: BluetoothAddress = BluetoothAddress("00:1B:DC:00:00:1E")!, usesPublicAddress: Bool = false,
+         security: SecurityManager.Configuration = .init(), agent: any PairingAgent = AutomaticPairingAgent()) async throws {
         self.radio = radio
         let controller = radio.makeController(configuration: .init(address: controllerAddress))
         var configuration = PeripheralManager.Configuration(deviceName: Self.name)
         configuration.addressPolicy = usesPublicAddress ? .publicAddress : .randomStatic(address)
-        if secured { configuration.security = SecuritySetup(store: bonds) }
+        if secured { configuration.security = SecuritySetup(configuration: security, store: bonds, agent: agent) }
         manager = PeripheralManager(transport: controller, configuration: configuration)
         try await manager.start()
         try await manager.add(GATTService(uuid: BluetoothUUID(0x180D), characteristics: [
@@ -55,7 +60,10 @@ struct TestPeripheral {
             GATTCharacteristic(id: Self.secret, uuid: Self.secretUUID, properties: [.read],
                                permissions: [.readable, .readEncryptionRequired], value: .static([0x5E, 0xC2])),
             GATTCharacteristic(id: Self.unanswered, uuid: Self.unansweredUUID, properties: [.read], permissions: [.readable]),
-        ]))
+        ] + (secured ? [
+            GATTCharacteristic(id: Self.authenticatedSecret, uuid: Self.authenticatedSecretUUID, properties: [.read],
+                               permissions: [.readable, .readEncryptionRequired, .readAuthenticationRequired], value: .static([0xA7])),
+        ] : [])))
         try await manager.publish()
         try await manager.startAdvertising(localName: Self.name, serviceUUIDs: [BluetoothUUID(0x180D), Self.customService])
         let manager = manager, events = events

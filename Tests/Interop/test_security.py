@@ -76,14 +76,21 @@ async def central_status(daemon: Daemon, *addresses: str) -> dict:
 # -- 1. every pairing method ------------------------------------------------------------------
 
 # daemon settings, Bumble's IO capability and SC flag, the passkey it types, what Bumble's
-# user is asked, and the security level the daemon reports (the bond is authenticated unless
-# it came from Just Works).
+# user is asked, and the security level the daemon reports (the bond is authenticated only when a
+# person took part on the daemon's side too: typed our passkey, or compared through confirm-command;
+# a comparison accepted with no one looking is worth Just Works). CONFIRM_SCRIPT becomes a script
+# that says yes.
+CONFIRM_SCRIPT = 'CONFIRM_SCRIPT'
 METHODS = {
     'lesc-just-works': ({}, IO.NO_OUTPUT_NO_INPUT, True, None, {'confirm'}, 'unauthenticated'),
     'lesc-passkey': ({'io_capability': 'display-only', 'passkey': '123456'}, IO.KEYBOARD_INPUT_ONLY, True, 123456,
                      {'passkey-asked'}, 'authenticated-secure-connections'),
     'lesc-numeric-comparison': ({'io_capability': 'display-yes-no'}, IO.DISPLAY_OUTPUT_AND_YES_NO_INPUT, True, None,
-                                {'compare'}, 'authenticated-secure-connections'),
+                                {'compare'}, 'unauthenticated'),
+    'lesc-numeric-comparison-keyboard-display': ({'io_capability': 'keyboard-display'}, IO.DISPLAY_OUTPUT_AND_KEYBOARD_INPUT,
+                                                 True, None, {'compare'}, 'unauthenticated'),
+    'lesc-numeric-comparison-confirmed': ({'io_capability': 'display-yes-no', 'confirm_command': CONFIRM_SCRIPT},
+                                          IO.DISPLAY_OUTPUT_AND_YES_NO_INPUT, True, None, {'compare'}, 'authenticated-secure-connections'),
     'legacy-just-works': ({}, IO.NO_OUTPUT_NO_INPUT, False, None, set(), 'unauthenticated'),
     'legacy-passkey': ({'io_capability': 'display-only', 'passkey': '123456'}, IO.KEYBOARD_INPUT_ONLY, False, 123456,
                        {'passkey-asked'}, 'authenticated'),
@@ -94,6 +101,12 @@ METHODS = {
 async def test_pairing_method_encrypts_and_unlocks_the_protected_characteristic(
         harness, central, spawn_daemon, tmp_path, method):
     settings, io, sc, passkey, asked, level = METHODS[method]
+    answered = tmp_path / 'confirm-command-asked'
+    if settings.get('confirm_command') == CONFIRM_SCRIPT:
+        script = tmp_path / 'confirm-yes'
+        script.write_text(f'#!/bin/sh\necho "$1 $2" > {answered}\n')
+        script.chmod(0o755)
+        settings = {**settings, 'confirm_command': str(script)}
     daemon = await Bridge(harness, spawn_daemon, tmp_path, f'sec-{method}', **settings).start()
     secure = SecureCentral(central)
     session = await connect(secure, daemon)
@@ -107,6 +120,11 @@ async def test_pairing_method_encrypts_and_unlocks_the_protected_characteristic(
         # Both sides computed the same six digits: the daemon logs the number it confirmed.
         (_, number), = delegate.asked('compare')
         await daemon.wait_for_log(f'numeric comparison: {number:06d}', timeout=2)
+        if 'confirm_command' in settings:
+            # The person was asked about the very number Bumble's user saw.
+            assert answered.read_text().split()[0] == f'{number:06d}'
+        else:
+            await daemon.wait_for_log(f'numeric comparison {number:06d} accepted with no one comparing', timeout=2)
     await check_unlocked(session)
 
     # Bumble kept the keys the method yields: the LTK (SC) or ours with EDIV and Rand (legacy).

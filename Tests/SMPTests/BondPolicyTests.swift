@@ -223,4 +223,25 @@ import TestSupport
         #expect(await harness.store.bonds().isEmpty)
         #expect(harness.link.identity == SMPHarness.central)
     }
+
+    /// A bonded central that re-pairs with the debug key: its bond is kept as it was, the identity
+    /// it distributes is not adopted, and the link (now under a key anyone can compute) no longer
+    /// counts as proving the bond.
+    @Test func aProvenCentralThatRepairsWithTheDebugKeyKeepsItsBondButNotItsProof() async throws {
+        let store = InMemoryBondStore()
+        let owners = BondPolicyTests.bond(SMPHarness.central)
+        try await store.saveBond(owners, gattState: .empty, replacing: nil)
+        let harness = try await SMPHarness(store: store)
+        BondPolicyTests.prove(harness)
+        #expect(harness.manager.isProvenBonded(harness.link))
+        var central = TestInitiator()
+        central.keyPair = SecureConnectionsKeyPair.debug()
+        try await BondPolicyTests.pair(harness, identity: BondPolicyTests.b, central: central)
+        let (result, bonded) = try #require(await harness.paired())
+        #expect(result.peerUsedDebugKey && !bonded)
+        #expect(!harness.manager.isProvenBonded(harness.link))
+        #expect(harness.link.identity == SMPHarness.central)
+        #expect(await store.bonds().map(\.identity) == [SMPHarness.central])
+        #expect(await store.bonds().first?.ltk == owners.ltk)
+    }
 }

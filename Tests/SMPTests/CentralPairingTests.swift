@@ -85,7 +85,7 @@ import TestSupport
     }
 
     @Test(arguments: [true, false]) func numericComparisonAsksBothUsersTheSameNumber(_ confirms: Bool) async throws {
-        let b = try await BackToBack(centralAgent: TestAgent { $0.confirmComparison = confirms },
+        let b = try await BackToBack(centralAgent: TestAgent { $0.comparisonAnswer = confirms ? .confirmedByPerson : .rejected },
                                      centralPolicy: { $0.policy.ioCapability = .displayYesNo },
                                      peripheralPolicy: { $0.policy.ioCapability = .displayYesNo })
         let (c, _) = b.connect()

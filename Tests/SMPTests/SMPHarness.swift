@@ -83,7 +83,7 @@ final class TestAgent: PairingAgent {
     struct State {
         var decision = PairingDecision.allow
         var typedPasskey: UInt32? = nil
-        var confirmComparison = true
+        var comparisonAnswer = ComparisonAnswer.confirmedByPerson
         var displayed: [UInt32] = []
         var compared: [UInt32] = []
     }
@@ -94,7 +94,7 @@ final class TestAgent: PairingAgent {
     func mayPair(_ link: Link, request: PairingFeatures) async -> PairingDecision { state.withLock { $0.decision } }
     func display(passkey: UInt32, on link: Link) async { state.withLock { $0.displayed.append(passkey) } }
     func enterPasskey(on link: Link) async -> UInt32? { state.withLock { $0.typedPasskey } }
-    func confirm(numericComparison value: UInt32, on link: Link) async -> Bool {
-        state.withLock { $0.compared.append(value); return $0.confirmComparison }
+    func confirm(numericComparison value: UInt32, on link: Link) async -> ComparisonAnswer {
+        state.withLock { $0.compared.append(value); return $0.comparisonAnswer }
     }
 }

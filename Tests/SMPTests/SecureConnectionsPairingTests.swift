@@ -146,7 +146,7 @@ import TestSupport
 
     @Test func numericComparisonWaitsForTheUserAndFailsWhenRejected() async throws {
         for accepted in [true, false] {
-            let agent = TestAgent { $0.confirmComparison = accepted }
+            let agent = TestAgent { $0.comparisonAnswer = accepted ? .confirmedByPerson : .rejected }
             let harness = try await SMPHarness(agent: agent) { $0.policy.ioCapability = .displayYesNo }
             let central = TestInitiator(io: .displayYesNo, auth: [.bonding, .mitm, .secureConnections])
             let (pres, x, y, cb, _) = try await Self.exchangeKeys(harness, central)
@@ -169,6 +169,31 @@ import TestSupport
                 #expect(await harness.failure()?.0 == .numericComparisonFailed)
             }
         }
+    }
+
+    /// Method Confusion's precondition: a comparison nobody looked at protects against no man in
+    /// the middle, so it must not yield an authenticated key (Linux's JUST_CFM).
+    @Test func aComparisonAcceptedWithNoOneComparingYieldsAnUnauthenticatedBond() async throws {
+        let agent = TestAgent { $0.comparisonAnswer = .acceptedWithoutComparing }
+        let harness = try await SMPHarness(agent: agent) { $0.policy.ioCapability = .keyboardDisplay }
+        let central = TestInitiator(io: .keyboardDisplay, auth: [.bonding, .mitm, .secureConnections])
+        let (pres, x, y, cb, _) = try await Self.exchangeKeys(harness, central)
+        let (_, nb) = try await Self.runNonces(harness, central, pres: pres, x: x, y: y, cb: try #require(cb))
+        let checks = try central.secureConnectionsChecks(peerX: x, peerY: y, nb: nb, pres: pres, r: [UInt8](repeating: 0, count: 16))
+        #expect(await harness.exchange([0x0D] + checks.ea).first == [0x0D] + checks.eb)
+        #expect(harness.agent.state.withLock { $0.compared.count } == 1)
+        #expect(harness.manager.longTermKey(for: harness.link, random: 0, ediv: 0)?.properties.level == .unauthenticated)
+        let before = harness.sent.all.count
+        harness.manager.encryptionChanged(on: harness.link, status: .success)
+        await harness.sent.wait(for: before + 3)
+        harness.feed([0x08] + SecureRandom.bytes(16))
+        harness.feed([0x09, 0x00] + BondPolicyTests.a.address.littleEndianBytes)
+        harness.feed([0x0A] + SecureRandom.bytes(16))
+        let (result, bonded) = try #require(await harness.paired())
+        #expect(result.method == .numericComparison && bonded)
+        #expect(!result.properties.authenticated)
+        let stored = try #require(await harness.store.bond(for: BondPolicyTests.a))
+        #expect(stored.ltk?.authenticated == false)
     }
 
     @Test func aWrongDHKeyCheckFails() async throws {

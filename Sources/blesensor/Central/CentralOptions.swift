@@ -40,7 +40,7 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "The passkey to enter when pairing asks for one (otherwise asked on the terminal).")
     var passkey: UInt32?
 
-    @Flag(help: "Accept a numeric comparison without asking.")
+    @Flag(help: "Accept a numeric comparison without asking (no one compares, so the key is unauthenticated).")
     var yes = false
 
     @Flag(help: "Offer legacy pairing only (no LE Secure Connections).")

@@ -25,15 +25,17 @@ struct TerminalPairingAgent: PairingAgent {
         return answer.flatMap { UInt32($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 <= 999_999 ? $0 : nil }
     }
 
-    func confirm(numericComparison value: UInt32, on link: Link) async -> Bool {
+    /// `--yes` accepts before anyone saw the number: the key is then unauthenticated.
+    func confirm(numericComparison value: UInt32, on link: Link) async -> ComparisonAnswer {
         CLIEnvironment.printError("blesensor: \(link.peer) should show \(Self.sixDigits(value))")
-        if acceptComparison { return true }
+        if acceptComparison { return .acceptedWithoutComparing }
         guard isatty(STDIN_FILENO) == 1 else {
-            CLIEnvironment.printError("blesensor: cannot ask whether the numbers match without a terminal; give --yes to accept")
-            return false
+            CLIEnvironment.printError("blesensor: cannot ask whether the numbers match without a terminal; give --yes to accept (unauthenticated)")
+            return .rejected
         }
         let answer = await Self.readLine(prompt: "do the numbers match? [y/N] ")
-        return answer.map { ["y", "yes"].contains($0.trimmingCharacters(in: .whitespaces).lowercased()) } ?? false
+        let confirmed = answer.map { ["y", "yes"].contains($0.trimmingCharacters(in: .whitespaces).lowercased()) } ?? false
+        return confirmed ? .confirmedByPerson : .rejected
     }
 
     private static func sixDigits(_ value: UInt32) -> String {
