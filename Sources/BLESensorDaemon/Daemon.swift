@@ -184,7 +184,14 @@ public struct Daemon: Sendable {
 
     private func startControlServer(_ runtime: DaemonRuntime) async throws(DaemonError) -> ControlServer {
         let logger = self.logger
-        let server = ControlServer(path: configuration.paths.controlSocket, handler: runtime) { event in
+        var options = ControlServerOptions()
+        if let name = configuration.security.adminGroup {
+            guard let group = await DedicatedThread.run({ SystemGroups.id(of: name) }) else {
+                throw .configuration(key: "security.admin-group", reason: "there is no group '\(name)' on this system; create it (groupadd \(name)) or remove the setting")
+            }
+            options.administrators.group = group
+        }
+        let server = ControlServer(path: configuration.paths.controlSocket, options: options, handler: runtime) { event in
             logger.debug("control socket: \(event)")
         }
         do {

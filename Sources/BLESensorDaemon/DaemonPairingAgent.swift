@@ -96,7 +96,8 @@ final class DaemonPairingAgent: PairingAgent {
 
     func display(passkey: UInt32, on link: Link) async {
         state.withLock { $0.lastPasskey = passkey }
-        logger.notice("\(link.id): passkey for \(link.peer): \(String(format: "%06u", passkey)) (type it on the central)")
+        // The digits go only to an administrator (`blesensor pair --passkey`), never to the log.
+        logger.notice("\(link.id): \(link.peer) is asking for the passkey; `sudo blesensor pair --passkey` shows it")
     }
 
     func enterPasskey(on link: Link) async -> UInt32? {

@@ -66,6 +66,10 @@ final class DaemonRuntime: ControlHandler {
         Task { reply.complete(await security.removeBond(address).mapError(\.failure)) }
     }
 
+    func pairing() -> Result<PairingStatus, ControlFailure> {
+        security.pairingWithPasskey().mapError(\.failure)
+    }
+
     func openPairingWindow(seconds: Int) -> Result<PairingStatus, ControlFailure> {
         security.openPairingWindow(seconds: seconds).mapError(\.failure)
     }

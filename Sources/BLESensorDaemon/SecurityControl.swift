@@ -47,7 +47,13 @@ struct SecurityControl: Sendable {
         case .always: break
         case .window: _ = agent.openWindow(for: .seconds(seconds))
         }
-        return .success(pairingStatus())
+        return .success(pairingStatus(withPasskey: true))
+    }
+
+    /// For an administrator (the control server checks): the passkey a central must type.
+    func pairingWithPasskey() -> Result<PairingStatus, SecurityControlError> {
+        guard security != nil else { return .failure(.securityDisabled) }
+        return .success(pairingStatus(withPasskey: true))
     }
 
     // MARK: For status
@@ -57,9 +63,10 @@ struct SecurityControl: Sendable {
         security.map { $0.bonds.map { $0.identity.bondIdentity.description } }
     }
 
-    var pairing: PairingStatus? { security == nil ? nil : pairingStatus() }
+    /// Never with the passkey: status is for everyone who may reach the socket.
+    var pairing: PairingStatus? { security == nil ? nil : pairingStatus(withPasskey: false) }
 
-    private func pairingStatus() -> PairingStatus {
+    private func pairingStatus(withPasskey: Bool) -> PairingStatus {
         let settings = agent.settings
         let mode: PairingStatus.Mode = switch settings.pairing {
         case .always: .always
@@ -73,7 +80,7 @@ struct SecurityControl: Sendable {
         case (_, .fixed): .fixed
         case (_, .random): .random
         }
-        let passkey = passkeyMode == .none ? nil : agent.passkey.map(PairingStatus.passkeyText)
+        let passkey = passkeyMode == .none || !withPasskey ? nil : agent.passkey.map(PairingStatus.passkeyText)
         return PairingStatus(mode: mode, windowRemainingSeconds: remaining, passkeyMode: passkeyMode, passkey: passkey)
     }
 

@@ -56,6 +56,9 @@ public struct SecuritySettings: Sendable, Equatable {
     /// run with the six digits and the central's address, exit status 0 means a person confirmed.
     /// Without one, comparisons are accepted while pairing is allowed and give unauthenticated keys.
     public var confirmCommand: String? = nil
+    /// A group whose members may, besides root, remove bonds, open pairing windows and see the
+    /// passkey through the control socket; everyone who can reach the socket may read status.
+    public var adminGroup: String? = nil
     /// Unset in the file: on whenever the IO capability can show or type a passkey (a legacy
     /// passkey pairing's key falls to anyone who recorded it), else off.
     public var secureConnectionsOnly = false
@@ -76,7 +79,7 @@ public struct SecuritySettings: Sendable, Equatable {
 extension ConfigurationLoader {
     static let windowAtStartRange = Duration.zero ... Duration.seconds(3600)
     static let newCentralsEveryRange = Duration.zero ... Duration.seconds(3600)
-    static let securityKeys = ["pairing", "window-at-start", "new-centrals-every", "io-capability", "passkey", "confirm-command", "secure-connections-only", "minimum-key-size", "max-bonds",
+    static let securityKeys = ["pairing", "window-at-start", "new-centrals-every", "io-capability", "passkey", "confirm-command", "admin-group", "secure-connections-only", "minimum-key-size", "max-bonds",
                                "when-full", "weaker-repairing", "security-request", "require-encryption",
                                "require-authentication", "store-and-forward"]
 
@@ -115,6 +118,15 @@ extension ConfigurationLoader {
                 settings.confirmCommand = text
             } else {
                 problems.add(map.path("confirm-command"), item, "'\(abbreviated(text))' is not an absolute path; write the full path of the executable, e.g. /usr/local/bin/confirm-pairing")
+            }
+        }
+        if let item = map["admin-group"], !item.isNull,
+           let text = item.text(path: map.path("admin-group"), expected: "a group name like blesensor-admin", problems: &problems) {
+            // The POSIX portable user-name characters; a name from the file, never a number.
+            let valid = !text.isEmpty && text.count <= 32 && !text.hasPrefix("-")
+                && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) } && !text.allSatisfy(\.isNumber)
+            if valid { settings.adminGroup = text } else {
+                problems.add(map.path("admin-group"), item, "'\(abbreviated(text))' is not a group name (letters, digits, '.', '_', '-'; not a number)")
             }
         }
         settings.secureConnectionsOnly = [.displayOnly, .keyboardOnly, .keyboardDisplay].contains(settings.ioCapability)

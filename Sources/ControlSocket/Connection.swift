@@ -13,6 +13,8 @@ final class Connection {
     }
 
     let fd: Int32
+    /// The kernel's word on the peer: may it change security state and see the passkey.
+    let isAdministrator: Bool
     var phase: Phase = .awaitingRequest
     /// Bytes of an incomplete request line.
     var input: [UInt8] = []
@@ -31,8 +33,9 @@ final class Connection {
         return nil
     }
 
-    init(fd: Int32, deadline: ContinuousClock.Instant) {
+    init(fd: Int32, isAdministrator: Bool, deadline: ContinuousClock.Instant) {
         self.fd = fd
+        self.isAdministrator = isAdministrator
         self.deadline = deadline
     }
 }

@@ -91,6 +91,14 @@ public final class ControlClient {
         return pairing
     }
 
+    /// The pairing state with the passkey (administrators only).
+    public func pairing() throws(ControlClientError) -> PairingStatus {
+        try write(ControlRequest(.pairing))
+        let reply = try readReply(waitingFor: "the pairing reply")
+        guard let pairing = reply.pairing else { throw .malformedReply("the pairing reply has no \"pairing\"") }
+        return pairing
+    }
+
     /// Streams sensor updates to `body` until it returns false. Throws `disconnected` if the daemon
     /// goes away; the acknowledgement is awaited with the reply timeout, updates without one.
     /// `acknowledged` runs once the daemon has registered the watch (every update published from

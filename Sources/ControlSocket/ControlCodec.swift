@@ -110,6 +110,7 @@ enum ControlCodec {
         case .bonds: return .success(.bonds)
         case .removeBond: return removeBond(envelope)
         case .openPairingWindow: return openPairingWindow(envelope)
+        case .pairing: return .success(.pairing)
         }
     }
 
@@ -144,6 +145,17 @@ enum ParsedRequest: Equatable, Sendable {
     case bonds
     case removeBond(BondAddress)
     case openPairingWindow(seconds: Int)
+    case pairing
+
+    /// What the request does, for the refusal, when only an administrator may ask for it.
+    var administration: String? {
+        switch self {
+        case .status, .watchSensors, .bonds: nil
+        case .removeBond: "removing a bond"
+        case .openPairingWindow: "opening the pairing window"
+        case .pairing: "seeing the passkey"
+        }
+    }
 }
 
 /// Why a request line was refused; `message` is sent to the client as the error reply.

@@ -12,4 +12,6 @@ public protocol ControlHandler: Sendable {
     func removeBond(_ address: BondAddress, reply: DeferredReply<BondStatus>)
     /// `open-pairing-window`: opens the window (or explains why it does not apply); the pairing state after it.
     func openPairingWindow(seconds: Int) -> Result<PairingStatus, ControlFailure>
+    /// `pairing`: the pairing state with the passkey, for an administrator.
+    func pairing() -> Result<PairingStatus, ControlFailure>
 }

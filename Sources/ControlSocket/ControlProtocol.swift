@@ -13,6 +13,11 @@
 /// ← {"ok":true,"removedBond":{...},"version":1}
 /// → {"version":1,"command":"open-pairing-window","seconds":60}
 /// ← {"ok":true,"pairing":{...},"version":1}
+/// → {"version":1,"command":"pairing"}
+/// ← {"ok":true,"pairing":{...,"passkey":"123456"},"version":1}
+///
+/// `remove-bond`, `open-pairing-window` and `pairing` are for administrators (`Administrators`,
+/// decided from the kernel's `SO_PEERCRED`); `status` never carries the passkey.
 /// ← {"error":"unknown command 'x'; known: status, watch-sensors, ...","ok":false,"version":1}
 /// ```
 public enum ControlProtocol {
@@ -38,8 +43,10 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case bonds
     /// Forgets the bond named by `address` (and `addressType`); the reply carries `removedBond`.
     case removeBond = "remove-bond"
-    /// Opens the pairing window for `seconds`; the reply carries `pairing`.
+    /// Opens the pairing window for `seconds`; the reply carries `pairing`, passkey included.
     case openPairingWindow = "open-pairing-window"
+    /// The pairing state with the passkey (the fixed one, or the random one shown last); the reply carries `pairing`.
+    case pairing
 
     /// `status, watch-sensors, ...`, for error messages.
     static var knownList: String { allCases.map(\.rawValue).joined(separator: ", ") }

@@ -25,6 +25,8 @@ public struct ControlServerOptions: Sendable {
     /// Replies and updates queued for one client that does not read; past this a watch client is
     /// dropped rather than let the daemon's memory grow. One message always fits into an empty queue.
     public var maxOutputBytes = 256 * 1024
+    /// Who may remove bonds, open pairing windows and see the passkey.
+    public var administrators = Administrators()
 
     public init() {}
 }

@@ -51,7 +51,11 @@ public enum SecurityFormatter {
         case .fixed:
             lines.append("passkey: \(pairing.passkey ?? "the configured one (security.passkey)"); enter it on the central when asked")
         case .random:
-            lines.append("passkey: a random passkey is shown in the log (journalctl -u blesensord) and in `blesensor status` at pairing time")
+            if let passkey = pairing.passkey {
+                lines.append("passkey: \(passkey) (the last random one; each pairing shows a new one: `sudo blesensor pair --passkey` when the central asks)")
+            } else {
+                lines.append("passkey: a new random one per pairing; when the central asks for it, `sudo blesensor pair --passkey` shows it")
+            }
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -68,8 +72,8 @@ public enum SecurityFormatter {
         }
         switch pairing.passkeyMode {
         case .none: break
-        case .fixed: text += "; passkey \(pairing.passkey ?? "fixed")"
-        case .random: text += pairing.passkey.map { "; last random passkey \($0)" } ?? "; random passkey per pairing"
+        case .fixed: text += "; fixed passkey (`sudo blesensor pair --passkey` shows it)"
+        case .random: text += "; random passkey per pairing (`sudo blesensor pair --passkey` shows it)"
         }
         return text
     }

@@ -116,7 +116,8 @@ final class ServerLoop {
                 Posix.close(fd)
                 continue
             }
-            connections.append(Connection(fd: fd, deadline: clock.now + options.idleTimeout))
+            let administrator = options.administrators.admit(Caller.peer(of: fd))
+            connections.append(Connection(fd: fd, isAdministrator: administrator, deadline: clock.now + options.idleTimeout))
         }
     }
 
@@ -197,7 +198,14 @@ final class ServerLoop {
     private func handle(_ line: ArraySlice<UInt8>, on connection: Connection) {
         // Blank lines (a stray Enter in `socat -`) are not requests.
         if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
-        switch ControlCodec.parseRequest(line) {
+        let parsed = ControlCodec.parseRequest(line)
+        if case let .success(request) = parsed, let action = request.administration, !connection.isAdministrator {
+            let message = "\(action) needs root (or the daemon's admin group, security.admin-group): run it with sudo"
+            report(.requestRejected(message))
+            enqueue(ControlCodec.errorLine(message), to: connection)
+            return
+        }
+        switch parsed {
         case .failure(let rejection):
             report(.requestRejected(rejection.message))
             enqueue(ControlCodec.errorLine(rejection.message), to: connection)
@@ -208,6 +216,8 @@ final class ServerLoop {
         case .success(.openPairingWindow(let seconds)):
             enqueue(answer(.openPairingWindow, handler.openPairingWindow(seconds: seconds)) { ControlReply(ok: true, pairing: $0) },
                     to: connection)
+        case .success(.pairing):
+            enqueue(answer(.pairing, handler.pairing()) { ControlReply(ok: true, pairing: $0) }, to: connection)
         case .success(.removeBond(let address)):
             handler.removeBond(address, reply: deferReply(.removeBond, on: connection) { ControlReply(ok: true, removedBond: $0) })
         case .success(.watchSensors):

@@ -243,7 +243,8 @@ public final class SecurityManager: Sendable {
             case let .askApproval(request):
                 approve(request, on: link, serial: serial)
             case let .display(passkey):
-                logger.info("\(link.id): passkey for this pairing: \(String(format: "%06u", passkey))")
+                // Never the digits: a log is read by more people than may pair.
+                logger.info("\(link.id): a passkey is shown for this pairing")
                 let agent = agent
                 Task { await agent.display(passkey: passkey, on: link) }
             case .askPasskey:

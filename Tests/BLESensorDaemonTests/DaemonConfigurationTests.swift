@@ -43,6 +43,7 @@ import Testing
         #expect(DaemonError.stateFile(path: "/x", reason: "cannot be written").exitStatus == 1)
         #expect(DaemonError.transport(.snoopFileFailed(path: "/x", reason: "it exists already")).exitStatus == DaemonError.captureFileExitStatus)
         #expect(DaemonError.transport(.disconnected("hci0")).exitStatus == 1)
+        #expect(DaemonError.configuration(key: "security.admin-group", reason: "no such group").exitStatus == 78)
     }
 
     @Test func unwritableDirectorySaysWhatToDo() {

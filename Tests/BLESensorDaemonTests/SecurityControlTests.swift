@@ -123,7 +123,9 @@ struct SecurityFixture {
 
     @Test func aWindowOpensForTheSecondsAskedAndCloses() async throws {
         let fixture = try await SecurityFixture(settings: SecurityFixture.settings(.window, io: .displayOnly, passkey: .fixed(123)))
-        #expect(fixture.control.pairing == PairingStatus(mode: .window, windowRemainingSeconds: nil, passkeyMode: .fixed, passkey: "000123"))
+        // Status never carries the passkey; an administrator's `pairing` request does.
+        #expect(fixture.control.pairing == PairingStatus(mode: .window, windowRemainingSeconds: nil, passkeyMode: .fixed, passkey: nil))
+        #expect(fixture.control.pairingWithPasskey() == .success(PairingStatus(mode: .window, windowRemainingSeconds: nil, passkeyMode: .fixed, passkey: "000123")))
         let opened = try fixture.control.openPairingWindow(seconds: 60).get()
         #expect(opened.windowRemainingSeconds == 60)
         #expect(fixture.agent.pairingAllowed)

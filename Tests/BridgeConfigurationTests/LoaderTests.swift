@@ -307,7 +307,7 @@ import Testing
             "security.minimum-key-size (line 6): 6 is out of range 7…16",
             "security.require-encryption[0] (line 7): 2A00 is not a characteristic blesensord serves (2A37, 2A38, 2A39, 2A1C, 2A1D, 2A1E, 2A21, 2A6E, 2A6F, 2A6D, 2A19, 2A29, 2A24, 2A26, 2A28, 2A25, 2A50)",
             "security.require-encryption[1] (line 7): 'zz' is not a UUID: write 2A37 or 0x2A37",
-            "security.bonding (line 8): unknown key 'bonding'; expected one of: pairing, window-at-start, new-centrals-every, io-capability, passkey, confirm-command, secure-connections-only, minimum-key-size, max-bonds, when-full, weaker-repairing, security-request, require-encryption, require-authentication, store-and-forward",
+            "security.bonding (line 8): unknown key 'bonding'; expected one of: pairing, window-at-start, new-centrals-every, io-capability, passkey, confirm-command, admin-group, secure-connections-only, minimum-key-size, max-bonds, when-full, weaker-repairing, security-request, require-encryption, require-authentication, store-and-forward",
         ])
         #expect(problems(base + "security:\n  io-capability: keyboard-only") == [
             "security.io-capability (line 4): nobody types a passkey on a headless board; use display-only (the central types our passkey) or no-input-no-output",
@@ -330,6 +330,10 @@ import Testing
         ])
         #expect(problems(base + "security:\n  io-capability: display-only\n  confirm-command: /bin/ask") == [
             "security.confirm-command (line 5): numeric comparison needs io-capability display-yes-no or keyboard-display; set one of those or remove confirm-command",
+        ])
+        #expect(try load(base + "security:\n  admin-group: blesensor-admin").get().security.adminGroup == "blesensor-admin")
+        #expect(problems(base + "security:\n  admin-group: \"1000\"") == [
+            "security.admin-group (line 4): '1000' is not a group name (letters, digits, '.', '_', '-'; not a number)",
         ])
         // A passkey pairing defaults to LE Secure Connections only: a legacy passkey's key falls to
         // anyone who recorded the pairing.

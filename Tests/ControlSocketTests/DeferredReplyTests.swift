@@ -113,3 +113,51 @@ import TestSupport
         #expect(Lines.reply(next.roundTrip(Lines.status))?.status == Fixtures.snapshot)
     }
 }
+
+/// The kernel says who connected (SO_PEERCRED): reading is for everyone who reaches the socket,
+/// changing security state and seeing the passkey only for administrators.
+@Suite struct AdministratorTests {
+    static func server(_ administrators: Administrators) throws -> TestServer {
+        var options = TestServer.defaultOptions
+        options.administrators = administrators
+        return try TestServer(options: options)
+    }
+
+    @Test func someoneWhoIsNotAnAdministratorReadsButChangesNothing() throws {
+        let server = try Self.server(Administrators(users: [], group: nil))
+        let client = try ControlClient.connect(path: server.path)
+        #expect(try client.status() == Fixtures.snapshot)
+        #expect(try client.bonds() == Fixtures.bonds)
+        #expect(throws: ControlClientError.daemonError("removing a bond needs root (or the daemon's admin group, security.admin-group): run it with sudo")) {
+            try client.removeBond(BondAddress(address: "00:1A:7D:DA:71:13", kind: .public))
+        }
+        #expect(throws: ControlClientError.daemonError("opening the pairing window needs root (or the daemon's admin group, security.admin-group): run it with sudo")) {
+            try client.openPairingWindow(seconds: 60)
+        }
+        #expect(throws: ControlClientError.daemonError("seeing the passkey needs root (or the daemon's admin group, security.admin-group): run it with sudo")) {
+            try client.pairing()
+        }
+        // Refusals leave the connection usable.
+        #expect(try client.status() == Fixtures.snapshot)
+    }
+
+    @Test func theAdminGroupAndTheListedUsersAreAdministrators() throws {
+        for administrators in [Administrators(users: [], group: getegid()), Administrators(users: [geteuid()], group: nil)] {
+            let server = try Self.server(administrators)
+            let client = try ControlClient.connect(path: server.path)
+            #expect(try client.pairing().passkey == "123456")
+            #expect(try client.removeBond(BondAddress(address: "00:1A:7D:DA:71:13", kind: .public)) == Fixtures.laptop)
+        }
+    }
+
+    @Test func theCallerIsWhatTheKernelSays() throws {
+        var pair: [Int32] = [-1, -1]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        defer { pair.forEach { _ = close($0) } }
+        let caller = try #require(Caller.peer(of: pair[0]))
+        #expect(caller.uid == geteuid() && caller.gid == getegid())
+        #expect(!Administrators(users: [], group: nil).admit(caller))
+        #expect(!Administrators(users: [0, geteuid()], group: nil).admit(nil))
+        #expect(Administrators(users: [], group: 4242).admit(Caller(uid: 1000, gid: 100, groups: [27, 4242])))
+    }
+}

@@ -86,6 +86,10 @@ struct FixedHandler: ControlHandler {
     func openPairingWindow(seconds: Int) -> Result<PairingStatus, ControlFailure> {
         .success(PairingStatus(mode: .window, windowRemainingSeconds: Double(seconds), passkeyMode: .none, passkey: nil))
     }
+
+    func pairing() -> Result<PairingStatus, ControlFailure> {
+        .success(PairingStatus(mode: .window, windowRemainingSeconds: nil, passkeyMode: .fixed, passkey: "123456"))
+    }
 }
 
 /// Keeps each `remove-bond` reply for the test to complete (or never complete, or drop) when it chooses.
@@ -108,6 +112,8 @@ final class DeferringHandler: ControlHandler {
     func openPairingWindow(seconds: Int) -> Result<PairingStatus, ControlFailure> {
         .failure(ControlFailure("pairing is turned off"))
     }
+
+    func pairing() -> Result<PairingStatus, ControlFailure> { .failure(ControlFailure("pairing is turned off")) }
 }
 
 /// A fresh directory under /tmp (short, since sun_path holds 107 bytes), removed with its contents.

@@ -21,6 +21,7 @@ import Testing
         #expect(parse(#"{"version":1,"command":"remove-bond","address":"00:1A:7D:DA:71:13","addressType":null}"#)
             == .success(.removeBond(BondAddress(address: "00:1A:7D:DA:71:13", kind: nil))))
         #expect(parse(#"{"version":1,"command":"open-pairing-window","seconds":60}"#) == .success(.openPairingWindow(seconds: 60)))
+        #expect(parse(#"{"version":1,"command":"pairing"}"#) == .success(.pairing))
         // Parameters of other commands are ignored, like any unknown field.
         #expect(parse(#"{"version":1,"command":"status","seconds":"x"}"#) == .success(.status))
     }

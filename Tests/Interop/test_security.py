@@ -7,6 +7,7 @@ with its own state directory per test."""
 from __future__ import annotations
 
 import asyncio
+import re
 import struct
 
 import pytest
@@ -375,6 +376,39 @@ async def test_a_window_opens_at_start_where_the_configuration_asks_for_one(
     session = await connect(secure, daemon)
     await pair_and_wait_stored(secure, session, daemon)
     await check_unlocked(session)
+
+
+async def test_a_random_passkey_reaches_an_administrator_and_never_the_log_or_status(
+        harness, central, spawn_daemon, tmp_path):
+    """Display-only with a random passkey: the phone's user asks `blesensor pair --passkey` (root
+    here, as the tests run) for the digits; the log and `status` never carry them."""
+    daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-random-passkey', io_capability='display-only').start()
+    secure = SecureCentral(central)
+    session = await connect(secure, daemon)
+    shown: list[str] = []
+
+    class AskingTheAdministrator(RecordingDelegate):
+        async def get_number(self) -> int | None:
+            self.calls.append(('passkey-asked',))
+            await daemon.wait_for_log('is asking for the passkey', timeout=5)
+            code, out, err = await run_cli('pair', '--passkey', '--socket', daemon.control_socket)
+            assert code == 0, (code, out, err)
+            digits = re.search(r'passkey: (\d{6}) ', out)
+            assert digits, out
+            shown.append(digits.group(1))
+            return int(digits.group(1))
+
+    secure.use(AskingTheAdministrator(IO.KEYBOARD_INPUT_ONLY))
+    await pair_and_wait_stored(secure, session, daemon)
+    await check_unlocked(session)
+    entry = await central_status(daemon, secure.address)
+    assert entry['securityLevel'] == 'authenticated-secure-connections', entry
+    passkey, = shown
+    assert passkey not in daemon.log, daemon.log
+    status = await cli_json(daemon, 'status')
+    assert status['pairing']['passkey'] is None, status['pairing']
+    code, out, err = await run_cli('status', '--socket', daemon.control_socket)
+    assert code == 0 and passkey not in out, out
 
 
 async def test_a_re_pairing_that_fails_halfway_keeps_the_previous_bond(
