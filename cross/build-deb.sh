@@ -147,7 +147,9 @@ readelf -h "$stage/usr/bin/blesensor" | grep -E "^ *Machine:" | grep -qE "$machi
 
 install -D -m 0644 systemd/blesensord.service "$stage/lib/systemd/system/blesensord.service"
 install -D -m 0644 systemd/blesensord.sysusers "$stage/usr/lib/sysusers.d/blesensord.conf"
-install -D -m 0644 systemd/blesensor.yaml "$stage/etc/blesensor/blesensor.yaml"
+# 0640: the file may hold a fixed passkey. The postinst gives it to group blesensor (which does
+# not exist when dpkg unpacks it), so the daemon can read it and other users cannot.
+install -D -m 0640 systemd/blesensor.yaml "$stage/etc/blesensor/blesensor.yaml"
 install -d "$stage/usr/share/blesensor/boards"
 install -m 0644 boards/*.yaml "$stage/usr/share/blesensor/boards/"
 

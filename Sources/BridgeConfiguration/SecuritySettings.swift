@@ -59,6 +59,8 @@ public struct SecuritySettings: Sendable, Equatable {
     /// A group whose members may, besides root, remove bonds, open pairing windows and see the
     /// passkey through the control socket; everyone who can reach the socket may read status.
     public var adminGroup: String? = nil
+    /// Where a fixed passkey was read from (`passkey-file`), so checks can see who may read it.
+    public var passkeyFile: String? = nil
     /// Unset in the file: on whenever the IO capability can show or type a passkey (a legacy
     /// passkey pairing's key falls to anyone who recorded it), else off.
     public var secureConnectionsOnly = false
@@ -79,7 +81,7 @@ public struct SecuritySettings: Sendable, Equatable {
 extension ConfigurationLoader {
     static let windowAtStartRange = Duration.zero ... Duration.seconds(3600)
     static let newCentralsEveryRange = Duration.zero ... Duration.seconds(3600)
-    static let securityKeys = ["pairing", "window-at-start", "new-centrals-every", "io-capability", "passkey", "confirm-command", "admin-group", "secure-connections-only", "minimum-key-size", "max-bonds",
+    static let securityKeys = ["pairing", "window-at-start", "new-centrals-every", "io-capability", "passkey", "passkey-file", "confirm-command", "admin-group", "secure-connections-only", "minimum-key-size", "max-bonds",
                                "when-full", "weaker-repairing", "security-request", "require-encryption",
                                "require-authentication", "store-and-forward"]
 
@@ -109,6 +111,22 @@ extension ConfigurationLoader {
                     settings.passkey = .fixed(number)
                 } else {
                     problems.add(path, item, "'\(abbreviated(text))' is not 'random' or a 6-digit passkey like 123456 (quote one with leading zeros: \"012345\")")
+                }
+            }
+        }
+        if let item = map["passkey-file"], !item.isNull,
+           let path = item.text(path: map.path("passkey-file"), expected: "the absolute path of a file holding six digits", problems: &problems) {
+            if map["passkey"] != nil {
+                problems.add(map.path("passkey-file"), item, "give either passkey or passkey-file, not both")
+            } else if !path.hasPrefix("/") {
+                problems.add(map.path("passkey-file"), item, "'\(abbreviated(path))' is not an absolute path; write e.g. /etc/blesensor/passkey")
+            } else {
+                switch SecretFile.passkey(at: path) {
+                case let .success(value):
+                    settings.passkey = .fixed(value)
+                    settings.passkeyFile = path
+                case let .failure(problem):
+                    problems.add(map.path("passkey-file"), item, problem.message)
                 }
             }
         }
@@ -159,8 +177,8 @@ extension ConfigurationLoader {
             settings.storeAndForward = count
         }
         let needsPasskey = [.displayOnly, .keyboardDisplay].contains(settings.ioCapability)
-        if case .fixed = settings.passkey, !needsPasskey, let item = map["passkey"] {
-            problems.add(map.path("passkey"), item, "a passkey is only shown with io-capability display-only or keyboard-display; set one of those or remove the passkey")
+        if case .fixed = settings.passkey, !needsPasskey, let key = ["passkey", "passkey-file"].first(where: { map[$0] != nil }), let item = map[key] {
+            problems.add(map.path(key), item, "a passkey is only shown with io-capability display-only or keyboard-display; set one of those or remove the \(key)")
         }
         if let item = map["io-capability"] {
             let path = map.path("io-capability")

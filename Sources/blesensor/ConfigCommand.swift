@@ -34,6 +34,7 @@ struct ConfigCheckCommand: ParsableCommand {
         case let .success(configuration):
             printSummary(configuration)
             if let choice = configuration.boardChoice { print("\(choice), read from \(choice.origin)") }
+            warnAboutExposedSecrets(configuration)
         case let .failure(problems):
             let candidates = ConfigurationLoader.autoBoards(boardsDirectories: boards)
             guard let reason = problems.boardDetectionFailure, !candidates.isEmpty else {
@@ -70,6 +71,13 @@ struct ConfigCheckCommand: ParsableCommand {
         }
         if !failures.isEmpty { throw ExitCode(1) }
         if case let .success(configuration)? = results.first?.result { printSummary(configuration, board: "auto") }
+    }
+
+    /// A warning, not a failure: the file is valid, only readable by too many.
+    private func warnAboutExposedSecrets(_ configuration: BridgeConfiguration) {
+        for path in SecretFile.passkeyHolders(configurationPath: file, configuration.security) {
+            if let exposure = SecretFile.exposure(of: path) { CLIEnvironment.printError("warning: \(exposure)") }
+        }
     }
 
     private func printSummary(_ configuration: BridgeConfiguration, board: String? = nil) {

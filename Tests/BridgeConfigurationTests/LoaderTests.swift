@@ -1,4 +1,5 @@
 import BLECore
+import Foundation
 import Testing
 @testable import BridgeConfiguration
 
@@ -307,7 +308,7 @@ import Testing
             "security.minimum-key-size (line 6): 6 is out of range 7…16",
             "security.require-encryption[0] (line 7): 2A00 is not a characteristic blesensord serves (2A37, 2A38, 2A39, 2A1C, 2A1D, 2A1E, 2A21, 2A6E, 2A6F, 2A6D, 2A19, 2A29, 2A24, 2A26, 2A28, 2A25, 2A50)",
             "security.require-encryption[1] (line 7): 'zz' is not a UUID: write 2A37 or 0x2A37",
-            "security.bonding (line 8): unknown key 'bonding'; expected one of: pairing, window-at-start, new-centrals-every, io-capability, passkey, confirm-command, admin-group, secure-connections-only, minimum-key-size, max-bonds, when-full, weaker-repairing, security-request, require-encryption, require-authentication, store-and-forward",
+            "security.bonding (line 8): unknown key 'bonding'; expected one of: pairing, window-at-start, new-centrals-every, io-capability, passkey, passkey-file, confirm-command, admin-group, secure-connections-only, minimum-key-size, max-bonds, when-full, weaker-repairing, security-request, require-encryption, require-authentication, store-and-forward",
         ])
         #expect(problems(base + "security:\n  io-capability: keyboard-only") == [
             "security.io-capability (line 4): nobody types a passkey on a headless board; use display-only (the central types our passkey) or no-input-no-output",
@@ -372,5 +373,54 @@ import Testing
         #expect(problems.description.hasPrefix("/nonexistent/blesensor.yaml: 1 problem:\n  /nonexistent/blesensor.yaml does not exist"))
         let directory = ConfigurationLoader.load(path: repositoryBoards, boardsDirectories: [], environment: [:])
         #expect(throws: ConfigurationProblems.self) { try directory.get() }
+    }
+}
+
+/// A fixed passkey kept in a file of its own, and who may read the files that hold one.
+@Suite struct PasskeyFileTests {
+    static let base = "board: simulated\nsensors: [{name: a, driver: tmp102}]\nsecurity:\n  io-capability: display-only\n"
+
+    func directory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("passkey-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test func thePasskeyIsReadFromItsFile() throws {
+        let folder = try directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("passkey").path
+        try "012345\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let settings = try load(Self.base + "  passkey-file: \(file)").get().security
+        #expect(settings.passkey == .fixed(12345) && settings.passkeyFile == file)
+
+        try "12345\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(problems(Self.base + "  passkey-file: \(file)") == [
+            "security.passkey-file (line 5): \(file) must hold exactly six digits (a passkey like 012345) and nothing else",
+        ])
+        #expect(problems(Self.base + "  passkey-file: \(folder.path)/missing") == [
+            "security.passkey-file (line 5): \(folder.path)/missing does not exist: write the six digits into it, then chown root:blesensor and chmod 0640 it",
+        ])
+        #expect(problems(Self.base + "  passkey: \"123456\"\n  passkey-file: \(file)") == [
+            "security.passkey-file (line 6): give either passkey or passkey-file, not both",
+        ])
+    }
+
+    @Test func aFileHoldingThePasskeyThatEveryoneMayReadIsNamed() throws {
+        let folder = try directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("passkey").path
+        try "123456\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        let settings = try load(Self.base + "  passkey-file: \(file)").get().security
+        #expect(SecretFile.passkeyHolders(configurationPath: "/etc/blesensor/blesensor.yaml", settings) == [file])
+        #expect(SecretFile.exposure(of: file) == "\(file) holds the passkey and every user on this system may read it (mode 0644): "
+            + "chown root:blesensor \(file) && chmod 0640 \(file)")
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file)
+        #expect(SecretFile.exposure(of: file) == nil)
+        // Written into the configuration itself, the passkey makes that file the one to guard.
+        let inline = try load(Self.base + "  passkey: \"123456\"").get().security
+        #expect(SecretFile.passkeyHolders(configurationPath: "/etc/blesensor/blesensor.yaml", inline) == ["/etc/blesensor/blesensor.yaml"])
+        #expect(SecretFile.passkeyHolders(configurationPath: "/etc/blesensor/blesensor.yaml", SecuritySettings()).isEmpty)
     }
 }

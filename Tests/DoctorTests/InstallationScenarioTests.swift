@@ -1,4 +1,5 @@
 import BLECore
+import BridgeConfiguration
 import ControlSocket
 import Foundation
 import Testing
@@ -32,6 +33,18 @@ import Testing
         #expect(sensors.reads.value.isEmpty)
         #expect(daemon.asked.value == [machine.path + "/run/blesensor/control.sock"])
         #expect(report.text.hasSuffix("\neverything checked is fine"))
+    }
+
+    @Test func aConfigurationHoldingThePasskeyThatEveryoneMayReadIsAWarning() async throws {
+        let machine = try FakeMachine()
+        machine.configuration(FakeMachine.piConfiguration + "\nsecurity:\n  io-capability: display-only\n  passkey: \"123456\"\n")
+        let path = machine.path + ConfigurationLoader.defaultPath
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        let exposed = try #require(await machine.doctor().report().check("passkey file"))
+        #expect(exposed.status == .warn)
+        #expect(exposed.detail.hasPrefix("\(path) holds the passkey and every user on this system may read it (mode 0644)"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: path)
+        #expect(await machine.doctor().report().check("passkey file") == nil)
     }
 
     @Test func aPiWithI2CDisabledFailsWithTheRaspiConfigFix() async throws {

@@ -75,6 +75,8 @@ installed_checks() {
     check "blesensord.service is enabled (multi-user.target.wants)" test -L "$root/etc/systemd/system/multi-user.target.wants/blesensord.service"
     check "/etc/blesensor/blesensor.yaml is registered as a conffile" \
         eval 'in_root dpkg-query -W -f="\${Conffiles}" blesensor | grep -q "/etc/blesensor/blesensor.yaml "'
+    check "/etc/blesensor/blesensor.yaml is root:blesensor 0640 (it may hold a passkey)" \
+        test "$(in_root stat -c %U:%G:%a /etc/blesensor/blesensor.yaml)" = "root:blesensor:640"
 }
 
 # i2c and bluetooth exist (as on Raspberry Pi OS), gpio does not (as on plain Debian); dialout is in base-passwd.

@@ -20,6 +20,12 @@ extension Examination {
         case let .success(configuration):
             let count = configuration.sensors.count == 1 ? "1 sensor" : "\(configuration.sensors.count) sensors"
             add(.config, .ok, "config", "\(shown) (board \(configuration.board.name), \(count))")
+            for holder in SecretFile.passkeyHolders(configurationPath: path, configuration.security) {
+                if let exposure = SecretFile.exposure(of: holder) {
+                    add(.config, .warn, "passkey file", exposure,
+                        fix: "make it readable by root and the blesensor group only, as the package installs it")
+                }
+            }
             return configuration
         case let .failure(problems):
             let count = problems.problems.count == 1 ? "1 problem" : "\(problems.problems.count) problems"

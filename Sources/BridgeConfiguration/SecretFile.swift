@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Files that hold a secret (a fixed passkey): read, and checked for who else may read them.
+public enum SecretFile {
+    /// Six digits, optionally followed by a newline; anything else is a message saying what is wrong.
+    static func passkey(at path: String) -> Result<UInt32, SecretFileProblem> {
+        var info = stat()
+        if stat(path, &info) != 0, errno == ENOENT {
+            return .failure(SecretFileProblem("\(path) does not exist: write the six digits into it, then chown root:blesensor and chmod 0640 it"))
+        }
+        let text: String
+        switch YAMLDocument.contents(path: path) {
+        case let .success(contents): text = contents
+        case let .failure(problem): return .failure(SecretFileProblem(problem.message))
+        }
+        let digits = text.hasSuffix("\n") ? String(text.dropLast()) : text
+        guard digits.count == 6, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = UInt32(digits) else {
+            return .failure(SecretFileProblem("\(path) must hold exactly six digits (a passkey like 012345) and nothing else"))
+        }
+        return .success(value)
+    }
+
+    /// Why the file holding the passkey is readable by people who should not see it, with the fix;
+    /// nil when only its owner and group may read it (or it cannot be examined).
+    public static func exposure(of path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        let mode = info.st_mode & 0o7777
+        guard mode & 0o006 != 0 else { return nil }
+        let octal = String(mode, radix: 8)
+        return "\(path) holds the passkey and every user on this system may read it (mode 0\(octal)): "
+            + "chown root:blesensor \(path) && chmod 0640 \(path)"
+    }
+
+    /// The files of this configuration that hold a fixed passkey: the passkey file, or the
+    /// configuration file itself when the passkey is written in it.
+    public static func passkeyHolders(configurationPath: String, _ settings: SecuritySettings) -> [String] {
+        guard case .fixed = settings.passkey else { return [] }
+        return [settings.passkeyFile ?? configurationPath]
+    }
+}
+
+/// What is wrong with a secret file, said so that it can be fixed.
+struct SecretFileProblem: Error, Equatable {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
