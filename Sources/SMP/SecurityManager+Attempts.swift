@@ -69,13 +69,50 @@ extension SecurityManager {
         attempts = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
     }
 
+    // MARK: Guessing a fixed passkey
+
+    /// Wrong passkeys anyone may make before all passkey pairing waits: an owner's typos.
+    static let freePasskeyGuesses = 3
+    static let firstPasskeyWait = Duration.seconds(60)
+    static let longestPasskeyWait = Duration.seconds(3600)
+
+    /// A wrong passkey (a failed confirm value in Passkey Entry) against a fixed passkey: past the
+    /// free ones every passkey pairing, from any address, waits; each further failure doubles the
+    /// wait, so the ~20 guesses that reveal a passkey take days. A random passkey changes each time.
+    func recordPasskeyGuess() {
+        guard case .fixed = configuration.policy.passkey else { return }
+        let now = clock.now
+        let (failures, wait) = state.withLock { state -> (Int, Duration?) in
+            state.passkeyGuesses.failures += 1
+            let failures = state.passkeyGuesses.failures
+            guard failures > Self.freePasskeyGuesses else { return (failures, nil) }
+            var wait = Self.firstPasskeyWait
+            for _ in 0..<min(failures - Self.freePasskeyGuesses - 1, 16) { wait = min(wait * 2, Self.longestPasskeyWait) }
+            state.passkeyGuesses.blockedUntil = now + wait
+            return (failures, wait)
+        }
+        guard let wait else { return }
+        logger.warning("\(failures) wrong passkeys since the last right one, from any central: someone may be guessing the fixed passkey; passkey pairing waits \(wait.wholeMilliseconds / 1000) s. A random passkey (security.passkey: random) cannot be guessed this way")
+    }
+
+    /// How long passkey pairing still waits after too many wrong passkeys; nil when it may go on.
+    var passkeyPairingWait: Duration? {
+        let now = clock.now
+        return state.withLock { $0.passkeyGuesses.blockedUntil }.flatMap { $0 > now ? $0 - now : nil }
+    }
+
     /// Peers with a remembered failure (tests, status).
     var trackedAttemptCount: Int { state.withLock { $0.attempts.count } }
 
     func pairingFailed(on link: Link, serial: UInt64, reason: PairingFailureReason, sent: Bool, detail: String) {
-        let timer = state.withLock { $0.sessions[link.id]?.serial == serial ? $0.sessions[link.id]?.timer : nil }
+        let (timer, method) = state.withLock { state in
+            state.sessions[link.id]?.serial == serial ? (state.sessions[link.id]?.timer, state.sessions[link.id]?.session.method) : (nil, nil)
+        }
         timer?.cancel()
-        if reason.isFailedAuthentication { recordFailure(of: link) }
+        if reason.isFailedAuthentication {
+            recordFailure(of: link)
+            if case .passkeyEntry? = method { recordPasskeyGuess() }
+        }
         logger.warning("\(link.id): pairing failed\(sent ? "" : " by the peer"): \(reason): \(detail)")
         eventSink.yield(.pairingFailed(link, reason, detail: detail))
         resolvePairing(on: link, .failure(.pairingFailed(reason, detail: detail)))

@@ -74,7 +74,11 @@ extension SecurityManager {
         case .free:
             break
         }
-        state.withLock { _ = $0.attempts.removeValue(forKey: link.identity.bondIdentity) }
+        state.withLock { state in
+            state.attempts[link.identity.bondIdentity] = nil
+            // The right passkey: whoever typed it knows it, the count of guesses starts over.
+            if case .passkeyEntry = result.method { state.passkeyGuesses = PasskeyGuesses() }
+        }
         if result.peerUsedDebugKey {
             // Encrypted now with a key anyone can compute, not the bond's: no longer its proof.
             state.withLock { _ = $0.proven.remove(link.id) }

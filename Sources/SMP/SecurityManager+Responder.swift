@@ -61,6 +61,12 @@ extension SecurityManager {
             }
             return
         }
+        if case .passkeyEntry = session.method, let wait = passkeyPairingWait {
+            step(on: link, serial: serial) {
+                $0.approve(.refuse(.repeatedAttempts, because: "too many wrong passkeys from any central; passkey pairing waits another \(max(1, wait.wholeMilliseconds / 1000)) s"))
+            }
+            return
+        }
         if let existing, Self.isWeaker(new, than: existing) {
             guard configuration.allowWeakerRepairing else {
                 step(on: link, serial: serial) {

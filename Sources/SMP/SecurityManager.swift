@@ -28,6 +28,13 @@ public final class SecurityManager: Sendable {
         var timer: TimerHandle?
     }
 
+    /// Each failed Secure Connections passkey attempt tells its maker one bit of a fixed passkey
+    /// (Vol 3 Part H 2.3.5.6.3), so about 20 of them, from anywhere, reveal it all.
+    struct PasskeyGuesses {
+        var failures = 0
+        var blockedUntil: MonotonicInstant?
+    }
+
     struct Attempts {
         var failures: Int
         var blockedUntil: MonotonicInstant
@@ -49,6 +56,8 @@ public final class SecurityManager: Sendable {
         /// Identities whose bond is being saved, with the link saving it: a second pairing that
         /// completes meanwhile under the same identity must not pass the takeover check too.
         var bondsBeingSaved: [DeviceAddress: LinkID] = [:]
+        /// Wrong guesses of our fixed passkey from any address (addresses rotate).
+        var passkeyGuesses = PasskeyGuesses()
         var nextSerial: UInt64 = 1
         /// Central role: callers of `pair` and `encrypt`, until the outcome.
         var pairWaiters: [LinkID: [PairWaiter]] = [:]

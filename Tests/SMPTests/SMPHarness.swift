@@ -49,6 +49,20 @@ final class SMPHarness: Sendable {
 
     func feed(_ pdu: [UInt8]) { manager.receive(pdu, on: link) }
 
+    /// A further link to the same manager, from `peer` (a central rotating its address).
+    func openLink(from peer: DeviceAddress, handle: UInt16) -> Link {
+        let other = Link(handle: handle, role: .peripheral, peer: peer, parameters: .init(interval: 24, latency: 0, supervisionTimeout: 400))
+        manager.linkOpened(other)
+        return other
+    }
+
+    func exchange(_ pdu: [UInt8], on other: Link, expecting count: Int = 1) async -> [[UInt8]] {
+        let before = sent.all.count
+        manager.receive(pdu, on: other)
+        await sent.wait(for: before + count)
+        return Array(sent.all[before..<(before + count)])
+    }
+
     var lastSent: [UInt8]? { sent.all.last }
 
     func waitForEvent(_ match: @escaping @Sendable (SecurityEvent) -> Bool) async -> SecurityEvent? {

@@ -123,6 +123,41 @@ import TestSupport
         #expect(key.properties.level == .authenticatedSecureConnections)
     }
 
+    /// A guesser rotating its address: each wrong passkey reveals a bit of a fixed passkey, so past
+    /// a few typos every passkey pairing waits, whoever asks, and the wait doubles.
+    @Test func wrongPasskeysFromRotatingAddressesMakeEveryPasskeyPairingWait() async throws {
+        let harness = try await SMPHarness { $0.policy.ioCapability = .displayOnly; $0.policy.passkey = .fixed(123456) }
+        let central = TestInitiator(io: .keyboardOnly, auth: [.bonding, .mitm, .secureConnections])
+        func guess(from index: Int) async throws -> [UInt8]? {
+            let peer = DeviceAddress(BluetoothAddress(littleEndian: [UInt8(index), 0, 0, 0, 0x66, 0x4A]), type: .randomDevice)
+            let link = harness.openLink(from: peer, handle: UInt16(0x100 + index))
+            let pres = try #require(await harness.exchange(central.preq, on: link).first)
+            guard pres.first == 0x02 else { return pres }
+            let key = try #require(await harness.exchange(central.publicKeyPDU, on: link).first)
+            let x = Array(key[1...32])
+            // Bit 0 of 123456 is 0: guessing 1 fails the first round.
+            let nai = SecureRandom.bytes(16)
+            let cai = try SecurityFunctions.f4(u: central.keyPair.publicKeyX, v: x, x: nai, z: 0x81)
+            #expect(await harness.exchange([0x03] + cai, on: link).first?.first == 0x03)
+            #expect(await harness.exchange([0x04] + nai, on: link).first == [0x05, 0x04])
+            return nil
+        }
+        for index in 0..<SecurityManager.freePasskeyGuesses {
+            #expect(try await guess(from: index) == nil)
+        }
+        #expect(harness.manager.passkeyPairingWait == nil)
+        #expect(try await guess(from: 10) == nil)
+        #expect(harness.manager.passkeyPairingWait == SecurityManager.firstPasskeyWait)
+        // A fresh address changes nothing: refused with Repeated Attempts before any passkey round.
+        #expect(try await guess(from: 11) == [0x05, 0x09])
+        #expect(await harness.waitForEvent {
+            if case let .pairingFailed(_, .repeatedAttempts, detail) = $0 { detail.contains("too many wrong passkeys") } else { false }
+        } != nil)
+        harness.clock.advance(by: SecurityManager.firstPasskeyWait)
+        #expect(try await guess(from: 12) == nil)
+        #expect(harness.manager.passkeyPairingWait == SecurityManager.firstPasskeyWait * 2)
+    }
+
     @Test func aWrongPasskeyFailsTheFirstRoundWithConfirmValueFailed() async throws {
         let harness = try await SMPHarness { $0.policy.ioCapability = .displayOnly; $0.policy.passkey = .fixed(123456) }
         let central = TestInitiator(io: .keyboardOnly, auth: [.bonding, .mitm, .secureConnections])
