@@ -58,7 +58,8 @@ public struct Daemon: Sendable {
                 logger.info("writing HCI trace to \(path) (btsnoop, opens in Wireshark)")
             }
             let addressPolicy = try await addressPolicy()
-            let bonds = try await DaemonSecurity.openStore(configuration)
+            let opened = try await DaemonSecurity.openStore(configuration, logger: logger)
+            let bonds = opened.store
             let agent = DaemonPairingAgent(settings: configuration.security, clock: SystemClock.shared, logger: logger)
             logger.info("connecting to controller over \(resolved.specification)")
             var peripheral = peripheralConfiguration(addressPolicy)
@@ -88,12 +89,15 @@ public struct Daemon: Sendable {
             } else {
                 address = addressDescription(addressPolicy)
             }
+            // Rows the store could not read were skipped when the Security Manager loaded the bonds.
+            let unreadable = bonds.unreadableBonds.map { "a bond could not be read and is ignored (its central must pair again): \($0)" }
+            unreadable.forEach { logger.error("\($0)") }
             let limitations = await manager.host.controllerInfo?.limitations.map {
                 ControllerLimitationStatus(text: $0.description, needsAction: $0.needsAction)
             } ?? []
             let runtime = DaemonRuntime(configuration: configuration, transport: resolved.specification.description,
                                         address: address, manager: manager, bridge: bridge, agent: agent, clock: SystemClock.shared,
-                                        controllerLimitations: limitations)
+                                        controllerLimitations: limitations, bondStoreProblems: opened.problems + unreadable)
             // The control socket first: if it cannot start, nothing is advertised on behalf of a
             // daemon that is about to exit.
             let control: ControlServer

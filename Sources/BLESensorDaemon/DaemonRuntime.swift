@@ -22,9 +22,12 @@ final class DaemonRuntime: ControlHandler {
     private let advertising = Mutex(false)
     /// From bring-up: what this controller cannot do (`ControllerLimitation`).
     let controllerLimitations: [ControllerLimitationStatus]
+    let bondStoreProblems: [String]
 
     init(configuration: BridgeConfiguration, transport: String, address: String, manager: PeripheralManager,
-         bridge: SensorBridge, agent: DaemonPairingAgent, clock: any HostClock, controllerLimitations: [ControllerLimitationStatus] = []) {
+         bridge: SensorBridge, agent: DaemonPairingAgent, clock: any HostClock, controllerLimitations: [ControllerLimitationStatus] = [],
+         bondStoreProblems: [String] = []) {
+        self.bondStoreProblems = bondStoreProblems
         self.controllerLimitations = controllerLimitations
         self.agent = agent
         self.configuration = configuration
@@ -53,7 +56,8 @@ final class DaemonRuntime: ControlHandler {
                        uptimeSeconds: Double(seconds) + Double(attoseconds) / 1e18,
                        board: configuration.board.name, deviceName: configuration.deviceName,
                        centrals: centrals.statuses(statistics: manager.statistics()), sensors: bridge.sensorStatus(),
-                       bonds: security.bondIdentities, pairing: security.pairing, controllerLimitations: controllerLimitations)
+                       bonds: security.bondIdentities, pairing: security.pairing, controllerLimitations: controllerLimitations,
+                       bondStoreProblems: bondStoreProblems.isEmpty ? nil : bondStoreProblems)
     }
 
     func bonds() -> Result<[BondStatus], ControlFailure> {

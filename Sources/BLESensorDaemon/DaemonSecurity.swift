@@ -5,6 +5,7 @@ import Logging
 import Peripheral
 import SMP
 import SQLiteBondStore
+import Foundation
 
 /// Turns the configuration's security section into the peripheral's security setup, with the bonds
 /// in `<state directory>/bonds.sqlite`.
@@ -13,14 +14,36 @@ enum DaemonSecurity {
         PathSettings.bondsDatabase(in: configuration.paths.stateDirectory)
     }
 
-    /// Opens the bond store (blocking file work, on its own thread).
-    static func openStore(_ configuration: BridgeConfiguration) async throws(DaemonError) -> SQLiteBondStore {
+    /// The bond store and what went wrong opening it.
+    struct OpenedStore: Sendable {
+        let store: SQLiteBondStore
+        /// For status and doctor: a corrupt file moved aside.
+        var problems: [String] = []
+    }
+
+    /// Opens the bond store (blocking file work, on its own thread). A corrupt file is moved aside
+    /// and the daemon starts with an empty store: a missing bond grants nothing, and refusing to
+    /// start would take every sensor off the air (and restart for ever) for a file no restart mends.
+    static func openStore(_ configuration: BridgeConfiguration, logger: Logger,
+                          now: @escaping @Sendable () -> Date = { Date() }) async throws(DaemonError) -> OpenedStore {
         let path = bondsPath(configuration)
         let directory = AddressStore(directory: configuration.paths.stateDirectory)
         let maximum = configuration.security.maxBonds
-        return try await DedicatedThread.run { () throws(DaemonError) -> SQLiteBondStore in
+        return try await DedicatedThread.run { () throws(DaemonError) -> OpenedStore in
             try directory.makeDirectories()
-            do throws(BondStoreError) { return try SQLiteBondStore(path: path, maximumBonds: maximum) } catch { throw .bondStore(error) }
+            do throws(BondStoreError) {
+                return OpenedStore(store: try SQLiteBondStore(path: path, maximumBonds: maximum))
+            } catch let .corrupt(_, reason) {
+                let aside = CorruptFile.moveAside(path, at: now())
+                guard let aside else { throw .bondStore(.corrupt(path: path, reason: reason)) }
+                let problem = "\(path) was corrupt (\(reason)); moved to \(aside), started with no bonds: bonded centrals must pair again"
+                logger.error("\(problem)")
+                do throws(BondStoreError) {
+                    return OpenedStore(store: try SQLiteBondStore(path: path, maximumBonds: maximum), problems: [problem])
+                } catch { throw .bondStore(error) }
+            } catch {
+                throw .bondStore(error)
+            }
         }
     }
 

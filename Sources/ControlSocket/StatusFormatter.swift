@@ -15,6 +15,7 @@ public enum StatusFormatter {
         if let pairing = snapshot.pairing { lines.append("  pairing      \(SecurityFormatter.pairingSummary(pairing))") }
         if let bonds = snapshot.bonds { lines.append("  bonds        \(SecurityFormatter.bondsSummary(bonds))") }
         for limitation in snapshot.controllerLimitations ?? [] { lines.append("  controller   \(limitation.text)") }
+        for problem in snapshot.bondStoreProblems ?? [] { lines.append("  bond store   \(problem)") }
         lines.append("")
         if snapshot.centrals.isEmpty {
             lines.append("centrals: none connected")

@@ -19,10 +19,14 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
     /// What the controller cannot do and the daemon does without ("this controller cannot
     /// advertise while connected: …"); nil from a daemon that predates them.
     public var controllerLimitations: [ControllerLimitationStatus]?
+    /// What went wrong with the bond store at start and how the daemon carries on ("bonds are kept
+    /// in memory only: …", "the corrupt store was moved to …"); nil or empty when nothing did.
+    public var bondStoreProblems: [String]?
 
     public init(transport: String, address: String, advertising: Bool, uptimeSeconds: Double, board: String,
                 deviceName: String, centrals: [CentralStatus], sensors: [SensorStatus],
-                bonds: [String]? = nil, pairing: PairingStatus? = nil, controllerLimitations: [ControllerLimitationStatus]? = nil) {
+                bonds: [String]? = nil, pairing: PairingStatus? = nil, controllerLimitations: [ControllerLimitationStatus]? = nil,
+                bondStoreProblems: [String]? = nil) {
         self.transport = transport
         self.address = address
         self.advertising = advertising
@@ -34,11 +38,12 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
         self.bonds = bonds
         self.pairing = pairing
         self.controllerLimitations = controllerLimitations
+        self.bondStoreProblems = bondStoreProblems
     }
 
     private enum CodingKeys: String, CodingKey {
         case transport, address, advertising, uptimeSeconds, board, deviceName, centrals, sensors, bonds, pairing
-        case controllerLimitations
+        case controllerLimitations, bondStoreProblems
     }
 
     /// `bonds` and `pairing` are null rather than missing without security, so every key is always there.
@@ -55,6 +60,7 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
         try container.encode(bonds, forKey: .bonds)
         try container.encode(pairing, forKey: .pairing)
         try container.encode(controllerLimitations, forKey: .controllerLimitations)
+        try container.encode(bondStoreProblems, forKey: .bondStoreProblems)
     }
 }
 

@@ -22,14 +22,27 @@ extension SQLiteBondStore {
         }
     }
 
+    /// Every readable bond. A row that cannot be read (a damaged key, an impossible address) is
+    /// skipped and named in `unreadableBonds`: one damaged bond must not cost every other one.
     public func bonds() async throws(BondStoreError) -> [Bond] {
         let path = path
-        return try await read { db in
+        let (bonds, unreadable) = try await read { db in
             let rows = try Row.fetchAll(
                 db, sql: "SELECT \(BondRows.columns) FROM bond ORDER BY last_seen DESC, address, address_type")
-            return try rows.map { row throws(BondStoreError) in try BondRows.bond(from: row, path: path) }
+            var bonds: [Bond] = [], unreadable: [String] = []
+            for row in rows {
+                do throws(BondStoreError) { bonds.append(try BondRows.bond(from: row, path: path)) } catch {
+                    unreadable.append("\(error)")
+                }
+            }
+            return (bonds, unreadable)
         }
+        unreadableRows.withLock { $0 = unreadable }
+        return bonds
     }
+
+    /// Why rows were skipped by the last `bonds()`, one message each.
+    public var unreadableBonds: [String] { unreadableRows.withLock { $0 } }
 
     public func bond(for identity: DeviceAddress) async throws(BondStoreError) -> Bond? {
         let path = path

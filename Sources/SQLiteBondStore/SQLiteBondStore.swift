@@ -13,6 +13,7 @@ public final class SQLiteBondStore: BondStore {
     let queue: DatabaseQueue
     /// Set on the queue by `close()`: GRDB crashes on a closed connection, so every access checks it first.
     private let isClosed = Mutex(false)
+    let unreadableRows = Mutex<[String]>([])
 
     /// Opens (creating if needed, mode 0600) and migrates the database at `path`; an existing file readable by
     /// group or others is tightened to 0600. This blocks while SQLite opens and checks the file: call it at

@@ -461,3 +461,29 @@ async def test_pairing_is_refused_while_the_window_is_closed_and_allowed_once_op
     await pair_and_wait_stored(late, other, daemon)
     await check_unlocked(other)
     assert bonded_addresses(await bonds(daemon)) == {late.address.upper()}
+
+
+# -- bond store failures ----------------------------------------------------------------------
+
+async def test_a_corrupt_bond_store_is_moved_aside_and_the_daemon_serves_without_bonds(
+        harness, central, spawn_daemon, tmp_path):
+    """A bonds.sqlite that is not a database: refusing to start would take every sensor off the air
+    and restart for ever; the daemon moves it aside, starts with no bonds, and says so."""
+    bridge = Bridge(harness, spawn_daemon, tmp_path, 'sec-corrupt-store')
+    bridge.state_dir.mkdir(parents=True)
+    (bridge.state_dir / 'bonds.sqlite').write_bytes(b'this is not an SQLite database\n' * 200)
+    daemon = await bridge.start()
+    moved = sorted(path.name for path in bridge.state_dir.glob('bonds.sqlite.corrupt-*'))
+    assert len(moved) == 1, sorted(p.name for p in bridge.state_dir.iterdir())
+    assert (bridge.state_dir / moved[0]).read_bytes().startswith(b'this is not an SQLite database')
+    await daemon.wait_for_log(f'moved to {bridge.state_dir / moved[0]}, started with no bonds', timeout=2)
+    status = await cli_json(daemon, 'status')
+    problems = status['bondStoreProblems']
+    assert len(problems) == 1 and 'was corrupt' in problems[0], problems
+    code, out, err = await run_cli('status', '--socket', daemon.control_socket)
+    assert code == 0 and '  bond store   ' in out, out
+    # A fresh store: a central pairs and is bonded as usual.
+    secure = SecureCentral(central)
+    session = await connect(secure, daemon)
+    await pair_and_wait_stored(secure, session, daemon)
+    assert bonded_addresses(await bonds(daemon)) == {secure.address.upper()}

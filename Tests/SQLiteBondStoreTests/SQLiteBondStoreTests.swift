@@ -172,6 +172,24 @@ import Testing
         }
     }
 
+    /// One damaged row costs one bond, not all of them: it is skipped and named.
+    @Test func anUnreadableBondIsSkippedAndNamed() async throws {
+        let directory = TemporaryDirectory()
+        let store = try SQLiteBondStore(path: directory.database, maximumBonds: 100)
+        for n in 0..<3 { try await store.saveBond(Sample.bond(n), gattState: .empty, replacing: nil) }
+        let damaged = Sample.bond(1).identity
+        // Damage the schema's checks would refuse: what a bad sector or another writer leaves.
+        try await store.queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
+            try db.execute(sql: "UPDATE bond SET ltk = ? WHERE address = ?", arguments: [Data([1, 2, 3]), damaged.address.description])
+            try db.execute(sql: "PRAGMA ignore_check_constraints = OFF")
+        }
+        let bonds = try await store.bonds()
+        #expect(Set(bonds.map(\.identity)) == [Sample.bond(0).identity, Sample.bond(2).identity])
+        #expect(store.unreadableBonds.count == 1)
+        #expect(store.unreadableBonds.first?.contains("bond.ltk") == true)
+    }
+
     @Test func aMissingDirectoryCannotBeOpened() throws {
         let directory = TemporaryDirectory()
         #expect {

@@ -48,6 +48,9 @@ extension Examination {
                     add(.bluetooth, .info, "controller", limitation.text)
                 }
             }
+            for problem in snapshot.bondStoreProblems ?? [] {
+                add(.daemon, .warn, "bond store", problem, fix: "see the daemon's log for what happened: \(Installed.log)")
+            }
             state = .answering(snapshot)
         case .failure(.permissionDenied):
             add(.daemon, .warn, "blesensord", "status not readable: permission denied on \(socket)",
