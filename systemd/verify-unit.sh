@@ -51,5 +51,16 @@ if [ "$status" -ne 0 ] || [ -n "$ours" ]; then
     exit 1
 fi
 echo "verify-unit: OK, no warning about $name"
-# For information only: systemd's own score of the sandboxing (lower is tighter).
-(cd "$work" && systemd-analyze security --offline=yes "./$name" 2>/dev/null | grep -F 'Overall exposure') || true
+# systemd's own score of the sandboxing (lower is tighter): a change that loosens it past the
+# score the unit has reached fails here. systemd before 250 has no --offline: then it is skipped.
+exposure_limit=1.8
+if exposure=$(cd "$work" && systemd-analyze security --offline=yes "./$name" 2>/dev/null | grep -F 'Overall exposure'); then
+    echo "$exposure"
+    score=$(printf '%s\n' "$exposure" | sed -n 's/.*: \([0-9][0-9.]*\).*/\1/p')
+    if [ -n "$score" ] && awk -v score="$score" -v limit="$exposure_limit" 'BEGIN { exit !(score > limit) }'; then
+        echo "verify-unit: FAILED: exposure $score is above $exposure_limit; keep the sandbox at least as tight" >&2
+        exit 1
+    fi
+else
+    echo "verify-unit: systemd-analyze security --offline is unavailable here; exposure not checked"
+fi

@@ -39,6 +39,8 @@ struct UnitFileTests {
         ("Type=notify", "Type=notfy", "notfy"),
         ("ProtectHome=yes", "ProtectHome=yes\nProtectHoem=yes", "ProtectHoem"),
         ("RestrictAddressFamilies=AF_BLUETOOTH AF_UNIX", "RestrictAddressFamilies=AF_BLUETOOTH AF_UNIKS", "AF_UNIKS"),
+        // Valid, but a looser sandbox than the unit has reached: the exposure limit fails it.
+        ("ProtectSystem=strict", "ProtectSystem=no\nPrivateDevices=no", "exposure"),
     ])
     func aBrokenCopyFails(original: String, broken: String, mentioned: String) throws {
         let unit = try String(contentsOf: Self.systemdDirectory.appendingPathComponent("blesensord.service"), encoding: .utf8)

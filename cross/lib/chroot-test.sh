@@ -69,7 +69,7 @@ installed_checks() {
     check "blesensor config check accepts the shipped /etc/blesensor/blesensor.yaml with the shipped boards" \
         in_root blesensor config check /etc/blesensor/blesensor.yaml
     check "blesensor is a system user with home /var/lib/blesensor and no login shell" user_is_system
-    check "blesensor is in the groups that exist: i2c, dialout, bluetooth" eval 'member_of i2c && member_of dialout && member_of bluetooth'
+    check "blesensor is in the groups that exist and it needs: i2c, dialout (not bluetooth: D-Bus only)" eval 'member_of i2c && member_of dialout && ! member_of bluetooth'
     check "no gpio group was created where none existed" eval '! in_root getent group gpio >/dev/null'
     check "/var/lib/blesensor is owned by blesensor, mode 700" state_directory_is_private
     check "blesensord.service is enabled (multi-user.target.wants)" test -L "$root/etc/systemd/system/multi-user.target.wants/blesensord.service"
@@ -130,7 +130,7 @@ mv "$root/usr/bin/systemd-sysusers" "$root/usr/bin/systemd-sysusers.hidden"
 install_deb /tmp/blesensor.deb
 mv "$root/usr/bin/systemd-sysusers.hidden" "$root/usr/bin/systemd-sysusers"
 check "adduser made blesensor a system user with home /var/lib/blesensor and no login shell" user_is_system
-check "blesensor is in i2c, dialout, bluetooth" eval 'member_of i2c && member_of dialout && member_of bluetooth'
+check "blesensor is in i2c, dialout and not bluetooth" eval 'member_of i2c && member_of dialout && ! member_of bluetooth'
 check "/var/lib/blesensor is owned by blesensor, mode 700" state_directory_is_private
 in_root dpkg --purge blesensor > "$root/tmp/apt.log" 2>&1 || { cat "$root/tmp/apt.log" >&2; exit 1; }
 
