@@ -227,6 +227,13 @@ let package = Package(
         .testTarget(name: "DoctorTests", dependencies: [
             "Doctor", "BLECore", "BridgeConfiguration", "ChildProcesses", "ControlSocket", "Sensors", "SensorBridge", "TestSupport",
         ]),
+        // Coverage-guided fuzzing: the targets (a library, so the tests replay the corpus), and
+        // libFuzzer's driver, built by scripts/fuzz.sh with -sanitize=fuzzer,address -DFUZZING.
+        .target(name: "FuzzTargets", dependencies: [
+            "ATT", "BLECore", "Bonding", "BridgeConfiguration", "GAP", "HCI", "HCITransports", "SMP",
+        ]),
+        .executableTarget(name: "blesensor-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Driver"),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
         // Writes bonds until it is killed, for the crash-durability test in SQLiteBondStoreTests.
         .executableTarget(name: "bond-store-crash-writer", dependencies: ["BLECore", "Bonding", "SQLiteBondStore"],
                           path: "Tests/BondStoreCrashWriter"),

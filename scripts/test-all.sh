@@ -93,6 +93,11 @@ if [[ $slow == yes ]]; then
     step_done "libgpiod 2.x"
 fi
 
+echo "== fuzzing (libFuzzer, every target for 15 s from its committed corpus)"
+timeout 1200 scripts/fuzz.sh --seconds 15 2>&1 | tee "$build_log.fuzz"
+fuzz_count=$(grep -c "^fuzz: .* runs in " "$build_log.fuzz" || true)
+step_done "fuzzing"
+
 echo "== interop tests against Bumble"
 bin="$(swift build --show-bin-path)"
 BLESENSORD="$bin/blesensord" HEART_RATE_PERIPHERAL="$bin/heart-rate-peripheral" \
@@ -160,7 +165,7 @@ if [[ $package_arch == amd64 ]]; then
 fi
 
 counts=(
-    "swift tests:$swift_count" "libgpiod 2.x tests:${gpiod2_count:-}" "interop tests:$interop_count"
+    "swift tests:$swift_count" "libgpiod 2.x tests:${gpiod2_count:-}" "fuzz targets:$fuzz_count" "interop tests:$interop_count"
     "kernel tests:$kernel_count" "boot checks:$boot_checks" "arm64 swift tests:${arm64_swift:-}"
     "arm64 interop tests:${arm64_interop:-}" "arm64 boot checks:${boot_arm64_checks:-}"
 )

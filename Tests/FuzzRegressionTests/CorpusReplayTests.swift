@@ -1,0 +1,21 @@
+import Foundation
+import FuzzTargets
+import Testing
+
+/// Every input in the committed corpus (the seeds, and every crash a fuzzing run found, added as
+/// a file) goes through its target in the ordinary tests: a fixed crash stays fixed.
+@Suite struct CorpusReplayTests {
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fuzz/Corpus")
+
+    @Test(arguments: FuzzTargets.all.keys.sorted())
+    func theCorpusReplaysWithoutATrap(_ name: String) throws {
+        let directory = Self.corpus.appendingPathComponent(name)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(!files.isEmpty, "no corpus for \(name) in \(directory.path)")
+        let target = try #require(FuzzTargets.all[name])
+        for file in files {
+            target([UInt8](try Data(contentsOf: directory.appendingPathComponent(file))))
+        }
+    }
+}
