@@ -349,6 +349,39 @@ async def test_a_stranger_distributing_the_owners_identity_cannot_take_over_its_
     await check_unlocked(session)
 
 
+async def test_a_guesser_rotating_its_address_soon_waits_for_every_passkey_attempt(
+        harness, central, second_central, spawn_daemon, tmp_path):
+    """Each wrong Secure Connections passkey reveals a bit of a fixed passkey. A guesser with a new
+    address for each try gets three, then every passkey pairing waits, even the owner's."""
+    daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-guessing', io_capability='display-only',
+                          passkey='"123456"').start()
+    for attempt in range(4):
+        guesser = SecureCentral(second_central)
+        await guesser.use_static_address(f'C0:66:66:66:66:{attempt:02X}')
+        session = await connect(guesser, daemon)
+        guesser.use(RecordingDelegate(IO.KEYBOARD_INPUT_ONLY, passkey=654321 + attempt))
+        reason = await guesser.pairing_failure(session.connection)
+        assert reason == CONFIRM_VALUE_FAILED, f'attempt {attempt}: Pairing Failed 0x{reason:02X}'
+        await disconnect(session)
+    await daemon.wait_for_log('someone may be guessing the fixed passkey', timeout=5)
+
+    guesser = SecureCentral(second_central)
+    await guesser.use_static_address('C0:66:66:66:66:10')
+    session = await connect(guesser, daemon)
+    guesser.use(RecordingDelegate(IO.KEYBOARD_INPUT_ONLY, passkey=111111))
+    reason = await guesser.pairing_failure(session.connection)
+    assert reason == REPEATED_ATTEMPTS, f'Pairing Failed 0x{reason:02X}'
+    await disconnect(session)
+
+    owner = SecureCentral(central)
+    session = await connect(owner, daemon)
+    delegate = owner.use(RecordingDelegate(IO.KEYBOARD_INPUT_ONLY, passkey=123456))
+    reason = await owner.pairing_failure(session.connection)
+    assert reason == REPEATED_ATTEMPTS, f'Pairing Failed 0x{reason:02X}'
+    assert not delegate.asked('passkey-asked')
+    assert await bonds(daemon) == []
+
+
 async def test_new_centrals_are_paced_while_pairing_is_always_allowed(
         harness, central, second_central, spawn_daemon, tmp_path):
     """A stranger arriving right after another new central is told to wait (Repeated Attempts), so

@@ -172,6 +172,15 @@ class SecureCentral:
         """As a phone whose user chose "forget this device"."""
         self.device.keystore = MemoryKeyStore()
 
+    async def use_static_address(self, text: str) -> hci.Address:
+        """A new random static address to connect with: a guesser rotating its identity."""
+        address = hci.Address(text, hci.Address.RANDOM_DEVICE_ADDRESS)
+        await self.device.send_sync_command(hci.HCI_LE_Set_Random_Address_Command(random_address=address))
+        self.device.random_address = address
+        self.device.static_address = address
+        self.central.address = address.to_string(with_type_qualifier=False)
+        return address
+
     async def use_resolvable_private_address(self) -> hci.Address:
         """A fresh RPA from our IRK as the address we connect with (a phone rotates it)."""
         address = hci.Address.generate_private_address(self.device.irk)
