@@ -21,6 +21,7 @@ public enum FuzzTargets {
         "acl-reassembler": aclReassembler,
         "advertising-data": advertisingData,
         "configuration": configuration,
+        "sensor-values": SensorValueFuzzing.run,
     ]
 
     /// A decoded SMP command encodes to bytes that decode to the same command.
