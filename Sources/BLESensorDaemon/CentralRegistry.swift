@@ -48,6 +48,11 @@ final class CentralRegistry: Sendable {
 
     var count: Int { entries.withLock { $0.count } }
 
+    /// Connected, and whether it subscribed to anything yet (nil once it is gone).
+    func hasSubscriptions(_ central: Central) -> Bool? {
+        entries.withLock { $0[central.link.id].map { !$0.subscriptions.isEmpty } }
+    }
+
     /// Identity addresses (as bonds are keyed) of the connected centrals: a bond's "connected now".
     var connectedIdentities: Set<DeviceAddress> {
         let links = entries.withLock { $0.values.map(\.central.link) }

@@ -133,7 +133,14 @@ public struct Daemon: Sendable {
                 if central.pairing != nil { central.bonds = await DaemonSecurity.openDemoCentralStore(configuration, logger: logger) }
                 demo = Task { [central] in await central.run() }
             }
-            let loss = await serveEvents(manager: manager, runtime: runtime, forwarder: forwarder)
+            let security = configuration.security
+            let silent = SilentCentrals(timeout: configuration.connection.silentTimeout, maxCentrals: configuration.advertising.maxCentrals,
+                                        securityRequired: !security.requireEncryption.isEmpty || !security.requireAuthentication.isEmpty,
+                                        clock: SystemClock.shared, registry: runtime.centrals) { [logger] central, why in
+                logger.notice("dropping \(central): \(why)")
+                Task { try? await manager.gap.disconnect(central.link) }
+            }
+            let loss = await serveEvents(manager: manager, runtime: runtime, forwarder: forwarder, silent: silent)
             demo?.cancel()
             await demo?.value
             watchdog?.cancel()
@@ -207,7 +214,8 @@ public struct Daemon: Sendable {
 
     /// Answers requests and keeps the status current until the controller goes away (its loss is
     /// returned) or the task is cancelled by a signal (nil).
-    private func serveEvents(manager: PeripheralManager, runtime: DaemonRuntime, forwarder: MeasurementForwarder) async -> ControllerLoss? {
+    private func serveEvents(manager: PeripheralManager, runtime: DaemonRuntime, forwarder: MeasurementForwarder,
+                             silent: SilentCentrals) async -> ControllerLoss? {
         let bridge = runtime.bridge
         for await event in manager.events {
             switch event {
@@ -217,7 +225,9 @@ public struct Daemon: Sendable {
                 if state == .poweredOn { logger.notice("controller ready") }
                 runtime.setAdvertising(state == .poweredOn)
             case .advertisingStarted: runtime.setAdvertising(true)
-            case let .centralConnected(central): runtime.centrals.connected(central)
+            case let .centralConnected(central):
+                runtime.centrals.connected(central)
+                silent.connected(central)
             case let .centralDisconnected(central, _):
                 runtime.centrals.disconnected(central)
                 forwarder.disconnected(central)

@@ -6,12 +6,17 @@ public struct ConnectionSettings: Sendable, Equatable {
     public var preferred: PreferredConnectionParameters?
     /// How long after the connection the request goes out.
     public var requestAfter: Duration
+    /// A central that has neither encrypted nor subscribed this long after connecting is dropped
+    /// when every slot is taken or the configuration requires encryption: one silent connection
+    /// must not lock everyone out. Zero: never.
+    public var silentTimeout: Duration = .seconds(60)
 
     public static let standard = ConnectionSettings(preferred: .standard, requestAfter: .seconds(5))
 
-    public init(preferred: PreferredConnectionParameters?, requestAfter: Duration) {
+    public init(preferred: PreferredConnectionParameters?, requestAfter: Duration, silentTimeout: Duration = .seconds(60)) {
         self.preferred = preferred
         self.requestAfter = requestAfter
+        self.silentTimeout = silentTimeout
     }
 }
 
@@ -19,7 +24,7 @@ extension ConfigurationLoader {
     static func connectionSettings(_ value: YAMLValue?, problems: inout ProblemList) -> ConnectionSettings? {
         var settings = ConnectionSettings.standard
         guard let value else { return settings }
-        let keys = ["request-parameters", "interval-min", "interval-max", "latency", "supervision-timeout", "request-after"]
+        let keys = ["request-parameters", "interval-min", "interval-max", "latency", "supervision-timeout", "request-after", "silent-timeout"]
         guard let map = value.map(path: "connection", known: keys, problems: &problems) else { return nil }
         var valid = true
         var preferred = PreferredConnectionParameters.standard
@@ -39,6 +44,8 @@ extension ConfigurationLoader {
         }
         valid = durationSetting(map, "request-after", in: Duration.zero...Duration.seconds(60), rangeText: "0s…60s",
                                 into: &settings.requestAfter, problems: &problems) && valid
+        valid = durationSetting(map, "silent-timeout", in: Duration.zero...Duration.seconds(600), rangeText: "0s…10m",
+                                into: &settings.silentTimeout, problems: &problems) && valid
         var request = true
         if let item = map["request-parameters"] {
             if let parsed = item.boolean(path: map.path("request-parameters"), problems: &problems) { request = parsed } else { valid = false }

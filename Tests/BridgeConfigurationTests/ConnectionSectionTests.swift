@@ -21,10 +21,14 @@ import Testing
               latency: 2
               supervision-timeout: 4s
               request-after: 10s
+              silent-timeout: 2m
             """).get()
         #expect(configuration.connection.preferred == PreferredConnectionParameters(
             intervalMin: .milliseconds(45), intervalMax: .milliseconds(75), latency: 2, supervisionTimeout: .seconds(4)))
         #expect(configuration.connection.requestAfter == .seconds(10))
+        #expect(configuration.connection.silentTimeout == .seconds(120))
+        #expect(try load(Self.base).get().connection.silentTimeout == .seconds(60))
+        #expect(problems(Self.base + "connection: {silent-timeout: 1h}") == ["connection.silent-timeout (line 3): 1h is out of range 0s…10m"])
     }
 
     @Test func requestsCanBeTurnedOff() throws {

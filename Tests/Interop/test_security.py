@@ -520,3 +520,26 @@ async def test_a_corrupt_bond_store_is_moved_aside_and_the_daemon_serves_without
     session = await connect(secure, daemon)
     await pair_and_wait_stored(secure, session, daemon)
     assert bonded_addresses(await bonds(daemon)) == {secure.address.upper()}
+
+
+async def test_a_central_that_neither_encrypts_nor_subscribes_is_dropped(
+        harness, central, second_central, spawn_daemon, tmp_path):
+    """One silent connection must not lock the owner out: with encryption required, a central
+    that connects and does nothing is dropped after connection.silent-timeout; one that pairs stays."""
+    bridge = Bridge(harness, spawn_daemon, tmp_path, 'sec-silent')
+    config = tmp_path / 'security.yaml'
+    config.write_text(config.read_text() + 'connection:\n  silent-timeout: 2s\n')
+    daemon = await bridge.start()
+    owner = SecureCentral(central)
+    session = await connect(owner, daemon)
+    await pair_and_wait_stored(owner, session, daemon)
+
+    squatter = SecureCentral(second_central)
+    idle = await connect(squatter, daemon)
+    gone = disconnection(idle.connection)
+    reason = await asyncio.wait_for(gone, 15)
+    assert reason == 0x13, f'disconnected with 0x{reason:02X}'  # Remote User Terminated Connection
+    await daemon.wait_for_log('neither encrypted nor subscribed within 2 s', timeout=2)
+    # The paired owner was left alone.
+    assert session.connection.is_encrypted
+    await check_unlocked(session)
