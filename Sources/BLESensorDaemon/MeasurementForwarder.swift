@@ -34,6 +34,11 @@ final class MeasurementForwarder: UpdateSink, Sendable {
         var confirmations: [LinkID: CheckedContinuation<Bool, Never>] = [:]
         var nextGeneration: UInt64 = 1
         var valueHandle: UInt16 = 0
+        /// Measurements queued for the store and not yet written.
+        var queuedWrites = 0
+        /// Measurements not kept (store failures, a full queue) since the last line about them.
+        var unkept = 0
+        var lastUnkeptReport: ContinuousClock.Instant?
     }
 
     let measurement = SensorBridge.temperatureMeasurement
@@ -43,6 +48,10 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     private let logger: Logger
     private let state = Mutex(State())
     private let writes = OrderedStoreWork()
+    /// A store slower than the sensor (a dying SD card) must not grow the queue without bound.
+    static let maximumQueuedWrites = 256
+    /// A failing store is reported at most this often, with the count of what was lost meanwhile.
+    static let unkeptReportInterval = Duration.seconds(60)
 
     init(manager: PeripheralManager, store: any BondStore, limit: Int, logger: Logger) {
         self.manager = manager
@@ -92,7 +101,14 @@ final class MeasurementForwarder: UpdateSink, Sendable {
             // Queued under the lock: a drain that ends (and turns its central live) is ordered
             // before or after this value, never between the decision and the write.
             let keepFor = Array(state.away) + state.draining.values.map(\.identity)
-            if !keepFor.isEmpty { writes.enqueue { [weak self] in await self?.keep(value, takenAt: taken, for: keepFor) } }
+            if !keepFor.isEmpty {
+                if state.queuedWrites < Self.maximumQueuedWrites {
+                    state.queuedWrites += 1
+                    writes.enqueue { [weak self] in await self?.keep(value, takenAt: taken, for: keepFor) }
+                } else {
+                    state.unkept += keepFor.count
+                }
+            }
             return state.live.values.map(\.central)
         }
         guard !live.isEmpty else { return true }
@@ -225,19 +241,36 @@ final class MeasurementForwarder: UpdateSink, Sendable {
         }
     }
 
-    /// Stores one measurement for each central that is away (run in order by `writes`).
+    /// Stores one measurement for every central that is away, in one write (run in order by `writes`).
     private func keep(_ value: [UInt8], takenAt: Date, for identities: [DeviceAddress]) async {
         let handle = valueHandle
-        for identity in identities {
-            do {
-                _ = try await store.enqueueMeasurement(valueHandle: handle, value: value, takenAt: takenAt, for: identity, limit: limit)
-            } catch BondStoreError.notBonded {
-                // Removed or replaced since: stop keeping measurements for it.
+        do {
+            // Removed or replaced since: stop keeping measurements for them.
+            for identity in try await store.enqueueMeasurement(valueHandle: handle, value: value, takenAt: takenAt,
+                                                                for: identities, limit: limit) {
                 forget(identity)
-            } catch {
-                logger.error("store-and-forward: measurement for \(identity) not kept: \(error)")
             }
+        } catch {
+            unkept(identities.count, because: "\(error)")
         }
+        state.withLock { $0.queuedWrites -= 1 }
+        unkept(0, because: nil)
+    }
+
+    /// Counts measurements not kept, and says so at most once per `unkeptReportInterval`: a full
+    /// disk fails every write, and one line a minute says as much as one a second.
+    private func unkept(_ count: Int, because error: String?) {
+        let now = ContinuousClock.now
+        let report = state.withLock { state -> (Int, Bool)? in
+            state.unkept += count
+            guard state.unkept > 0 else { return nil }
+            if let last = state.lastUnkeptReport, now - last < Self.unkeptReportInterval { return nil }
+            defer { state.unkept = 0; state.lastUnkeptReport = now }
+            return (state.unkept, state.queuedWrites >= Self.maximumQueuedWrites)
+        }
+        guard let (lost, queueFull) = report else { return }
+        let why = error ?? (queueFull ? "the store does not keep up (\(Self.maximumQueuedWrites) writes queued)" : "earlier store failures")
+        logger.error("store-and-forward: \(lost) measurement(s) for absent centrals not kept: \(why); at most one such line a minute")
     }
 
     /// Called by the writer in order: ends the drain when nothing arrived meanwhile, else drains on.

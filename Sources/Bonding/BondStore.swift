@@ -37,6 +37,11 @@ public protocol BondStore: Sendable {
     func enqueueMeasurement(
         valueHandle: UInt16, value: [UInt8], takenAt: Date, for identity: DeviceAddress, limit: Int
     ) async throws(BondStoreError) -> Int64
+    /// The same measurement for several away peers, in one write (one sync to disk, not one per
+    /// peer); returns the identities that have no bond (skipped: removed since the list was made).
+    func enqueueMeasurement(
+        valueHandle: UInt16, value: [UInt8], takenAt: Date, for identities: [DeviceAddress], limit: Int
+    ) async throws(BondStoreError) -> [DeviceAddress]
     /// Nothing pending when there is no bond.
     func pendingMeasurements(for identity: DeviceAddress) async throws(BondStoreError) -> PendingMeasurements
     /// The peer confirmed (indication acknowledged) everything up to and including `sequence`; also resets the
@@ -45,6 +50,21 @@ public protocol BondStore: Sendable {
 }
 
 extension BondStore {
+    /// One write per peer, for stores where a write costs no sync.
+    public func enqueueMeasurement(
+        valueHandle: UInt16, value: [UInt8], takenAt: Date, for identities: [DeviceAddress], limit: Int
+    ) async throws(BondStoreError) -> [DeviceAddress] {
+        var unbonded: [DeviceAddress] = []
+        for identity in identities {
+            do throws(BondStoreError) {
+                _ = try await enqueueMeasurement(valueHandle: valueHandle, value: value, takenAt: takenAt, for: identity, limit: limit)
+            } catch .notBonded {
+                unbonded.append(identity)
+            }
+        }
+        return unbonded
+    }
+
     public func count() async throws(BondStoreError) -> Int {
         try await bonds().count
     }

@@ -172,6 +172,27 @@ import Testing
         }
     }
 
+    /// Store-and-forward for several away centrals is one transaction: every bonded one gets the
+    /// measurement, an identity without a bond is named back, and the limit holds per central.
+    @Test func oneMeasurementForSeveralAwayCentralsIsOneWrite() async throws {
+        let directory = TemporaryDirectory()
+        let store = try SQLiteBondStore(path: directory.database, maximumBonds: 100)
+        for n in 0..<3 { try await store.saveBond(Sample.bond(n), gattState: .empty, replacing: nil) }
+        let stranger = Sample.bond(9).identity
+        let away = [Sample.bond(0).identity, stranger, Sample.bond(2).identity]
+        for value: UInt8 in 1...3 {
+            let unbonded = try await store.enqueueMeasurement(valueHandle: 0x20, value: [value], takenAt: Date(timeIntervalSince1970: Double(value)),
+                                                              for: away, limit: 2)
+            #expect(unbonded == [stranger])
+        }
+        for identity in [Sample.bond(0).identity, Sample.bond(2).identity] {
+            let pending = try await store.pendingMeasurements(for: identity)
+            #expect(pending.measurements.map(\.value) == [[2], [3]])
+            #expect(pending.dropped == 1)
+        }
+        #expect(try await store.pendingMeasurements(for: Sample.bond(1).identity).measurements.isEmpty)
+    }
+
     /// One damaged row costs one bond, not all of them: it is skipped and named.
     @Test func anUnreadableBondIsSkippedAndNamed() async throws {
         let directory = TemporaryDirectory()
