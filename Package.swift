@@ -230,10 +230,10 @@ let package = Package(
         // Coverage-guided fuzzing: the targets (a library, so the tests replay the corpus), and
         // libFuzzer's driver, built by scripts/fuzz.sh with -sanitize=fuzzer,address -DFUZZING.
         .target(name: "FuzzTargets", dependencies: [
-            "ATT", "BLECore", "Bonding", "BridgeConfiguration", "GAP", "HCI", "HCITransports", "Sensors", "SMP",
+            "ATT", "BLECore", "Bonding", "BridgeConfiguration", "GAP", "GATT", "GATTServer", "HCI", "HCITransports", "Sensors", "SMP",
         ]),
         .executableTarget(name: "blesensor-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Driver"),
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["FuzzTargets"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["BLECore", "FuzzTargets"]),
         // Writes bonds until it is killed, for the crash-durability test in SQLiteBondStoreTests.
         .executableTarget(name: "bond-store-crash-writer", dependencies: ["BLECore", "Bonding", "SQLiteBondStore"],
                           path: "Tests/BondStoreCrashWriter"),

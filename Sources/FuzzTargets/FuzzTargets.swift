@@ -22,6 +22,7 @@ public enum FuzzTargets {
         "advertising-data": advertisingData,
         "configuration": configuration,
         "sensor-values": SensorValueFuzzing.run,
+        "gatt-server": GATTServerFuzzing.run,
     ]
 
     /// A decoded SMP command encodes to bytes that decode to the same command.

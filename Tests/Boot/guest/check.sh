@@ -212,6 +212,38 @@ check_config_error() {
     fi
 }
 
+# Who may read what: the configuration may hold a passkey, the state has every bond's keys.
+check_file_modes() {
+    local config_mode bonds_mode address_mode
+    config_mode=$(stat -c '%U:%G %a' "$config")
+    bonds_mode=$(stat -c '%U:%G %a' /var/lib/blesensor/bonds.sqlite 2>&1)
+    address_mode=$(stat -c '%U:%G %a' /var/lib/blesensor/address 2>&1)
+    if [[ $config_mode == "root:blesensor 640" && $bonds_mode == "blesensor:blesensor 600" && $address_mode == "blesensor:blesensor 600" ]]; then
+        pass file-modes "$config $config_mode, bonds.sqlite $bonds_mode, address $address_mode"
+    else
+        fail file-modes "$config $config_mode (want root:blesensor 640), bonds.sqlite $bonds_mode and address $address_mode (want blesensor:blesensor 600)"
+    fi
+}
+
+# A damaged address file (no longer a random static address): a new identity would orphan every
+# bond, so the daemon refuses to start, with its own exit status, which the unit does not restart.
+check_damaged_state() {
+    local restarts_before address=/var/lib/blesensor/address
+    sed -i '$d' "$config"  # the misspelt key check_config_error added
+    cp -p "$address" "$address.good"
+    echo "00:11:22:33:44:55" >"$address"
+    restarts_before=$(prop "$unit" NRestarts)
+    systemctl reset-failed "$unit" 2>/dev/null
+    systemctl restart "$unit" 2>/dev/null
+    if wait_for 60 is_failed && [[ $(prop "$unit" ExecMainStatus) == 65 && $(( $(prop "$unit" NRestarts) - restarts_before )) == 0 ]]; then
+        pass damaged-state-failed "$(prop "$unit" ActiveState)/$(prop "$unit" SubState), exit status 65, no automatic restart: $(journalctl --no-pager -o cat -u "$unit" -n 3 | grep -m1 -F "$address" | cut -c1-160)"
+    else
+        fail damaged-state-failed "$(prop "$unit" ActiveState)/$(prop "$unit" SubState), exit status $(prop "$unit" ExecMainStatus), $(( $(prop "$unit" NRestarts) - restarts_before )) automatic restart(s)"
+        diagnose
+    fi
+    mv "$address.good" "$address"
+}
+
 # The host powers the machine on again for the next phase (as a Pi is power-cycled).
 next_boot() {
     echo "$1" >"$state/phase"
@@ -230,6 +262,7 @@ case $phase in
     [[ -n ${TMP102_SENSOR:-} && -n $current_address ]] && check_tmp102
     [[ -n $current_address ]] && check_advertising "$current_address"
     echo "$current_address" >"$state/address"
+    check_file_modes
     info state_directory "$(ls -l /var/lib/blesensor 2>&1 | tail -n +2 | tr -s ' \n' ' ')"
     report_environment
     next_boot 2
@@ -247,6 +280,7 @@ case $phase in
     report_environment
 
     check_config_error
+    check_damaged_state
     emit "DONE $phase"
     systemctl stop boot-test-scan.service
     systemctl poweroff
