@@ -217,7 +217,7 @@ check_file_modes() {
     local config_mode bonds_mode address_mode
     config_mode=$(stat -c '%U:%G %a' "$config")
     bonds_mode=$(stat -c '%U:%G %a' /var/lib/blesensor/bonds.sqlite 2>&1)
-    address_mode=$(stat -c '%U:%G %a' /var/lib/blesensor/address 2>&1)
+    address_mode=$(stat -c '%U:%G %a' /var/lib/blesensor/random-static-address 2>&1)
     if [[ $config_mode == "root:blesensor 640" && $bonds_mode == "blesensor:blesensor 600" && $address_mode == "blesensor:blesensor 600" ]]; then
         pass file-modes "$config $config_mode, bonds.sqlite $bonds_mode, address $address_mode"
     else
@@ -228,7 +228,7 @@ check_file_modes() {
 # A damaged address file (no longer a random static address): a new identity would orphan every
 # bond, so the daemon refuses to start, with its own exit status, which the unit does not restart.
 check_damaged_state() {
-    local restarts_before address=/var/lib/blesensor/address
+    local restarts_before address=/var/lib/blesensor/random-static-address
     sed -i '$d' "$config"  # the misspelt key check_config_error added
     cp -p "$address" "$address.good"
     echo "00:11:22:33:44:55" >"$address"
@@ -236,7 +236,7 @@ check_damaged_state() {
     systemctl reset-failed "$unit" 2>/dev/null
     systemctl restart "$unit" 2>/dev/null
     if wait_for 60 is_failed && [[ $(prop "$unit" ExecMainStatus) == 65 && $(( $(prop "$unit" NRestarts) - restarts_before )) == 0 ]]; then
-        pass damaged-state-failed "$(prop "$unit" ActiveState)/$(prop "$unit" SubState), exit status 65, no automatic restart: $(journalctl --no-pager -o cat -u "$unit" -n 3 | grep -m1 -F "$address" | cut -c1-160)"
+        pass damaged-state-failed "$(prop "$unit" ActiveState)/$(prop "$unit" SubState), exit status 65, no automatic restart: $(journalctl --no-pager -o cat -u "$unit" -n 20 | grep -m1 -F "$address" | cut -c1-160)"
     else
         fail damaged-state-failed "$(prop "$unit" ActiveState)/$(prop "$unit" SubState), exit status $(prop "$unit" ExecMainStatus), $(( $(prop "$unit" NRestarts) - restarts_before )) automatic restart(s)"
         diagnose
