@@ -1,11 +1,11 @@
 import BLECore
 import Bonding
 import BridgeConfiguration
+import Foundation
 import Logging
 import Peripheral
 import SMP
 import SQLiteBondStore
-import Foundation
 
 /// Turns the configuration's security section into the peripheral's security setup, with the bonds
 /// in `<state directory>/bonds.sqlite`.
@@ -24,8 +24,7 @@ enum DaemonSecurity {
     /// Opens the bond store (blocking file work, on its own thread). A corrupt file is moved aside
     /// and the daemon starts with an empty store: a missing bond grants nothing, and refusing to
     /// start would take every sensor off the air (and restart for ever) for a file no restart mends.
-    static func openStore(_ configuration: BridgeConfiguration, logger: Logger,
-                          now: @escaping @Sendable () -> Date = { Date() }) async throws(DaemonError) -> OpenedStore {
+    static func openStore(_ configuration: BridgeConfiguration, logger: Logger) async throws(DaemonError) -> OpenedStore {
         let path = bondsPath(configuration)
         let directory = AddressStore(directory: configuration.paths.stateDirectory)
         let maximum = configuration.security.maxBonds
@@ -34,7 +33,7 @@ enum DaemonSecurity {
             do throws(BondStoreError) {
                 return OpenedStore(store: try SQLiteBondStore(path: path, maximumBonds: maximum))
             } catch let .corrupt(_, reason) {
-                let aside = CorruptFile.moveAside(path, at: now())
+                let aside = CorruptFile.moveAside(path, at: Date())
                 guard let aside else { throw .bondStore(.corrupt(path: path, reason: reason)) }
                 let problem = "\(path) was corrupt (\(reason)); moved to \(aside), started with no bonds: bonded centrals must pair again"
                 logger.error("\(problem)")

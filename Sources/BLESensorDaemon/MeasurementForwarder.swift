@@ -244,6 +244,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     /// Stores one measurement for every central that is away, in one write (run in order by `writes`).
     private func keep(_ value: [UInt8], takenAt: Date, for identities: [DeviceAddress]) async {
         let handle = valueHandle
+        var failure: String? = nil
         do {
             // Removed or replaced since: stop keeping measurements for them.
             for identity in try await store.enqueueMeasurement(valueHandle: handle, value: value, takenAt: takenAt,
@@ -251,10 +252,11 @@ final class MeasurementForwarder: UpdateSink, Sendable {
                 forget(identity)
             }
         } catch {
-            unkept(identities.count, because: "\(error)")
+            failure = "\(error)"
         }
         state.withLock { $0.queuedWrites -= 1 }
-        unkept(0, because: nil)
+        // Also after a write that worked: measurements a full queue turned away are reported here.
+        unkept(failure == nil ? 0 : identities.count, because: failure)
     }
 
     /// Counts measurements not kept, and says so at most once per `unkeptReportInterval`: a full

@@ -48,12 +48,19 @@ extension SecurityManager {
         let now = clock.now
         state.withLock { state in
             let failures = (state.attempts.removeValue(forKey: peer)?.failures ?? 0) + 1
-            var wait = policy.repeatedAttemptsBackoff
-            for _ in 1..<min(failures, 16) { wait = min(wait * 2, policy.maximumRepeatedAttemptsBackoff) }
+            let wait = Self.doublingWait(first: policy.repeatedAttemptsBackoff, longest: policy.maximumRepeatedAttemptsBackoff,
+                                         after: failures - 1)
             // Pruned before the peer that just failed goes in, so its own wait is never forgotten.
             Self.prune(&state.attempts, now: now, forgetAfter: policy.maximumRepeatedAttemptsBackoff, keeping: Self.maximumTrackedAttempts - 1)
             state.attempts[peer] = Attempts(failures: failures, blockedUntil: now + wait)
         }
+    }
+
+    /// `first`, doubled `doublings` times, never above `longest`.
+    static func doublingWait(first: Duration, longest: Duration, after doublings: Int) -> Duration {
+        var wait = first
+        for _ in 0..<min(max(doublings, 0), 16) { wait = min(wait * 2, longest) }
+        return wait
     }
 
     /// At most this many peers are remembered: rotating addresses must not grow the table for ever.
@@ -86,8 +93,8 @@ extension SecurityManager {
             state.passkeyGuesses.failures += 1
             let failures = state.passkeyGuesses.failures
             guard failures > Self.freePasskeyGuesses else { return (failures, nil) }
-            var wait = Self.firstPasskeyWait
-            for _ in 0..<min(failures - Self.freePasskeyGuesses - 1, 16) { wait = min(wait * 2, Self.longestPasskeyWait) }
+            let wait = Self.doublingWait(first: Self.firstPasskeyWait, longest: Self.longestPasskeyWait,
+                                         after: failures - Self.freePasskeyGuesses - 1)
             state.passkeyGuesses.blockedUntil = now + wait
             return (failures, wait)
         }

@@ -267,9 +267,6 @@ public final class SecurityManager: Sendable {
                 let agent = agent
                 Task { [weak self] in
                     let answer = await agent.confirm(numericComparison: value, on: link)
-                    if answer == .acceptedWithoutComparing {
-                        self?.logger.notice("\(link.id): numeric comparison accepted with no one comparing: the key will be unauthenticated")
-                    }
                     self?.step(on: link, serial: serial) { $0.comparisonAnswered(answer) }
                 }
             case let .failed(reason, sent, detail):
