@@ -233,7 +233,7 @@ let package = Package(
             "ATT", "BLECore", "Bonding", "BridgeConfiguration", "GAP", "GATT", "GATTServer", "HCI", "HCITransports", "Sensors", "SMP",
         ]),
         .executableTarget(name: "blesensor-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Driver"),
-        .testTarget(name: "FuzzRegressionTests", dependencies: ["BLECore", "FuzzTargets"]),
+        .testTarget(name: "FuzzRegressionTests", dependencies: ["BLECore", "FuzzTargets", "TestSupport"]),
         // Writes bonds until it is killed, for the crash-durability test in SQLiteBondStoreTests.
         .executableTarget(name: "bond-store-crash-writer", dependencies: ["BLECore", "Bonding", "SQLiteBondStore"],
                           path: "Tests/BondStoreCrashWriter"),

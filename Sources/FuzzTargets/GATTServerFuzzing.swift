@@ -9,7 +9,8 @@ import Synchronization
 /// The GATT server as a client drives it: a sequence of ATT PDUs (requests, commands, prepare and
 /// execute, CCCD writes, MTU exchanges) read from the input, on a database with every kind of
 /// attribute. A sentinel request after them proves the server still answers in order: every
-/// request is answered in order, and no PDU is longer than ATT's largest MTU (517).
+/// request is answered in order (one never answered hangs the target: libFuzzer's -timeout), and
+/// no PDU is longer than ATT's largest MTU (517).
 enum GATTServerFuzzing {
     static let database: AttributeDatabase = {
         let custom = BluetoothUUID("12345678-0000-4000-8000-0000000000A0")!
@@ -64,13 +65,9 @@ enum GATTServerFuzzing {
             let before = sent.withLock { $0.count }
             server.receive(pdu, on: link)
             guard ATTPDU.answersAsRequest(ATTOpcode(rawValue: pdu[0])) else { continue }
-            let deadline = DispatchTime.now() + .seconds(5)
-            while sent.withLock({ $0.count }) == before {
-                guard anything.wait(timeout: deadline) == .success else {
-                    FuzzInvariant.check(false, "no response to request \(pdu) after \(before) PDU(s) sent")
-                    return
-                }
-            }
+            // No wall-clock bound: a request never answered is a hang, which libFuzzer's -timeout
+            // reports (and the replay test's time limit bounds); a busy machine is merely slow.
+            while sent.withLock({ $0.count }) == before { anything.wait() }
         }
         let last = sent.withLock { $0.last } ?? []
         FuzzInvariant.check(last.first == 0x11 && last.count > 6 && last[2] == 0x01 && last[3] == 0x00,

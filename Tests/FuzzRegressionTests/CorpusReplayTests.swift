@@ -2,10 +2,11 @@ import BLECore
 import Foundation
 import FuzzTargets
 import Testing
+import TestSupport
 
 /// Every input in the committed corpus (the seeds, and every crash a fuzzing run found, added as
 /// a file) goes through its target in the ordinary tests: a fixed crash stays fixed.
-@Suite struct CorpusReplayTests {
+@Suite(.scaledTimeLimit(minutes: 2)) struct CorpusReplayTests {
     static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fuzz/Corpus")
 
