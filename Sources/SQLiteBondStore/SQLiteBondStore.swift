@@ -10,6 +10,8 @@ import Synchronization
 public final class SQLiteBondStore: BondStore {
     public let path: String
     public let maximumBonds: Int
+    /// A copy in memory of a file this process may not write (`inMemoryCopy(of:)`).
+    public let isInMemory: Bool
     let queue: DatabaseQueue
     /// Set on the queue by `close()`: GRDB crashes on a closed connection, so every access checks it first.
     private let isClosed = Mutex(false)
@@ -18,9 +20,7 @@ public final class SQLiteBondStore: BondStore {
     /// Opens (creating if needed, mode 0600) and migrates the database at `path`; an existing file readable by
     /// group or others is tightened to 0600. This blocks while SQLite opens and checks the file: call it at
     /// startup, not from a latency-sensitive task.
-    public init(path: String, maximumBonds: Int = BondStoreLimits.defaultMaximumBonds) throws(BondStoreError) {
-        self.path = path
-        self.maximumBonds = maximumBonds
+    public convenience init(path: String, maximumBonds: Int = BondStoreLimits.defaultMaximumBonds) throws(BondStoreError) {
         try DatabaseFile.prepare(path)
         var configuration = Configuration()
         configuration.label = "bonds"
@@ -35,8 +35,60 @@ public final class SQLiteBondStore: BondStore {
             }
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
+        let queue: DatabaseQueue
+        do { queue = try DatabaseQueue(path: path, configuration: configuration) } catch { throw StoreErrors.map(error, path: path) }
+        try self.init(path: path, maximumBonds: maximumBonds, queue: queue, inMemory: false)
+    }
+
+    /// A store in memory holding a copy of the bonds in `path` (none when it does not exist), for a state
+    /// directory on a read-only file system: bonded centrals keep working, and what changes is lost when the
+    /// store is released. The file is only read, and never locked or touched.
+    public static func inMemoryCopy(of path: String, maximumBonds: Int = BondStoreLimits.defaultMaximumBonds) throws(BondStoreError) -> SQLiteBondStore {
+        try inMemory(standingIn: path, copying: true, maximumBonds: maximumBonds)
+    }
+
+    /// An empty store in memory, named after the file it stands in for (which it never reads).
+    public static func emptyInMemory(standingIn path: String, maximumBonds: Int = BondStoreLimits.defaultMaximumBonds) throws(BondStoreError) -> SQLiteBondStore {
+        try inMemory(standingIn: path, copying: false, maximumBonds: maximumBonds)
+    }
+
+    private static func inMemory(standingIn path: String, copying: Bool, maximumBonds: Int) throws(BondStoreError) -> SQLiteBondStore {
+        var configuration = Configuration()
+        configuration.label = "bonds (in memory)"
+        configuration.foreignKeysEnabled = true
         do {
-            queue = try DatabaseQueue(path: path, configuration: configuration)
+            let memory = try DatabaseQueue(configuration: configuration)
+            if copying, FileManager.default.fileExists(atPath: path) {
+                var readOnly = Configuration()
+                readOnly.readonly = true
+                let source = try DatabaseQueue(path: readOnlyLocation(path), configuration: readOnly)
+                try source.backup(to: memory)
+                try source.close()
+            }
+            return try SQLiteBondStore(path: path, maximumBonds: maximumBonds, queue: memory, inMemory: true)
+        } catch {
+            throw StoreErrors.map(error, path: path)
+        }
+    }
+
+    /// With its WAL files present (the daemon did not stop cleanly) SQLite reads the file and its last commits
+    /// read-only; without them it would have to create the shared-memory file, which a read-only directory
+    /// refuses, so it opens the file as immutable (SQLite takes no lock and makes no file).
+    static func readOnlyLocation(_ path: String) -> String {
+        let manager = FileManager.default
+        if manager.fileExists(atPath: path + "-wal"), manager.fileExists(atPath: path + "-shm") { return path }
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+        return "file:\(escaped)?immutable=1"
+    }
+
+    private init(path: String, maximumBonds: Int, queue: DatabaseQueue, inMemory: Bool) throws(BondStoreError) {
+        self.path = path
+        self.maximumBonds = maximumBonds
+        self.queue = queue
+        self.isInMemory = inMemory
+        do {
             let check = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
             guard check == ["ok"] else {
                 throw BondStoreError.corrupt(path: path, reason: "integrity check: \(check.prefix(3).joined(separator: "; "))")

@@ -19,13 +19,14 @@ final class TemporaryDirectory: Sendable {
 
 /// Both stores run the same contract.
 enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
-    case inMemory, sqlite
+    case inMemory, sqlite, sqliteCopyInMemory
     var description: String { rawValue }
 
     func make(in directory: TemporaryDirectory, maximumBonds: Int = BondStoreLimits.defaultMaximumBonds) throws -> any BondStore {
         switch self {
         case .inMemory: return InMemoryBondStore(maximumBonds: maximumBonds)
         case .sqlite: return try SQLiteBondStore(path: directory.database, maximumBonds: maximumBonds)
+        case .sqliteCopyInMemory: return try SQLiteBondStore.inMemoryCopy(of: directory.database, maximumBonds: maximumBonds)
         }
     }
 }
