@@ -193,7 +193,7 @@ let package = Package(
         .testTarget(name: "GAPTests", dependencies: ["BLECore", "HCI", "GAP", "L2CAP", "VirtualController", "TestSupport"]),
         .testTarget(name: "BLESensorDaemonTests", dependencies: [
             "BLECore", "HCI", "GAP", "ATT", "GATT", "SIGProfiles", "Peripheral", "VirtualController", "BLESensorDaemon", "TestSupport",
-            "BridgeConfiguration", "Bonding", "SMP", "ControlSocket", "Central", "GATTClient", "HCITransports",
+            "BridgeConfiguration", "Bonding", "SMP", "ControlSocket", "Central", "GATTClient", "HCITransports", "SQLiteBondStore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ATTTests", dependencies: ["BLECore", "ATT"]),

@@ -60,7 +60,9 @@ public struct Daemon: Sendable {
             let addressPolicy = try await addressPolicy()
             let opened = try await DaemonSecurity.openStore(configuration, logger: logger)
             let bonds = opened.store
-            let agent = DaemonPairingAgent(settings: configuration.security, clock: SystemClock.shared, logger: logger)
+            let storeHealth = BondStoreHealth(stateDirectory: configuration.paths.stateDirectory, startupProblems: opened.problems,
+                                              inMemory: bonds.isInMemory)
+            let agent = DaemonPairingAgent(settings: configuration.security, clock: SystemClock.shared, storeHealth: storeHealth, logger: logger)
             logger.info("connecting to controller over \(resolved.specification)")
             var peripheral = peripheralConfiguration(addressPolicy)
             peripheral.security = SecuritySetup(configuration: DaemonSecurity.managerConfiguration(configuration.security),
@@ -78,7 +80,8 @@ public struct Daemon: Sendable {
             }
 
             let simulation = configuration.board.simulated ? SimulatedBoard() : nil
-            let forwarder = MeasurementForwarder(manager: manager, store: bonds, limit: configuration.security.storeAndForward, logger: logger)
+            let forwarder = MeasurementForwarder(manager: manager, store: bonds, limit: configuration.security.storeAndForward,
+                                                health: storeHealth, logger: logger)
             let bridge = SensorBridge(configuration: configuration, sink: forwarder,
                                       factory: SensorSourceFactory(board: configuration.board, simulation: simulation), logger: logger)
             let address: String
@@ -92,12 +95,13 @@ public struct Daemon: Sendable {
             // Rows the store could not read were skipped when the Security Manager loaded the bonds.
             let unreadable = bonds.unreadableBonds.map { "a bond could not be read and is ignored (its central must pair again): \($0)" }
             unreadable.forEach { logger.error("\($0)") }
+            storeHealth.addStartupProblems(unreadable)
             let limitations = await manager.host.controllerInfo?.limitations.map {
                 ControllerLimitationStatus(text: $0.description, needsAction: $0.needsAction)
             } ?? []
             let runtime = DaemonRuntime(configuration: configuration, transport: resolved.specification.description,
                                         address: address, manager: manager, bridge: bridge, agent: agent, clock: SystemClock.shared,
-                                        controllerLimitations: limitations, bondStoreProblems: opened.problems + unreadable)
+                                        controllerLimitations: limitations, storeHealth: storeHealth)
             // The control socket first: if it cannot start, nothing is advertised on behalf of a
             // daemon that is about to exit.
             let control: ControlServer

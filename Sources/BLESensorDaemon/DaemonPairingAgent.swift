@@ -20,10 +20,13 @@ final class DaemonPairingAgent: PairingAgent {
     let settings: SecuritySettings
     private let clock: any HostClock
     private let logger: Logger
+    /// Asked before a bond is made that the store may not have room for.
+    private let storeHealth: BondStoreHealth?
     private let state = Mutex(State())
 
-    init(settings: SecuritySettings, clock: any HostClock, logger: Logger) {
+    init(settings: SecuritySettings, clock: any HostClock, storeHealth: BondStoreHealth? = nil, logger: Logger) {
         self.settings = settings
+        self.storeHealth = storeHealth
         self.clock = clock
         self.logger = logger
     }
@@ -58,6 +61,15 @@ final class DaemonPairingAgent: PairingAgent {
     }
 
     func mayPair(_ link: Link, request: PairingFeatures) async -> PairingDecision {
+        let decision = policyDecision(link)
+        guard decision == .allow, request.authentication.contains(.bonding), let storeHealth,
+              let shortage = await storeHealth.refusalForNewBond() else { return decision }
+        // Refused before any key exists: a phone bonded to a device that could not store the bond
+        // would fail to reconnect after the next restart, with nothing telling its user why.
+        return .refuse(.unspecifiedReason, because: "the bond could not be stored: \(shortage)")
+    }
+
+    private func policyDecision(_ link: Link) -> PairingDecision {
         switch settings.pairing {
         case .always:
             return admitNewCentral(link)

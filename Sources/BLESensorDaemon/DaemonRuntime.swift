@@ -22,12 +22,12 @@ final class DaemonRuntime: ControlHandler {
     private let advertising = Mutex(false)
     /// From bring-up: what this controller cannot do (`ControllerLimitation`).
     let controllerLimitations: [ControllerLimitationStatus]
-    let bondStoreProblems: [String]
+    let storeHealth: BondStoreHealth?
 
     init(configuration: BridgeConfiguration, transport: String, address: String, manager: PeripheralManager,
          bridge: SensorBridge, agent: DaemonPairingAgent, clock: any HostClock, controllerLimitations: [ControllerLimitationStatus] = [],
-         bondStoreProblems: [String] = []) {
-        self.bondStoreProblems = bondStoreProblems
+         storeHealth: BondStoreHealth? = nil) {
+        self.storeHealth = storeHealth
         self.controllerLimitations = controllerLimitations
         self.agent = agent
         self.configuration = configuration
@@ -57,7 +57,7 @@ final class DaemonRuntime: ControlHandler {
                        board: configuration.board.name, deviceName: configuration.deviceName,
                        centrals: centrals.statuses(statistics: manager.statistics()), sensors: bridge.sensorStatus(),
                        bonds: security.bondIdentities, pairing: security.pairing, controllerLimitations: controllerLimitations,
-                       bondStoreProblems: bondStoreProblems.isEmpty ? nil : bondStoreProblems)
+                       bondStoreProblems: storeHealth.map(\.problems).flatMap { $0.isEmpty ? nil : $0 })
     }
 
     func bonds() -> Result<[BondStatus], ControlFailure> {

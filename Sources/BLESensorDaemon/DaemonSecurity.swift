@@ -17,19 +17,24 @@ enum DaemonSecurity {
     /// The bond store and what went wrong opening it.
     struct OpenedStore: Sendable {
         let store: SQLiteBondStore
-        /// For status and doctor: a corrupt file moved aside.
+        /// For status and doctor: a corrupt file moved aside, a read-only file system.
         var problems: [String] = []
     }
 
     /// Opens the bond store (blocking file work, on its own thread). A corrupt file is moved aside
     /// and the daemon starts with an empty store: a missing bond grants nothing, and refusing to
     /// start would take every sensor off the air (and restart for ever) for a file no restart mends.
-    static func openStore(_ configuration: BridgeConfiguration, logger: Logger) async throws(DaemonError) -> OpenedStore {
+    /// On a read-only file system the bonds are copied into memory: bonded centrals keep their
+    /// encrypted links, and what changes until the next start is lost (and said so).
+    static func openStore(_ configuration: BridgeConfiguration, logger: Logger,
+                          isReadOnly: @escaping @Sendable (String) -> Bool = BondStoreHealth.isReadOnly) async throws(DaemonError) -> OpenedStore {
         let path = bondsPath(configuration)
-        let directory = AddressStore(directory: configuration.paths.stateDirectory)
+        let stateDirectory = configuration.paths.stateDirectory
+        let directory = AddressStore(directory: stateDirectory)
         let maximum = configuration.security.maxBonds
         return try await DedicatedThread.run { () throws(DaemonError) -> OpenedStore in
             try directory.makeDirectories()
+            if isReadOnly(stateDirectory) { return try inMemory(path, stateDirectory: stateDirectory, maximum: maximum, logger: logger) }
             do throws(BondStoreError) {
                 return OpenedStore(store: try SQLiteBondStore(path: path, maximumBonds: maximum))
             } catch let .corrupt(_, reason) {
@@ -43,6 +48,28 @@ enum DaemonSecurity {
             } catch {
                 throw .bondStore(error)
             }
+        }
+    }
+
+    private static func inMemory(_ path: String, stateDirectory: String, maximum: Int, logger: Logger) throws(DaemonError) -> OpenedStore {
+        let lost = "bonds made, subscriptions changed and measurements kept from now on are lost when the daemon stops; "
+            + "remount it read-write (or fix the SD card the kernel remounted read-only) and restart blesensord"
+        do throws(BondStoreError) {
+            let store = try SQLiteBondStore.inMemoryCopy(of: path, maximumBonds: maximum)
+            let problem = "\(stateDirectory) is on a read-only file system: the bonds in \(path) are kept in memory; " + lost
+            logger.error("\(problem)")
+            return OpenedStore(store: store, problems: [problem])
+        } catch let .corrupt(_, reason) {
+            // It cannot be moved aside here: start empty, and leave the file for when it can.
+            let problem = "\(stateDirectory) is on a read-only file system and \(path) is corrupt (\(reason)): "
+                + "started with no bonds, in memory; " + lost
+            logger.error("\(problem)")
+            do throws(BondStoreError) {
+                return OpenedStore(store: try SQLiteBondStore.emptyInMemory(standingIn: path, maximumBonds: maximum),
+                                   problems: [problem])
+            } catch { throw .bondStore(error) }
+        } catch {
+            throw .bondStore(error)
         }
     }
 

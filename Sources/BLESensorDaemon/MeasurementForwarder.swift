@@ -46,6 +46,8 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     private let store: any BondStore
     private let limit: Int
     private let logger: Logger
+    /// Where `status` finds a failing store-and-forward write.
+    private let health: BondStoreHealth?
     private let state = Mutex(State())
     private let writes = OrderedStoreWork()
     /// A store slower than the sensor (a dying SD card) must not grow the queue without bound.
@@ -53,8 +55,9 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     /// A failing store is reported at most this often, with the count of what was lost meanwhile.
     static let unkeptReportInterval = Duration.seconds(60)
 
-    init(manager: PeripheralManager, store: any BondStore, limit: Int, logger: Logger) {
+    init(manager: PeripheralManager, store: any BondStore, limit: Int, health: BondStoreHealth? = nil, logger: Logger) {
         self.manager = manager
+        self.health = health
         self.store = store
         self.limit = limit
         self.logger = logger
@@ -107,6 +110,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
                     writes.enqueue { [weak self] in await self?.keep(value, takenAt: taken, for: keepFor) }
                 } else {
                     state.unkept += keepFor.count
+                    health?.storeAndForwardFailed(lost: keepFor.count, because: "the store does not keep up: \(Self.maximumQueuedWrites) writes queued")
                 }
             }
             return state.live.values.map(\.central)
@@ -254,6 +258,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
         } catch {
             failure = "\(error)"
         }
+        if let failure { health?.storeAndForwardFailed(lost: identities.count, because: failure) } else { health?.storeAndForwardWorks() }
         state.withLock { $0.queuedWrites -= 1 }
         // Also after a write that worked: measurements a full queue turned away are reported here.
         unkept(failure == nil ? 0 : identities.count, because: failure)

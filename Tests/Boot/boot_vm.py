@@ -32,7 +32,7 @@ EXPECTED = {
     1: ["blesensord-active", "started-at-boot", "ready", "status-json", "status-needs-group", "status-default-socket", "advertising-seen",
         "file-modes"],
     2: ["blesensord-active", "started-at-boot", "ready", "status-json", "status-needs-group", "status-default-socket", "same-address",
-        "advertising-seen", "config-error-failed", "config-error-journal", "damaged-state-failed"],
+        "advertising-seen", "config-error-failed", "config-error-journal", "damaged-state-failed", "read-only-state"],
 }
 # The arm64 image has a TMP102 on i2c-stub (guest/arm64/), read through the kernel's i2c-dev.
 AARCH64_CHECKS = ["tmp102-i2c-stub"]

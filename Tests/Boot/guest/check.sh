@@ -244,6 +244,26 @@ check_damaged_state() {
     mv "$address.good" "$address"
 }
 
+# The state directory on a read-only file system (an SD card the kernel remounted read-only after
+# errors): the daemon serves with its bonds in memory and says so in status, instead of failing.
+check_read_only_state() {
+    local dropin=/run/systemd/system/$unit.d/boot-test-read-only.conf out
+    mkdir -p "$(dirname "$dropin")"
+    printf '[Service]\nReadOnlyPaths=/var/lib/blesensor\n' >"$dropin"
+    systemctl daemon-reload
+    systemctl reset-failed "$unit" 2>/dev/null
+    systemctl restart "$unit" 2>/dev/null
+    if wait_for 60 is_active && out=$(blesensor status --json 2>&1) \
+        && jq -e '.advertising == true and any(.bondStoreProblems[]?; contains("read-only file system"))' >/dev/null 2>&1 <<<"$out"; then
+        pass read-only-state "active, advertising; status: $(jq -r '.bondStoreProblems[0]' <<<"$out" | cut -c1-160)"
+    else
+        fail read-only-state "$(prop "$unit" ActiveState)/$(prop "$unit" SubState), exit status $(prop "$unit" ExecMainStatus); status: $(tr -d '\n' <<<"${out:-none}" | cut -c1-300)"
+        diagnose
+    fi
+    rm -f "$dropin"
+    systemctl daemon-reload
+}
+
 # The host powers the machine on again for the next phase (as a Pi is power-cycled).
 next_boot() {
     echo "$1" >"$state/phase"
@@ -281,6 +301,7 @@ case $phase in
 
     check_config_error
     check_damaged_state
+    check_read_only_state
     emit "DONE $phase"
     systemctl stop boot-test-scan.service
     systemctl poweroff
