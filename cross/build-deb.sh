@@ -146,6 +146,7 @@ readelf -h "$stage/usr/bin/blesensor" | grep -E "^ *Machine:" | grep -qE "$machi
     || die "blesensor is built for $(readelf -h "$stage/usr/bin/blesensor" | sed -n 's/^ *Machine: *//p'), not $arch: the Swift SDK is for another target"
 
 install -D -m 0644 systemd/blesensord.service "$stage/lib/systemd/system/blesensord.service"
+install -D -m 0755 systemd/blesensord-devices.generator "$stage/lib/systemd/system-generators/blesensord-devices"
 install -D -m 0644 systemd/blesensord.sysusers "$stage/usr/lib/sysusers.d/blesensord.conf"
 # 0640: the file may hold a fixed passkey. The postinst gives it to group blesensor (which does
 # not exist when dpkg unpacks it), so the daemon can read it and other users cannot.

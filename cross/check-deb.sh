@@ -49,6 +49,7 @@ arch=$(dpkg-deb --field "$deb" Architecture)
 expected=(
     usr/bin/blesensor
     lib/systemd/system/blesensord.service
+    lib/systemd/system-generators/blesensord-devices
     usr/lib/sysusers.d/blesensord.conf
     etc/blesensor/blesensor.yaml
     usr/share/blesensor/boards/simulated.yaml

@@ -67,6 +67,10 @@ public struct BLESensorD: AsyncParsableCommand {
     @Flag(name: .customLong("unblock-rfkill"), help: .hidden)
     var unblockRfkill = false
 
+    /// The package's systemd generator: write the device drop-in for the configuration under DIR.
+    @Option(name: .customLong("write-device-policy"), help: .hidden)
+    var writeDevicePolicy: String?
+
     public init() {}
 
     public func validate() throws {
@@ -106,6 +110,17 @@ public struct BLESensorD: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "blesensord")
+        let source = config ?? "the built-in configuration"
+        if let directory = writeDevicePolicy {
+            // Early at boot: no log lines about choosing a board, only the drop-in (or why not).
+            var quiet = Logger(label: "blesensord")
+            quiet.logLevel = .error
+            let loaded = DaemonConfiguration.load(file: config, board: board, environment: environment,
+                                                  executablePath: CommandLine.arguments.first ?? "blesensord", logger: quiet)
+            let code = DevicePolicy.generate(loaded, source: source, directory: directory)
+            if code != 0 { throw ExitCode(code) }
+            return
+        }
         let loaded = DaemonConfiguration.load(file: config, board: board, environment: environment,
                                               executablePath: CommandLine.arguments.first ?? "blesensord", logger: logger)
         guard case var .success(configuration) = loaded else {
@@ -120,6 +135,8 @@ public struct BLESensorD: AsyncParsableCommand {
             }
             throw ExitCode(Self.configurationRefused)
         }
+        // The generator reads the file alone: compare with the file, not the command-line overrides.
+        let asConfigured = configuration
         applyOverrides(to: &configuration)
         if unblockRfkill {
             let outcome = await RfkillUnblock.run(transport: configuration.transport)
@@ -130,6 +147,10 @@ public struct BLESensorD: AsyncParsableCommand {
             }
             if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
             return
+        }
+        // Only under systemd (INVOCATION_ID): a hand-started daemon is not confined by the drop-in.
+        if environment["INVOCATION_ID"] != nil, let stale = await DevicePolicy.staleWarning(for: asConfigured, source: source) {
+            logger.warning("\(stale)")
         }
         let options = DaemonOptions(btsnoopPath: btsnoop, serviceManager: ServiceNotifications(environment: environment, logger: logger))
         let code = await Daemon(configuration: configuration, options: options, logger: logger).run(started: started)

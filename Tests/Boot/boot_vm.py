@@ -30,7 +30,7 @@ PORT_NAME = "org.blesensor.boottest"
 # What each boot must report as PASS; any FAIL, a missing check or a boot without DONE fails the run.
 EXPECTED = {
     1: ["blesensord-active", "started-at-boot", "ready", "status-json", "status-needs-group", "status-default-socket", "advertising-seen",
-        "file-modes"],
+        "file-modes", "device-policy"],
     2: ["blesensord-active", "started-at-boot", "ready", "status-json", "status-needs-group", "status-default-socket", "same-address",
         "advertising-seen", "config-error-failed", "config-error-journal", "damaged-state-failed", "read-only-state"],
 }

@@ -225,6 +225,22 @@ check_file_modes() {
     fi
 }
 
+# The generator's drop-in: devices for what the configuration uses (on the simulated board, none
+# but the unit's own /dev/rfkill; on arm64 the TMP102's bus), and no dialout without a uart: transport.
+check_device_policy() {
+    local dropin=/run/systemd/generator/blesensord.service.d/50-devices.conf allowed groups expected
+    allowed=$(prop "$unit" DeviceAllow)
+    groups=$(id -nG blesensor)
+    expected="/dev/rfkill w"
+    [[ -n ${TMP102_BUS:-} ]] && expected="/dev/i2c-$TMP102_BUS rw $expected"
+    if [[ -f $dropin ]] && [[ $(tr ' ' '\n' <<<"$allowed" | sort | tr '\n' ' ') == $(tr ' ' '\n' <<<"$expected" | sort | tr '\n' ' ') ]] \
+        && ! grep -qw dialout <<<"$groups" && [[ -z $(prop "$unit" SupplementaryGroups) ]]; then
+        pass device-policy "DeviceAllow=$allowed; user blesensor in: $groups; $(grep -c '^DeviceAllow=' "$dropin") line(s) in $dropin"
+    else
+        fail device-policy "DeviceAllow=$allowed (want $expected), SupplementaryGroups=$(prop "$unit" SupplementaryGroups), blesensor in: $groups; $dropin: $(tr '\n' ' ' <"$dropin" 2>&1 | cut -c1-300)"
+    fi
+}
+
 # A damaged address file (no longer a random static address): a new identity would orphan every
 # bond, so the daemon refuses to start, with its own exit status, which the unit does not restart.
 check_damaged_state() {
@@ -283,6 +299,7 @@ case $phase in
     [[ -n $current_address ]] && check_advertising "$current_address"
     echo "$current_address" >"$state/address"
     check_file_modes
+    check_device_policy
     info state_directory "$(ls -l /var/lib/blesensor 2>&1 | tail -n +2 | tr -s ' \n' ' ')"
     report_environment
     next_boot 2

@@ -1,0 +1,87 @@
+import BridgeConfiguration
+import Foundation
+import Testing
+@testable import BLESensorDaemon
+
+/// The devices the packaged unit may open come from the configuration: the buses, chips and UART
+/// it names, nothing else; dialout only for a uart: transport.
+@Suite struct ServiceDeviceAccessTests {
+    static let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("boards").path
+
+    static func configuration(_ yaml: String) throws -> BridgeConfiguration {
+        try ConfigurationLoader.load(yaml: yaml, fileName: "test.yaml", boardsDirectories: [boards], environment: [:]).get()
+    }
+
+    @Test func i2cSensorsAllowTheirBusesOnlyAndGPIOTheBoardsChips() throws {
+        let configuration = try Self.configuration("""
+            board: raspberry-pi-5
+            transport: hci:0
+            sensors:
+              - {name: pulse, driver: max30102, publish: [heart-rate-measurement]}
+              - {name: room, driver: bme280, bus: 3, publish: []}
+              - {name: skin, driver: tmp102, publish: [temperature-measurement]}
+              - {name: beat, driver: gpio-pulse, line: GPIO17, publish: []}
+              - {name: probe, driver: ds18b20, publish: []}
+              - {name: soc, driver: cpu-temp, publish: []}
+            """)
+        let access = ServiceDeviceAccess(configuration)
+        #expect(access.devices == ["/dev/i2c-1", "/dev/i2c-3", "/dev/gpiochip0", "/dev/gpiochip4"])
+        #expect(access.groups.isEmpty)
+        let text = access.dropIn(source: "/etc/blesensor/blesensor.yaml", groupExists: { _ in true })
+        #expect(text.contains("[Service]\nDeviceAllow=/dev/i2c-1 rw\nDeviceAllow=/dev/i2c-3 rw\nDeviceAllow=/dev/gpiochip0 rw\nDeviceAllow=/dev/gpiochip4 rw\n"))
+        #expect(!text.contains("SupplementaryGroups") && !text.contains("tty"))
+    }
+
+    @Test func aUARTControllerAllowsItsPortAndDialout() throws {
+        let configuration = try Self.configuration("""
+            board: raspberry-pi-4b
+            transport: uart:/dev/ttyUSB0
+            sensors:
+              - {name: soc, driver: cpu-temp, publish: []}
+            """)
+        let access = ServiceDeviceAccess(configuration)
+        #expect(access == ServiceDeviceAccess(devices: ["/dev/ttyUSB0"], groups: ["dialout"]))
+        #expect(access.dropIn(source: "x", groupExists: { $0 == "dialout" }).hasSuffix("[Service]\nDeviceAllow=/dev/ttyUSB0 rw\nSupplementaryGroups=dialout\n"))
+        // Without the group, systemd would fail the start with 216/GROUP: say so instead.
+        let missing = access.dropIn(source: "x", groupExists: { _ in false })
+        #expect(!missing.contains("SupplementaryGroups=") && missing.contains("# No group dialout on this system"))
+    }
+
+    @Test func theSimulatedBoardAndAnHCIAdapterNeedNoDevice() throws {
+        let configuration = try BridgeConfiguration.demo(boardsDirectories: [Self.boards], environment: [:]).get()
+        let access = ServiceDeviceAccess(configuration)
+        #expect(access == ServiceDeviceAccess())
+        #expect(!access.dropIn(source: "x", groupExists: { _ in true }).contains("DeviceAllow="))
+    }
+
+    @Test func gpioChipsByNumberPathOrLabel() {
+        #expect(ServiceDeviceAccess.gpioChipDevice("gpiochip4") == "/dev/gpiochip4")
+        #expect(ServiceDeviceAccess.gpioChipDevice("2") == "/dev/gpiochip2")
+        #expect(ServiceDeviceAccess.gpioChipDevice("/dev/gpiochip1") == "/dev/gpiochip1")
+        // A label is matched against every chip at run time.
+        #expect(ServiceDeviceAccess.gpioChipDevice("pinctrl-rp1") == "char-gpiochip")
+        #expect(ServiceDeviceAccess.gpioChipDevice("gpiochipX") == "char-gpiochip")
+    }
+
+    @Test func theGeneratorWritesTheDropInAndARefusedConfigurationAllowsNothing() throws {
+        let directory = NSTemporaryDirectory() + "device-policy-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let good = ConfigurationLoader.load(yaml: "board: raspberry-pi-4b\ntransport: hci:0\nsensors:\n  - {name: t, driver: tmp102, publish: []}\n",
+                                            fileName: "a.yaml", boardsDirectories: [Self.boards], environment: [:])
+        #expect(DevicePolicy.generate(good, source: "/etc/blesensor/blesensor.yaml", directory: directory) == 0)
+        let path = directory + "/blesensord.service.d/50-devices.conf"
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(written.contains("DeviceAllow=/dev/i2c-1 rw"))
+        #expect(ServiceDeviceAccess.staleDropInWarning(expected: written, generated: written) == nil)
+        #expect(ServiceDeviceAccess.staleDropInWarning(expected: written, generated: nil) == nil)
+        #expect(ServiceDeviceAccess.staleDropInWarning(expected: written, generated: "[Service]\n")?.contains("systemctl daemon-reload") == true)
+
+        let broken = ConfigurationLoader.load(yaml: "devce-name: x\n", fileName: "b.yaml", boardsDirectories: [Self.boards], environment: [:])
+        #expect(DevicePolicy.generate(broken, source: "/etc/blesensor/blesensor.yaml", directory: directory) == 0)
+        let refused = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(refused.contains("problem(s)") && !refused.contains("DeviceAllow="))
+        // A directory that cannot be written: the generator says so and exits non-zero.
+        #expect(DevicePolicy.generate(good, source: "x", directory: "/proc/no-such-dir") == 1)
+    }
+}
