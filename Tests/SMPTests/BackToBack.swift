@@ -42,7 +42,7 @@ final class BackToBack: Sendable {
     let wiring = WiringBox()
     private let air: AsyncStream<@Sendable () -> Void>.Continuation
 
-    init(centralAgent: TestAgent = TestAgent(), peripheralAgent: TestAgent = TestAgent(),
+    init(centralAgent: TestAgent = TestAgent(), peripheralAgent: TestAgent = TestAgent(), centralBonds: [Bond] = [],
          centralPolicy: (inout SecurityManager.Configuration) -> Void = { _ in },
          peripheralPolicy: (inout SecurityManager.Configuration) -> Void = { _ in }) async throws {
         self.centralAgent = centralAgent
@@ -67,6 +67,7 @@ final class BackToBack: Sendable {
                 air.yield { BackToBack.controllerEncrypts(link, key: key, random: random, ediv: ediv, wiring: wiring) }
             })
         wiring.state.withLock { $0.central = central; $0.peripheral = peripheral }
+        for bond in centralBonds { try await centralStore.saveBond(bond, gattState: .empty, replacing: nil) }
         try await central.start()
         try await peripheral.start()
         for (manager, recorder) in [(central, centralEvents), (peripheral, peripheralEvents)] {

@@ -145,6 +145,29 @@ import TestSupport
         #expect(centralBonds.isEmpty && peripheralBonds.isEmpty)
     }
 
+    /// Our central meets a hostile peripheral that distributes the identity of a sensor we are bonded
+    /// with: the pairing fails and our bond with the real sensor is untouched, as on the peripheral side.
+    @Test func aPeripheralNamingABondedSensorsIdentityCannotTakeOverItsBond() async throws {
+        let sensor = DeviceAddress(BluetoothAddress("C3:00:00:00:00:03")!, type: .randomDevice)
+        let sensors = BondPolicyTests.bond(sensor)
+        let b = try await BackToBack(centralBonds: [sensors])
+        b.wiring.state.withLock { $0.replaceNextFromPeripheral = (match: 0x09, with: [0x09, 0x01] + sensor.address.littleEndianBytes) }
+        let (c, _) = b.connect()
+        guard case let .failure(error) = await Self.pairing(b, c) else {
+            Issue.record("a peripheral took over the bond of \(sensor)")
+            return
+        }
+        #expect("\(error)".contains("did not prove"))
+        #expect(await b.centralEvents.wait { if case .bondTakeoverRefused(_, sensor) = $0 { return true }; return false })
+        #expect(b.wire.all.contains { $0.fromCentral && $0.pdu == [0x05, 0x03] })
+        #expect(await b.centralStore.bonds() == [sensors])
+        #expect(b.central.bond(for: sensor)?.ltk == sensors.ltk)
+        #expect(c.identity == BackToBack.peripheralAddress && !c.isBonded)
+
+        // The real sensor, encrypting with the stored key, is still the bonded one.
+        #expect(await b.centralStore.bond(for: BackToBack.peripheralAddress) == nil)
+    }
+
     static func pairing(_ b: BackToBack, _ link: Link) async -> Result<PairingResult, SecurityError> {
         do throws(SecurityError) { return .success(try await b.central.pair(link)) } catch { return .failure(error) }
     }
