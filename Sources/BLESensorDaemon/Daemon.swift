@@ -144,7 +144,13 @@ public struct Daemon: Sendable {
                 logger.notice("dropping \(central): \(why)")
                 Task { try? await manager.gap.disconnect(central.link) }
             }
-            let loss = await serveEvents(manager: manager, runtime: runtime, forwarder: forwarder, silent: silent)
+            // "Low resources": the central may come back when a slot is free.
+            let reserved = ReservedSlot(enabled: configuration.connection.lastSlotForBonded, maxCentrals: configuration.advertising.maxCentrals,
+                                        clock: SystemClock.shared, registry: runtime.centrals, bonds: manager.security) { [logger] central, why in
+                logger.notice("dropping \(central): \(why)")
+                Task { try? await manager.gap.disconnect(central.link, reason: .remoteLowResources) }
+            }
+            let loss = await serveEvents(manager: manager, runtime: runtime, forwarder: forwarder, silent: silent, reserved: reserved)
             demo?.cancel()
             await demo?.value
             watchdog?.cancel()
@@ -219,7 +225,7 @@ public struct Daemon: Sendable {
     /// Answers requests and keeps the status current until the controller goes away (its loss is
     /// returned) or the task is cancelled by a signal (nil).
     private func serveEvents(manager: PeripheralManager, runtime: DaemonRuntime, forwarder: MeasurementForwarder,
-                             silent: SilentCentrals) async -> ControllerLoss? {
+                             silent: SilentCentrals, reserved: ReservedSlot) async -> ControllerLoss? {
         let bridge = runtime.bridge
         for await event in manager.events {
             switch event {
@@ -232,6 +238,7 @@ public struct Daemon: Sendable {
             case let .centralConnected(central):
                 runtime.centrals.connected(central)
                 silent.connected(central)
+                reserved.connected(central)
             case let .centralDisconnected(central, _):
                 runtime.centrals.disconnected(central)
                 forwarder.disconnected(central)

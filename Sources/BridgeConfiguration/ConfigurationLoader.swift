@@ -72,6 +72,10 @@ public enum ConfigurationLoader {
         let deviceInformation = deviceInformationSettings(map["device-information"], board: board, problems: &problems)
         let paths = pathSettings(map["paths"], environment: environment, userID: userID, problems: &problems)
         let security = securitySettings(map["security"], problems: &problems)
+        if let connection, let advertising, connection.lastSlotForBonded, advertising.maxCentrals < 2, let item = map["connection"] {
+            problems.add("connection.last-slot-for-bonded", item, "needs advertising: max-centrals 2 or more: with one slot it would keep "
+                         + "every new central out, pairing included")
+        }
 
         guard problems.isEmpty, let board, let transport, let deviceName, let appearance, let address, let sensors,
               let advertising, let connection, let deviceInformation, let paths, let security else { return nil }

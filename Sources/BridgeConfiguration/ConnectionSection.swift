@@ -10,6 +10,9 @@ public struct ConnectionSettings: Sendable, Equatable {
     /// when every slot is taken or the configuration requires encryption: one silent connection
     /// must not lock everyone out. Zero: never.
     public var silentTimeout: Duration = .seconds(60)
+    /// The last connection slot only for bonded centrals (with `advertising: max-centrals` 2 or
+    /// more, once a bond exists): strangers filling the others never lock the owner's phone out.
+    public var lastSlotForBonded = false
 
     public static let standard = ConnectionSettings(preferred: .standard, requestAfter: .seconds(5))
 
@@ -24,7 +27,8 @@ extension ConfigurationLoader {
     static func connectionSettings(_ value: YAMLValue?, problems: inout ProblemList) -> ConnectionSettings? {
         var settings = ConnectionSettings.standard
         guard let value else { return settings }
-        let keys = ["request-parameters", "interval-min", "interval-max", "latency", "supervision-timeout", "request-after", "silent-timeout"]
+        let keys = ["request-parameters", "interval-min", "interval-max", "latency", "supervision-timeout", "request-after", "silent-timeout",
+                    "last-slot-for-bonded"]
         guard let map = value.map(path: "connection", known: keys, problems: &problems) else { return nil }
         var valid = true
         var preferred = PreferredConnectionParameters.standard
@@ -46,6 +50,9 @@ extension ConfigurationLoader {
                                 into: &settings.requestAfter, problems: &problems) && valid
         valid = durationSetting(map, "silent-timeout", in: Duration.zero...Duration.seconds(600), rangeText: "0s…10m",
                                 into: &settings.silentTimeout, problems: &problems) && valid
+        if let item = map["last-slot-for-bonded"] {
+            if let parsed = item.boolean(path: map.path("last-slot-for-bonded"), problems: &problems) { settings.lastSlotForBonded = parsed } else { valid = false }
+        }
         var request = true
         if let item = map["request-parameters"] {
             if let parsed = item.boolean(path: map.path("request-parameters"), problems: &problems) { request = parsed } else { valid = false }

@@ -168,6 +168,13 @@ public final class SecurityManager: Sendable {
         }
     }
 
+    /// Asks a central to encrypt (Security Request, as a peripheral only): a bonded central then
+    /// encrypts with its bond, which it may otherwise do only when it reads something protected.
+    public func requestSecurity(on link: Link) {
+        guard link.role == .peripheral, link.isOpen, !link.security.isEncrypted else { return }
+        transmit(.securityRequest(configuration.policy.authentication), on: link)
+    }
+
     public func linkClosed(_ link: Link) {
         let entry = state.withLock { state -> SessionEntry? in
             state.openLinks[link.id] = nil

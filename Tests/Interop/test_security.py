@@ -543,3 +543,43 @@ async def test_a_central_that_neither_encrypts_nor_subscribes_is_dropped(
     # The paired owner was left alone.
     assert session.connection.is_encrypted
     await check_unlocked(session)
+
+
+async def test_the_last_slot_is_kept_for_bonded_centrals(harness, central, second_central, spawn_daemon, tmp_path):
+    """connection.last-slot-for-bonded with two slots: a stranger taking the last one is dropped at
+    once ("low resources": it may come back when a slot is free), while the bonded owner taking it
+    is asked to encrypt, does so with its bond and stays."""
+    bridge = Bridge(harness, spawn_daemon, tmp_path, 'sec-reserved-slot')
+    config = tmp_path / 'security.yaml'
+    config.write_text(config.read_text() + 'connection:\n  last-slot-for-bonded: true\n')
+    daemon = await bridge.start()
+    owner = SecureCentral(central)
+    session = await connect(owner, daemon)
+    await pair_and_wait_stored(owner, session, daemon)
+
+    stranger = SecureCentral(second_central)
+    # Dropped as soon as it connects: listen from the moment the connection object exists.
+    dropped = asyncio.get_running_loop().create_future()
+    second_central.device.once('connection', lambda connection: connection.on(
+        'disconnection', lambda why: dropped.done() or dropped.set_result(why)))
+    record = await second_central.scan_for(None, timeout=5)
+    await second_central.connect(record.address, timeout=5)
+    reason = await asyncio.wait_for(dropped, 10)
+    assert reason == 0x14, f'disconnected with 0x{reason:02X}'  # Remote Device Terminated due to Low Resources
+    await daemon.wait_for_log('is kept for bonded centrals', timeout=2)
+    assert session.connection.is_encrypted
+
+    # The other way round: the stranger holds the first slot, the owner comes back into the last.
+    await disconnect(session)
+    first = await connect(stranger, daemon)
+    session = await connect(owner, daemon)
+    await owner.encrypt(session.connection)
+    assert session.connection.is_encrypted
+    # The daemon asked it to encrypt (Security Request); no pairing followed: the bond did it.
+    smp = [str(record.command) for record in owner.smp_on(session.connection)]
+    assert len(smp) == 1 and 'SMP_SECURITY_REQUEST_COMMAND' in smp[0], smp
+    await check_unlocked(session)
+    entry = await central_status(daemon, owner.address)
+    assert entry['bonded'] and entry['securityLevel'] == 'unauthenticated', entry  # Just Works, proven by its bond
+    assert first.connection.handle is not None and not first.connection.is_encrypted
+    assert len((await cli_json(daemon, 'status'))['centrals']) == 2
