@@ -9,6 +9,10 @@ extension Examination {
             let groups = accounts.groupIDs(of: user).sorted().map(accounts.groupName)
             add(.accounts, .ok, "user \(user.name)", "exists (uid \(user.uid), groups \(groups.joined(separator: ", ")))")
             for (group, reason) in neededGroups(configuration) {
+                if let grant = grantedByUnit(group) {
+                    add(.accounts, .ok, "group \(group)", "given to the service by its generated unit drop-in (for \(reason)): \(grant)")
+                    continue
+                }
                 guard let account = accounts.group(named: group) else {
                     add(.accounts, .info, "group \(group)", "does not exist here; access to \(reason) is checked by its owner and mode above")
                     continue
@@ -26,6 +30,29 @@ extension Examination {
                 + "or reinstall the package; then \(Installed.restart)")
         }
         checkInvoker()
+        checkDeviceAccess(configuration)
+    }
+
+    /// The package's generator gives dialout to the service only with a uart: transport
+    /// (SupplementaryGroups= in its drop-in), instead of the user's membership.
+    private func grantedByUnit(_ group: String) -> String? {
+        guard let text = root.readText(ServiceDeviceAccess.generatedPath),
+              ServiceDeviceAccess.directives(of: text).contains("SupplementaryGroups=\(group)") else { return nil }
+        return ServiceDeviceAccess.generatedPath
+    }
+
+    /// The devices systemd lets the packaged service open were generated from the configuration at
+    /// the last boot or daemon-reload: a bus or port added since is refused with EPERM.
+    private mutating func checkDeviceAccess(_ configuration: BridgeConfiguration?) {
+        guard let configuration, let generated = root.readText(ServiceDeviceAccess.generatedPath) else { return }
+        let expected = ServiceDeviceAccess(configuration).dropIn(source: "", groupExists: { accounts.group(named: $0) != nil })
+        if let stale = ServiceDeviceAccess.staleDropInWarning(expected: expected, generated: generated) {
+            add(.accounts, .warn, "device access", stale, fix: "sudo systemctl daemon-reload && \(Installed.restart)")
+        } else {
+            let granted = ServiceDeviceAccess.directives(of: generated).filter { $0 != "[Service]" }
+            add(.accounts, .ok, "device access", granted.isEmpty ? "the service may open no sensor device (none configured)"
+                : "the service may open what the configuration uses: \(granted.joined(separator: ", "))")
+        }
     }
 
     /// Groups the configured hardware needs, with what for: i2c for I2C sensors, gpio for a GPIO

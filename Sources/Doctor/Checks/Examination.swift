@@ -50,9 +50,18 @@ struct Examination {
     /// The account the unit runs as (`User=blesensor`); nil when it does not exist.
     var serviceUser: UserAccount? { accounts.user(named: Installed.user) }
 
-    /// The ids systemd gives the service: its user, primary group and the groups listing it.
+    /// The ids systemd gives the service: its user, primary group, the groups listing it, and the
+    /// groups its generated unit drop-in adds (dialout for a uart: transport).
     var serviceIdentity: ProcessIdentity? {
-        serviceUser.map { ProcessIdentity(uid: $0.uid, groups: accounts.groupIDs(of: $0)) }
+        serviceUser.map { ProcessIdentity(uid: $0.uid, groups: accounts.groupIDs(of: $0).union(unitGroupIDs)) }
+    }
+
+    /// `SupplementaryGroups=` of the drop-in the package's generator wrote, as group ids.
+    var unitGroupIDs: Set<UInt32> {
+        guard let text = root.readText(ServiceDeviceAccess.generatedPath) else { return [] }
+        let names = ServiceDeviceAccess.directives(of: text).filter { $0.hasPrefix("SupplementaryGroups=") }
+            .flatMap { $0.dropFirst("SupplementaryGroups=".count).split(separator: " ").map(String.init) }
+        return Set(names.compactMap { accounts.group(named: $0)?.gid })
     }
 
     /// `root:i2c rw-rw----`.
