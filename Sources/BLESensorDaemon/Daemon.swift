@@ -109,6 +109,7 @@ public struct Daemon: Sendable {
                 await manager.shutdown()
                 throw error
             }
+            agent.setObserver { [control] event in control.publish(event) }
             // Open before advertising: a phone that connects at once must find the window open.
             if configuration.security.pairing == .window, configuration.security.windowAtStart > .zero {
                 _ = agent.openWindow(for: configuration.security.windowAtStart)
@@ -246,15 +247,19 @@ public struct Daemon: Sendable {
             case let .securityChanged(central, security): logger.info("security \(central) \(security)")
             case let .paired(central, bonded):
                 logger.info("paired \(central)\(bonded ? ", bonded" : "")")
+                let level = central.link.security
+                runtime.agent.report(PairingEvent(kind: .paired, peer: "\(central.link.peer)",
+                                                  detail: "\(bonded ? "bonded" : "not bonded"), \(level)"))
                 if bonded {
                     runtime.agent.bondStored()
                     forwarder.bonded(central)
                 }
-            case let .pairingFailed(central, reason):
+            case let .pairingFailed(central, reason, detail):
                 // The one refusal the configuration decides: say which setting.
                 let hint = reason == .encryptionKeySize
                     ? " (it offers shorter keys than security: minimum-key-size \(configuration.security.minimumKeySize) allows; lower that setting to accept it)" : ""
                 logger.warning("pairing with \(central) failed: \(reason)\(hint)")
+                runtime.agent.report(PairingEvent(kind: .failed, peer: "\(central.link.peer)", detail: "\(reason): \(detail)\(hint)"))
             case let .subscribed(central, characteristic):
                 forwarder.subscribed(central, characteristic)
                 runtime.centrals.subscribed(central, characteristic)

@@ -1,5 +1,6 @@
 import BLECore
 import BridgeConfiguration
+import ControlSocket
 import Foundation
 import HCI
 import Logging
@@ -14,6 +15,9 @@ final class DaemonPairingAgent: PairingAgent {
         var windowCloses: MonotonicInstant? = nil
         var lastPasskey: UInt32? = nil
         var lastNewCentral: MonotonicInstant? = nil
+        /// `blesensor pair --follow` through the control server's `watch-pairing`.
+        var observer: (@Sendable (PairingEvent) -> Void)? = nil
+        var windowTimer: TimerHandle? = nil
     }
 
 
@@ -34,9 +38,31 @@ final class DaemonPairingAgent: PairingAgent {
     /// Opens (or extends) the pairing window; returns when it closes.
     func openWindow(for duration: Duration) -> MonotonicInstant {
         let closes = clock.now + duration
-        state.withLock { $0.windowCloses = closes }
+        // Said when it closes, for whoever follows pairing; a later window replaces the timer.
+        let timer = clock.schedule(at: closes) { [weak self] in self?.windowTimerFired(closes) }
+        let previous = state.withLock { state -> TimerHandle? in
+            state.windowCloses = closes
+            defer { state.windowTimer = timer }
+            return state.windowTimer
+        }
+        previous?.cancel()
         logger.notice("pairing window open for \(duration.wholeMilliseconds / 1000) s")
+        report(PairingEvent(kind: .windowOpened, detail: "\(duration.wholeMilliseconds / 1000) s"))
         return closes
+    }
+
+    private func windowTimerFired(_ closes: MonotonicInstant) {
+        guard state.withLock({ $0.windowCloses == closes }) else { return }
+        report(PairingEvent(kind: .windowClosed))
+    }
+
+    /// Where pairing events go (the control server); nil stops them.
+    func setObserver(_ observer: (@Sendable (PairingEvent) -> Void)?) {
+        state.withLock { $0.observer = observer }
+    }
+
+    func report(_ event: PairingEvent) {
+        state.withLock { $0.observer }?(event)
     }
 
     /// Seconds left in the pairing window, nil when none is open.
@@ -108,6 +134,7 @@ final class DaemonPairingAgent: PairingAgent {
 
     func display(passkey: UInt32, on link: Link) async {
         state.withLock { $0.lastPasskey = passkey }
+        report(PairingEvent(kind: .passkey, peer: "\(link.peer)", passkey: PairingStatus.passkeyText(passkey)))
         // The digits go only to an administrator (`blesensor pair --passkey`), never to the log.
         logger.notice("\(link.id): \(link.peer) is asking for the passkey; `sudo blesensor pair --passkey` shows it")
     }
@@ -123,6 +150,10 @@ final class DaemonPairingAgent: PairingAgent {
     /// pairing is allowed, and its key is unauthenticated (no one compared).
     func confirm(numericComparison value: UInt32, on link: Link) async -> ComparisonAnswer {
         let number = String(format: "%06u", value)
+        report(PairingEvent(kind: .comparison, peer: "\(link.peer)", number: number,
+                            detail: !pairingAllowed ? "rejected: pairing is not allowed now"
+                                : settings.confirmCommand == nil ? "accepted with no one comparing (no confirm-command): the key is unauthenticated"
+                                : "asking \(settings.confirmCommand ?? "")"))
         guard pairingAllowed else {
             logger.notice("\(link.id): numeric comparison \(number) rejected (pairing is not allowed now)")
             return .rejected

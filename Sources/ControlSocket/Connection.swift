@@ -3,8 +3,8 @@ final class Connection {
     enum Phase: Equatable {
         /// Reading request lines; subject to the idle timeout.
         case awaitingRequest
-        /// Receiving sensor updates; input is read only to notice the disconnect.
-        case watching
+        /// Receiving a stream (sensor updates or pairing events); input is read only to notice the disconnect.
+        case watching(WatchTopic)
         /// A handler answers `command` later (`DeferredReply`); further requests wait unread in the
         /// socket, so replies keep their order and a pipelining client cannot grow our buffers.
         case awaitingReply(token: UInt64, command: ControlCommand)
@@ -38,4 +38,18 @@ final class Connection {
         self.isAdministrator = isAdministrator
         self.deadline = deadline
     }
+}
+
+/// What a watching connection receives.
+enum WatchTopic: Equatable, Sendable {
+    case sensors, pairing
+}
+
+extension Connection {
+    var isWatching: Bool {
+        if case .watching = phase { return true }
+        return false
+    }
+
+    var isWatchingSensors: Bool { phase == .watching(.sensors) }
 }

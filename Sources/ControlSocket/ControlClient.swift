@@ -122,6 +122,27 @@ public final class ControlClient {
         }
     }
 
+    /// Streams pairing events to `body` until it returns false (administrators only: the daemon
+    /// refuses others with an error reply, thrown here). `acknowledged` runs once every event from
+    /// then on will arrive (to open a window on another connection, say); false ends the watch.
+    public func watchPairing(acknowledged: () -> Bool = { true }, _ body: (PairingEvent) -> Bool) throws(ControlClientError) {
+        try write(ControlRequest(.watchPairing))
+        _ = try readReply(waitingFor: "the watch-pairing acknowledgement")
+        guard acknowledged() else { return }
+        while true {
+            let line = try readLine(deadline: nil, waitingFor: "a pairing event")
+            let message: PairingEventMessage
+            do {
+                message = try ControlCodec.decoder().decode(PairingEventMessage.self, from: Data(line))
+            } catch {
+                _ = try decodeReply(line)
+                throw .malformedReply("expected a pairing event: \(Self.describe(error))")
+            }
+            guard message.version <= ControlProtocol.version else { throw .unsupportedVersion(daemon: message.version) }
+            if !body(message.pairingEvent) { return }
+        }
+    }
+
     public func close() {
         guard fd >= 0 else { return }
         Posix.close(fd)

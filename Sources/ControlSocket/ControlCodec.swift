@@ -111,6 +111,7 @@ enum ControlCodec {
         case .removeBond: return removeBond(envelope)
         case .openPairingWindow: return openPairingWindow(envelope)
         case .pairing: return .success(.pairing)
+        case .watchPairing: return .success(.watchPairing)
         }
     }
 
@@ -146,6 +147,7 @@ enum ParsedRequest: Equatable, Sendable {
     case removeBond(BondAddress)
     case openPairingWindow(seconds: Int)
     case pairing
+    case watchPairing
 
     /// What the request does, for the refusal, when only an administrator may ask for it.
     var administration: String? {
@@ -154,6 +156,7 @@ enum ParsedRequest: Equatable, Sendable {
         case .removeBond: "removing a bond"
         case .openPairingWindow: "opening the pairing window"
         case .pairing: "seeing the passkey"
+        case .watchPairing: "following pairing (it shows passkeys)"
         }
     }
 }

@@ -15,8 +15,11 @@
 /// ← {"ok":true,"pairing":{...},"version":1}
 /// → {"version":1,"command":"pairing"}
 /// ← {"ok":true,"pairing":{...,"passkey":"123456"},"version":1}
+/// → {"version":1,"command":"watch-pairing"}
+/// ← {"ok":true,"version":1}
+/// ← {"pairingEvent":{"kind":"passkey","peer":"...","passkey":"123456"},"version":1}   (until the client disconnects)
 ///
-/// `remove-bond`, `open-pairing-window` and `pairing` are for administrators (`Administrators`,
+/// `remove-bond`, `open-pairing-window`, `pairing` and `watch-pairing` are for administrators (`Administrators`,
 /// decided from the kernel's `SO_PEERCRED`); `status` never carries the passkey.
 /// ← {"error":"unknown command 'x'; known: status, watch-sensors, ...","ok":false,"version":1}
 /// ```
@@ -47,6 +50,9 @@ public enum ControlCommand: String, Sendable, CaseIterable {
     case openPairingWindow = "open-pairing-window"
     /// The pairing state with the passkey (the fixed one, or the random one shown last); the reply carries `pairing`.
     case pairing
+    /// An acknowledging `ControlReply`, then a `PairingEventMessage` per pairing event (passkeys
+    /// included, so for administrators), as `blesensor pair --follow` shows them.
+    case watchPairing = "watch-pairing"
 
     /// `status, watch-sensors, ...`, for error messages.
     static var knownList: String { allCases.map(\.rawValue).joined(separator: ", ") }
@@ -117,5 +123,47 @@ public struct SensorUpdateMessage: Codable, Sendable, Equatable {
     public init(version: Int = ControlProtocol.version, sensor: SensorStatus) {
         self.version = version
         self.sensor = sensor
+    }
+}
+
+/// Something that happened to pairing, for `watch-pairing` (`blesensor pair --follow`).
+public struct PairingEvent: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable, Equatable {
+        /// A central asks for the passkey: `passkey` is what its user types.
+        case passkey
+        /// Numeric comparison: `number` is what the central's screen must show too.
+        case comparison
+        /// Pairing finished; `detail` says bonded or not and how strong.
+        case paired
+        /// Pairing failed or was refused; `detail` says why.
+        case failed
+        case windowOpened = "window-opened"
+        case windowClosed = "window-closed"
+    }
+
+    public var kind: Kind
+    /// The central, as the link shows it (`AA:BB:CC:DD:EE:FF (random)`).
+    public var peer: String?
+    public var passkey: String?
+    public var number: String?
+    public var detail: String?
+
+    public init(kind: Kind, peer: String? = nil, passkey: String? = nil, number: String? = nil, detail: String? = nil) {
+        self.kind = kind
+        self.peer = peer
+        self.passkey = passkey
+        self.number = number
+        self.detail = detail
+    }
+}
+
+/// One line of the `watch-pairing` stream.
+public struct PairingEventMessage: Codable, Sendable, Equatable {
+    public var version: Int
+    public var pairingEvent: PairingEvent
+
+    public init(version: Int = ControlProtocol.version, pairingEvent: PairingEvent) {
+        self.version = version
+        self.pairingEvent = pairingEvent
     }
 }

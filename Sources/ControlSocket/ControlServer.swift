@@ -112,6 +112,17 @@ public final class ControlServer: Sendable {
         core.enqueue(line)
     }
 
+    /// Sends `event` to every `watch-pairing` client (administrators only: it may carry a passkey).
+    /// Thread-safe and non-blocking, like `publish(_: SensorStatus)`.
+    public func publish(_ event: PairingEvent) {
+        guard let core = phase.withLock({ phase -> ServerCore? in
+            if case .running(let core, _) = phase { return core }
+            return nil
+        }) else { return }
+        guard let line = try? ControlCodec.line(PairingEventMessage(pairingEvent: event)) else { return }
+        core.enqueue(line, for: .pairing)
+    }
+
     /// Whether any client is watching sensors: the daemon may skip building updates nobody receives.
     public var hasWatchers: Bool {
         phase.withLock { phase in

@@ -60,6 +60,20 @@ public enum SecurityFormatter {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// One line of `blesensor pair --follow`.
+    public static func pairingEventLine(_ event: PairingEvent) -> String {
+        let peer = event.peer ?? "a central"
+        let detail = event.detail.map { ": \($0)" } ?? ""
+        switch event.kind {
+        case .passkey: return "\(peer) asks for the passkey: type \(event.passkey ?? "?") on it"
+        case .comparison: return "\(peer) numeric comparison \(event.number ?? "?"): its screen must show the same number\(detail)"
+        case .paired: return "\(peer) paired\(detail)"
+        case .failed: return "\(peer) pairing failed\(detail)"
+        case .windowOpened: return "pairing window opened\(event.detail.map { " for \($0)" } ?? "")"
+        case .windowClosed: return "pairing window closed"
+        }
+    }
+
     /// The `pairing` line of `status`.
     static func pairingSummary(_ pairing: PairingStatus) -> String {
         var text: String

@@ -12,13 +12,13 @@ import Synchronization
 final class ServerCore: Sendable {
     /// What the loop picks up when woken.
     struct Work {
-        var updates: [[UInt8]] = []
+        var updates: [(topic: WatchTopic, line: [UInt8])] = []
         /// Completed deferred replies, by the token of the request they answer.
         var replies: [(token: UInt64, line: [UInt8])] = []
     }
 
     private struct State {
-        var pending: [[UInt8]] = []
+        var pending: [(topic: WatchTopic, line: [UInt8])] = []
         /// At most one per outstanding deferred request (a reply completes once), so bounded by the clients.
         var replies: [(token: UInt64, line: [UInt8])] = []
         var stopRequested = false
@@ -34,7 +34,7 @@ final class ServerCore: Sendable {
     private let state = Mutex(State())
     let wakeReadFD: Int32
     private let wakeWriteFD: Int32
-    /// Connections currently watching; publishers skip encoding entirely when it is zero.
+    /// Connections currently watching sensors; publishers skip encoding entirely when it is zero.
     let watchers = Atomic<Int>(0)
 
     /// A non-blocking close-on-exec self-pipe; nil with errno set on failure.
@@ -52,10 +52,10 @@ final class ServerCore: Sendable {
         wakeWriteFD = fds[1]
     }
 
-    func enqueue(_ line: [UInt8]) {
+    func enqueue(_ line: [UInt8], for topic: WatchTopic = .sensors) {
         state.withLock { state in
             guard !state.stopRequested else { return }
-            state.pending.append(line)
+            state.pending.append((topic, line))
             if state.pending.count > Self.maxPendingUpdates { state.pending.removeFirst() }
             signal(&state)
         }

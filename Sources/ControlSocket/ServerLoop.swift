@@ -70,7 +70,7 @@ final class ServerLoop {
 
             if fds[0].revents != 0 {
                 guard let work = core.takeWork() else { return }
-                for update in work.updates { broadcast(update) }
+                for update in work.updates { broadcast(update.line, to: update.topic) }
                 for reply in work.replies { deliver(reply.line, token: reply.token) }
             }
             if fds[1].revents != 0 { acceptPending() }
@@ -221,11 +221,17 @@ final class ServerLoop {
         case .success(.removeBond(let address)):
             handler.removeBond(address, reply: deferReply(.removeBond, on: connection) { ControlReply(ok: true, removedBond: $0) })
         case .success(.watchSensors):
-            connection.phase = .watching
+            connection.phase = .watching(.sensors)
             connection.deadline = nil
             connection.input = []
             // Counted before the ack goes out: an update published after the client sees the ack reaches it.
             core.watchers.add(1, ordering: .sequentiallyConsistent)
+            enqueue(watchAck, to: connection)
+        case .success(.watchPairing):
+            // Rare events: always encoded, so no count is needed; one published after the ack arrives.
+            connection.phase = .watching(.pairing)
+            connection.deadline = nil
+            connection.input = []
             enqueue(watchAck, to: connection)
         }
     }
@@ -290,7 +296,7 @@ final class ServerLoop {
     /// input). With a deferred reply still to come, `deliver` calls this again once it is written.
     private func closeAfterLastRequest(_ connection: Connection) {
         guard !connection.isClosed, !connection.isAwaitingReply else { return }
-        if connection.phase == .watching || connection.output.isEmpty {
+        if connection.isWatching || connection.output.isEmpty {
             close(connection)
         } else {
             beginClosing(connection)
@@ -299,7 +305,7 @@ final class ServerLoop {
 
     private func beginClosing(_ connection: Connection) {
         guard !connection.isClosed else { return }
-        if connection.phase == .watching { core.watchers.subtract(1, ordering: .sequentiallyConsistent) }
+        if connection.isWatchingSensors { core.watchers.subtract(1, ordering: .sequentiallyConsistent) }
         connection.phase = .closing
         connection.deadline = clock.now + options.idleTimeout
         if connection.output.isEmpty { close(connection) }
@@ -307,8 +313,8 @@ final class ServerLoop {
 
     // MARK: - Output
 
-    private func broadcast(_ update: [UInt8]) {
-        for connection in connections where connection.phase == .watching && !connection.isClosed {
+    private func broadcast(_ update: [UInt8], to topic: WatchTopic) {
+        for connection in connections where connection.phase == .watching(topic) && !connection.isClosed {
             enqueue(update, to: connection)
         }
     }
@@ -318,7 +324,7 @@ final class ServerLoop {
         guard !connection.isClosed else { return }
         let queued = connection.output.byteCount
         if queued > 0, queued + line.count > options.maxOutputBytes {
-            if connection.phase == .watching { report(.slowWatcherDropped(queuedBytes: queued)) }
+            if connection.isWatching { report(.slowWatcherDropped(queuedBytes: queued)) }
             close(connection)
             return
         }
@@ -358,7 +364,7 @@ final class ServerLoop {
 
     private func close(_ connection: Connection) {
         guard !connection.isClosed else { return }
-        if connection.phase == .watching { core.watchers.subtract(1, ordering: .sequentiallyConsistent) }
+        if connection.isWatchingSensors { core.watchers.subtract(1, ordering: .sequentiallyConsistent) }
         connection.isClosed = true
         connection.output = OutputQueue()
         connection.input = []

@@ -26,7 +26,8 @@ public enum PeripheralEvent: Sendable {
     case securityChanged(Central, LinkSecurity)
     /// Pairing with the central completed; `bonded` when its keys were stored.
     case paired(Central, bonded: Bool)
-    case pairingFailed(Central, PairingFailureReason)
+    /// Pairing failed or was refused; `detail` says why, in words (the agent's refusal, say).
+    case pairingFailed(Central, PairingFailureReason, detail: String)
     case readRequest(ReadRequest)
     case writeRequests(WriteBatch)
     case subscribed(Central, CharacteristicID)

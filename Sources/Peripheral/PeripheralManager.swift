@@ -207,8 +207,8 @@ public actor PeripheralManager {
                 case let .paired(link, _, bonded):
                     if bonded { self?.bondEstablished(on: link) }
                     if let central = broker.central(link.id) { sink.yield(.paired(central, bonded: bonded)) }
-                case let .pairingFailed(link, reason, _):
-                    if let central = broker.central(link.id) { sink.yield(.pairingFailed(central, reason)) }
+                case let .pairingFailed(link, reason, detail):
+                    if let central = broker.central(link.id) { sink.yield(.pairingFailed(central, reason, detail: detail)) }
                 case let .bondRemoved(identity):
                     self?.bondRemoved(identity)
                 case let .bondTakeoverRefused(link, _):

@@ -82,7 +82,7 @@ final class ExampleApplication: Sendable {
             case let .mtuChanged(central, mtu): logger.info("mtu \(central) \(mtu)")
             case let .securityChanged(central, security): logger.info("security \(central) \(security)")
             case let .paired(central, bonded): logger.info("paired \(central)\(bonded ? ", bonded" : "")")
-            case let .pairingFailed(central, reason): logger.warning("pairing with \(central) failed: \(reason)")
+            case let .pairingFailed(central, reason, detail): logger.warning("pairing with \(central) failed: \(reason) (\(detail))")
             case let .subscribed(central, characteristic):
                 logger.info("subscribed \(central) \(ExampleServices.uuid(of: characteristic))")
                 subscriptionStarted(central, characteristic)

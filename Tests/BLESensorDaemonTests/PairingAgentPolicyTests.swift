@@ -1,9 +1,11 @@
 import BLECore
 import BridgeConfiguration
+import ControlSocket
 import Foundation
 @testable import HCI
 import Logging
 import SMP
+import Synchronization
 import Testing
 import TestSupport
 @testable import BLESensorDaemon
@@ -102,5 +104,45 @@ import TestSupport
         settings.pairing = .window
         let closed = DaemonPairingAgent(settings: settings, clock: ManualClock(), logger: Logger(label: "test"))
         #expect(await closed.confirm(numericComparison: 42, on: link) == .rejected)
+    }
+}
+
+/// What `blesensor pair --follow` hears from the agent: windows opening and closing, passkeys and
+/// numbers to compare, on the injected clock.
+@Suite struct PairingAgentEventTests {
+    final class Heard: Sendable {
+        let events = Mutex<[PairingEvent]>([])
+        var all: [PairingEvent] { events.withLock { $0 } }
+    }
+
+    @Test func windowsOpenAndCloseOnceEvenWhenExtended() {
+        let clock = ManualClock(), heard = Heard()
+        var settings = SecuritySettings()
+        settings.pairing = .window
+        let agent = DaemonPairingAgent(settings: settings, clock: clock, logger: Logger(label: "test"))
+        agent.setObserver { event in heard.events.withLock { $0.append(event) } }
+        _ = agent.openWindow(for: .seconds(60))
+        clock.advance(by: .seconds(30))
+        _ = agent.openWindow(for: .seconds(60))
+        clock.advance(by: .seconds(59))
+        #expect(heard.all == [PairingEvent(kind: .windowOpened, detail: "60 s"), PairingEvent(kind: .windowOpened, detail: "60 s")])
+        clock.advance(by: .seconds(1))
+        #expect(heard.all.last == PairingEvent(kind: .windowClosed))
+        #expect(heard.all.count { $0.kind == .windowClosed } == 1)
+    }
+
+    @Test func passkeysAndComparisonsAreHeardWithTheirPeer() async {
+        let heard = Heard()
+        var settings = SecuritySettings()
+        settings.pairing = .always
+        let agent = DaemonPairingAgent(settings: settings, clock: ManualClock(), logger: Logger(label: "test"))
+        agent.setObserver { event in heard.events.withLock { $0.append(event) } }
+        let link = PairingAgentPolicyTests.link(7)
+        await agent.display(passkey: 4711, on: link)
+        _ = await agent.confirm(numericComparison: 123456, on: link)
+        #expect(heard.all.map(\.kind) == [.passkey, .comparison])
+        #expect(heard.all.first?.passkey == "004711" && heard.all.first?.peer == "\(link.peer)")
+        #expect(heard.all.last?.number == "123456")
+        #expect(heard.all.last?.detail?.contains("no one comparing") == true)
     }
 }

@@ -15,11 +15,11 @@ import Testing
             if case .failure(let rejection) = ControlCodec.parseRequest(Array(text.utf8)) { return rejection.message }
             return nil
         }
-        #expect(message(#"{"version":1,"command":"x"}"#) == "unknown command 'x'; known: status, watch-sensors, bonds, remove-bond, open-pairing-window, pairing")
+        #expect(message(#"{"version":1,"command":"x"}"#) == "unknown command 'x'; known: status, watch-sensors, bonds, remove-bond, open-pairing-window, pairing, watch-pairing")
         #expect(message(#"{"version":2,"command":"status"}"#)
             == "unsupported control protocol version 2; this blesensord speaks version 1: install matching blesensor and blesensord")
         #expect(message(#"{"command":"status"}"#) == #"request has no "version"; this blesensord speaks control protocol version 1"#)
-        #expect(message(#"{"version":1}"#) == #"request has no "command"; known: status, watch-sensors, bonds, remove-bond, open-pairing-window, pairing"#)
+        #expect(message(#"{"version":1}"#) == #"request has no "command"; known: status, watch-sensors, bonds, remove-bond, open-pairing-window, pairing, watch-pairing"#)
         let malformed = #"malformed request: expected one JSON object per line like {"version":1,"command":"status"}"#
         #expect(message("{nope") == malformed)
         #expect(message("[1,2]") == malformed)

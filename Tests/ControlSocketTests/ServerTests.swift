@@ -72,7 +72,7 @@ import Testing
         let server = try TestServer()
         let client = try RawClient(path: server.path)
         #expect(client.roundTrip(#"{"version":1,"command":"reboot"}"#)
-            == .line(Lines.error("unknown command 'reboot'; known: status, watch-sensors, bonds, remove-bond, open-pairing-window, pairing")))
+            == .line(Lines.error("unknown command 'reboot'; known: status, watch-sensors, bonds, remove-bond, open-pairing-window, pairing, watch-pairing")))
         #expect(client.roundTrip(#"{"version":2,"command":"status"}"#) == .line(Lines.error(
             "unsupported control protocol version 2; this blesensord speaks version 1: install matching blesensor and blesensord")))
         // CRLF line endings and blank lines are accepted.

@@ -14,6 +14,7 @@ import pytest
 from bumble import att, hci
 from bumble.core import UUID
 
+from harness.cli import cli
 from harness.daemon import Daemon
 from harness.gatt import Session
 from harness.security import (IO, Bridge, RecordingDelegate, SecureCentral, cli_json, connect, disconnect, disconnection,
@@ -583,3 +584,48 @@ async def test_the_last_slot_is_kept_for_bonded_centrals(harness, central, secon
     assert entry['bonded'] and entry['securityLevel'] == 'unauthenticated', entry  # Just Works, proven by its bond
     assert first.connection.handle is not None and not first.connection.is_encrypted
     assert len((await cli_json(daemon, 'status'))['centrals']) == 2
+
+
+async def test_pair_follow_shows_the_random_passkey_as_the_central_asks(
+        harness, central, spawn_daemon, tmp_path):
+    """`blesensor pair --window 10 --follow`, started before the phone pairs: it prints the random
+    passkey the moment the phone asks, which its user types; then the outcome; then it ends when
+    the window closes. The digits are still in neither the log nor status."""
+    daemon = await Bridge(harness, spawn_daemon, tmp_path, 'sec-follow', io_capability='display-only',
+                          pairing='window').start()
+    follower = await asyncio.create_subprocess_exec(
+        cli(), 'pair', '--window', '10', '--follow', '--socket', daemon.control_socket,
+        stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    lines: list[str] = []
+
+    async def next_line(pattern: str, timeout: float = 10) -> re.Match:
+        while True:
+            raw = await asyncio.wait_for(follower.stdout.readline(), timeout)
+            assert raw, f'pair --follow ended early: {lines}, stderr {await follower.stderr.read()!r}'
+            lines.append(raw.decode().rstrip('\n'))
+            if found := re.search(pattern, lines[-1]):
+                return found
+
+    try:
+        await next_line(r'following pairing until the window closes')
+        secure = SecureCentral(central)
+        session = await connect(secure, daemon)
+
+        class ReadingTheFollower(RecordingDelegate):
+            async def get_number(self) -> int | None:
+                self.calls.append(('passkey-asked',))
+                return int((await next_line(r'asks for the passkey: type (\d{6}) on it')).group(1))
+
+        secure.use(ReadingTheFollower(IO.KEYBOARD_INPUT_ONLY))
+        await pair_and_wait_stored(secure, session, daemon)
+        await next_line(rf'{secure.address.upper()} \(random\) paired: bonded, authenticated')
+        await next_line(r'^pairing window closed$', timeout=30)
+        assert await asyncio.wait_for(follower.wait(), 10) == 0, lines
+    finally:
+        if follower.returncode is None:
+            follower.kill()
+            await follower.wait()
+    passkey = re.search(r'type (\d{6})', '\n'.join(lines)).group(1)
+    assert passkey not in daemon.log, daemon.log
+    entry = await central_status(daemon, secure.address)
+    assert entry['securityLevel'] == 'authenticated-secure-connections', entry
