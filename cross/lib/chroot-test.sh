@@ -69,7 +69,9 @@ installed_checks() {
     check "blesensor config check accepts the shipped /etc/blesensor/blesensor.yaml with the shipped boards" \
         in_root blesensor config check /etc/blesensor/blesensor.yaml
     check "blesensor is a system user with home /var/lib/blesensor and no login shell" user_is_system
-    check "blesensor is in the groups that exist and it needs: i2c, dialout (not bluetooth: D-Bus only)" eval 'member_of i2c && member_of dialout && ! member_of bluetooth'
+    check "blesensor is in the groups that exist and it needs: i2c (not dialout: the generated unit drop-in gives it for uart: only; not bluetooth: D-Bus only)" \
+        eval 'member_of i2c && ! member_of dialout && ! member_of bluetooth'
+    check "the device-policy generator is installed, executable" test -x "$root/lib/systemd/system-generators/blesensord-devices"
     check "no gpio group was created where none existed" eval '! in_root getent group gpio >/dev/null'
     check "/var/lib/blesensor is owned by blesensor, mode 700" state_directory_is_private
     check "blesensord.service is enabled (multi-user.target.wants)" test -L "$root/etc/systemd/system/multi-user.target.wants/blesensord.service"
@@ -92,6 +94,9 @@ installed_checks
 # The same package as a newer version: the postinst runs as `configure OLD-VERSION`.
 echo "chroot-test: upgrade to $version+chroottest"
 in_root sh -c 'echo "random static address" > /var/lib/blesensor/address && chown blesensor:blesensor /var/lib/blesensor/address && chmod 600 /var/lib/blesensor/address'
+# What earlier versions did: the user in dialout (every serial port) and bluetooth, for good.
+in_root adduser --quiet blesensor dialout
+in_root adduser --quiet blesensor bluetooth
 echo "# a local edit" >> "$root/etc/blesensor/blesensor.yaml"
 state_before="$(stat_of /var/lib/blesensor) $(stat_of /var/lib/blesensor/address)"
 repack=$(mktemp -d "${TMPDIR:-/tmp}/blesensor-repack.XXXXXX")
@@ -104,6 +109,8 @@ check "the upgrade left /var/lib/blesensor and the stored address as they were (
     test "$(stat_of /var/lib/blesensor) $(stat_of /var/lib/blesensor/address)" = "$state_before"
 check "the upgrade kept the local edit of the conffile" grep -qx "# a local edit" "$root/etc/blesensor/blesensor.yaml"
 check "blesensord.service is still enabled after the upgrade" test -L "$root/etc/systemd/system/multi-user.target.wants/blesensord.service"
+check "the upgrade took blesensor out of dialout and bluetooth, which earlier versions added" \
+    eval 'member_of i2c && ! member_of dialout && ! member_of bluetooth'
 
 echo "chroot-test: remove"
 in_root apt-get remove -y -qq blesensor > "$root/tmp/apt.log" 2>&1 || { cat "$root/tmp/apt.log" >&2; exit 1; }
@@ -130,7 +137,7 @@ mv "$root/usr/bin/systemd-sysusers" "$root/usr/bin/systemd-sysusers.hidden"
 install_deb /tmp/blesensor.deb
 mv "$root/usr/bin/systemd-sysusers.hidden" "$root/usr/bin/systemd-sysusers"
 check "adduser made blesensor a system user with home /var/lib/blesensor and no login shell" user_is_system
-check "blesensor is in i2c, dialout and not bluetooth" eval 'member_of i2c && member_of dialout && ! member_of bluetooth'
+check "blesensor is in i2c, not dialout, not bluetooth" eval 'member_of i2c && ! member_of dialout && ! member_of bluetooth'
 check "/var/lib/blesensor is owned by blesensor, mode 700" state_directory_is_private
 in_root dpkg --purge blesensor > "$root/tmp/apt.log" 2>&1 || { cat "$root/tmp/apt.log" >&2; exit 1; }
 
