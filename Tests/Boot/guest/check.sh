@@ -231,7 +231,8 @@ check_device_policy() {
     local dropin=/run/systemd/generator/blesensord.service.d/50-devices.conf allowed groups expected
     allowed=$(prop "$unit" DeviceAllow)
     groups=$(id -nG blesensor)
-    expected="/dev/rfkill w"
+    # char-rtc r: what ProtectClock=yes adds, read-only.
+    expected="char-rtc r /dev/rfkill w"
     [[ -n ${TMP102_BUS:-} ]] && expected="/dev/i2c-$TMP102_BUS rw $expected"
     if [[ -f $dropin ]] && [[ $(tr ' ' '\n' <<<"$allowed" | sort | tr '\n' ' ') == $(tr ' ' '\n' <<<"$expected" | sort | tr '\n' ' ') ]] \
         && ! grep -qw dialout <<<"$groups" && [[ -z $(prop "$unit" SupplementaryGroups) ]]; then
