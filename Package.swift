@@ -230,7 +230,8 @@ let package = Package(
         // Coverage-guided fuzzing: the targets (a library, so the tests replay the corpus), and
         // libFuzzer's driver, built by scripts/fuzz.sh with -sanitize=fuzzer,address -DFUZZING.
         .target(name: "FuzzTargets", dependencies: [
-            "ATT", "BLECore", "Bonding", "BridgeConfiguration", "GAP", "GATT", "GATTServer", "HCI", "HCITransports", "Sensors", "SMP",
+            "ATT", "BLECore", "Bonding", "BridgeConfiguration", "ControlSocket", "GAP", "GATT", "GATTClient", "GATTServer", "HCI",
+            "HCITransports", "Sensors", "SMP",
         ]),
         .executableTarget(name: "blesensor-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Driver"),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["BLECore", "FuzzTargets", "TestSupport"]),

@@ -1,7 +1,8 @@
 import ATT
 import BLECore
 import Bonding
-import BridgeConfiguration
+@_spi(Fuzzing) import BridgeConfiguration
+@_spi(Fuzzing) import ControlSocket
 import Foundation
 import GAP
 import HCI
@@ -23,6 +24,9 @@ public enum FuzzTargets {
         "configuration": configuration,
         "sensor-values": SensorValueFuzzing.run,
         "gatt-server": GATTServerFuzzing.run,
+        "gatt-client": GATTClientFuzzing.run,
+        "control-socket": controlSocket,
+        "board-file": boardFile,
     ]
 
     /// A decoded SMP command encodes to bytes that decode to the same command.
@@ -71,6 +75,14 @@ public enum FuzzTargets {
     static func configuration(_ bytes: [UInt8]) {
         _ = ConfigurationLoader.load(yaml: String(decoding: bytes, as: UTF8.self), fileName: "fuzz.yaml",
                                      boardsDirectories: [repositoryBoards], environment: [:])
+    }
+
+    static func controlSocket(_ bytes: [UInt8]) {
+        if let broken = ControlSocketFuzzing.run(bytes) { FuzzInvariant.check(false, broken) }
+    }
+
+    static func boardFile(_ bytes: [UInt8]) {
+        if let broken = BoardFileFuzzing.run(String(decoding: bytes, as: UTF8.self)) { FuzzInvariant.check(false, broken) }
     }
 
     /// The repository's board files, which the configuration loader reads for `board:`.

@@ -11,6 +11,9 @@ extension GATTClient {
         return try await body()
     }
 
+    /// A request is sent and waits for its response: what a fuzzer driving the peer answers next.
+    @_spi(Fuzzing) public var isAwaitingResponse: Bool { state.withLock { $0.pending != nil } }
+
     /// Procedures waiting for the bearer (for tests and diagnostics).
     var queuedProcedureCount: Int { state.withLock { $0.turnWaiters.count } }
 
