@@ -34,7 +34,11 @@ enum DaemonSecurity {
         let maximum = configuration.security.maxBonds
         return try await DedicatedThread.run { () throws(DaemonError) -> OpenedStore in
             try directory.makeDirectories()
-            if isReadOnly(stateDirectory) { return try inMemory(path, stateDirectory: stateDirectory, maximum: maximum, logger: logger) }
+            if isReadOnly(stateDirectory) {
+                // tmpfs (the runtime directory) first: on a read-only root even /tmp may be read-only.
+                let scratch = [(configuration.paths.controlSocket as NSString).deletingLastPathComponent, NSTemporaryDirectory()]
+                return try inMemory(path, stateDirectory: stateDirectory, maximum: maximum, scratch: scratch, logger: logger)
+            }
             do throws(BondStoreError) {
                 return OpenedStore(store: try SQLiteBondStore(path: path, maximumBonds: maximum))
             } catch let .corrupt(_, reason) {
@@ -51,11 +55,14 @@ enum DaemonSecurity {
         }
     }
 
-    private static func inMemory(_ path: String, stateDirectory: String, maximum: Int, logger: Logger) throws(DaemonError) -> OpenedStore {
-        let lost = "bonds made, subscriptions changed and measurements kept from now on are lost when the daemon stops; "
-            + "remount it read-write (or fix the SD card the kernel remounted read-only) and restart blesensord"
+    private static func inMemory(_ path: String, stateDirectory: String, maximum: Int, scratch: [String],
+                                 logger: Logger) throws(DaemonError) -> OpenedStore {
+        let lost = "new bonds are refused, and subscriptions changed and measurements kept from now on are lost when the "
+            + "daemon stops; remount it read-write (or replace the SD card the kernel remounted read-only) and restart "
+            + "blesensord. A state directory outside /var/lib/blesensor is read-only for the packaged service "
+            + "(ProtectSystem=strict): add it with `systemctl edit blesensord` as ReadWritePaths=DIR"
         do throws(BondStoreError) {
-            let store = try SQLiteBondStore.inMemoryCopy(of: path, maximumBonds: maximum)
+            let store = try SQLiteBondStore.inMemoryCopy(of: path, maximumBonds: maximum, scratchDirectories: scratch)
             let problem = "\(stateDirectory) is on a read-only file system: the bonds in \(path) are kept in memory; " + lost
             logger.error("\(problem)")
             return OpenedStore(store: store, problems: [problem])

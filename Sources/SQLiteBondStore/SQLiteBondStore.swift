@@ -42,28 +42,28 @@ public final class SQLiteBondStore: BondStore {
 
     /// A store in memory holding a copy of the bonds in `path` (none when it does not exist), for a state
     /// directory on a read-only file system: bonded centrals keep working, and what changes is lost when the
-    /// store is released. The file is only read, and never locked or touched.
-    public static func inMemoryCopy(of path: String, maximumBonds: Int = BondStoreLimits.defaultMaximumBonds) throws(BondStoreError) -> SQLiteBondStore {
-        try inMemory(standingIn: path, copying: true, maximumBonds: maximumBonds)
+    /// store is released. The file and its WAL are copied into a private scratch directory (the first of
+    /// `scratchDirectories` that takes one) and opened there, so SQLite replays the last commits of a daemon
+    /// that did not stop cleanly; the originals are only read. With no writable scratch directory, the file
+    /// alone is opened immutable (commits still in its WAL are then missing).
+    public static func inMemoryCopy(of path: String, maximumBonds: Int = BondStoreLimits.defaultMaximumBonds,
+                                    scratchDirectories: [String] = [NSTemporaryDirectory()]) throws(BondStoreError) -> SQLiteBondStore {
+        try inMemory(standingIn: path, copyingFrom: scratchDirectories, maximumBonds: maximumBonds)
     }
 
     /// An empty store in memory, named after the file it stands in for (which it never reads).
     public static func emptyInMemory(standingIn path: String, maximumBonds: Int = BondStoreLimits.defaultMaximumBonds) throws(BondStoreError) -> SQLiteBondStore {
-        try inMemory(standingIn: path, copying: false, maximumBonds: maximumBonds)
+        try inMemory(standingIn: path, copyingFrom: nil, maximumBonds: maximumBonds)
     }
 
-    private static func inMemory(standingIn path: String, copying: Bool, maximumBonds: Int) throws(BondStoreError) -> SQLiteBondStore {
+    private static func inMemory(standingIn path: String, copyingFrom scratch: [String]?, maximumBonds: Int) throws(BondStoreError) -> SQLiteBondStore {
         var configuration = Configuration()
         configuration.label = "bonds (in memory)"
         configuration.foreignKeysEnabled = true
         do {
             let memory = try DatabaseQueue(configuration: configuration)
-            if copying, FileManager.default.fileExists(atPath: path) {
-                var readOnly = Configuration()
-                readOnly.readonly = true
-                let source = try DatabaseQueue(path: readOnlyLocation(path), configuration: readOnly)
-                try source.backup(to: memory)
-                try source.close()
+            if let scratch, FileManager.default.fileExists(atPath: path) {
+                try copy(path, into: memory, scratchDirectories: scratch)
             }
             return try SQLiteBondStore(path: path, maximumBonds: maximumBonds, queue: memory, inMemory: true)
         } catch {
@@ -71,12 +71,28 @@ public final class SQLiteBondStore: BondStore {
         }
     }
 
-    /// With its WAL files present (the daemon did not stop cleanly) SQLite reads the file and its last commits
-    /// read-only; without them it would have to create the shared-memory file, which a read-only directory
-    /// refuses, so it opens the file as immutable (SQLite takes no lock and makes no file).
-    static func readOnlyLocation(_ path: String) -> String {
-        let manager = FileManager.default
-        if manager.fileExists(atPath: path + "-wal"), manager.fileExists(atPath: path + "-shm") { return path }
+    private static func copy(_ path: String, into memory: DatabaseQueue, scratchDirectories: [String]) throws {
+        guard let directory = ScratchDirectory.make(in: scratchDirectories) else {
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            let source = try DatabaseQueue(path: immutableLocation(path), configuration: readOnly)
+            try source.backup(to: memory)
+            try source.close()
+            return
+        }
+        defer { directory.remove() }
+        let copy = directory.path + "/bonds.sqlite"
+        // Not the -shm: SQLite rebuilds it from the WAL.
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
+        }
+        let source = try DatabaseQueue(path: copy)
+        try source.backup(to: memory)
+        try source.close()
+    }
+
+    /// The file alone, read-only: SQLite takes no lock and makes no -shm, which a read-only directory refuses.
+    static func immutableLocation(_ path: String) -> String {
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#%")
         let escaped = path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path

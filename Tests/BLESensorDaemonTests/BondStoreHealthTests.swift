@@ -45,9 +45,10 @@ import TestSupport
         try await opened.store.saveBond(SecurityFixture.laptop, gattState: .empty, replacing: nil)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
 
-        // An in-memory store needs no disk space for a new bond.
-        let health = BondStoreHealth(stateDirectory: directory, startupProblems: opened.problems, inMemory: true, freeSpace: { _ in 0 })
-        #expect(await health.refusalForNewBond() == nil)
+        // A new bond would live in memory only and be gone at the next start: refused.
+        let health = BondStoreHealth(stateDirectory: directory, startupProblems: opened.problems, inMemory: true,
+                                     storage: { _ in .init(availableBytes: 1 << 30, readOnly: true) })
+        #expect(await health.refusalForNewBond()?.contains("a new bond would be lost at the next start") == true)
         #expect(health.problems == opened.problems)
     }
 
@@ -61,7 +62,8 @@ import TestSupport
 
     @Test func aBondIsRefusedBeforeAnyKeyWhenTheDiskIsFull() async {
         let free = Mutex<UInt64?>(64 * 1024)
-        let health = BondStoreHealth(stateDirectory: "/var/lib/blesensor", freeSpace: { _ in free.withLock { $0 } })
+        let health = BondStoreHealth(stateDirectory: "/var/lib/blesensor",
+                                     storage: { _ in free.withLock { $0 }.map { .init(availableBytes: $0, readOnly: false) } })
         var settings = SecuritySettings()
         settings.pairing = .always
         let agent = DaemonPairingAgent(settings: settings, clock: ManualClock(), storeHealth: health, logger: Logger(label: "test"))
@@ -83,7 +85,7 @@ import TestSupport
     }
 
     @Test func aPolicyRefusalIsNotHiddenByTheSpaceCheck() async {
-        let health = BondStoreHealth(stateDirectory: "/var/lib/blesensor", freeSpace: { _ in 0 })
+        let health = BondStoreHealth(stateDirectory: "/var/lib/blesensor", storage: { _ in .init(availableBytes: 0, readOnly: false) })
         var settings = SecuritySettings()
         settings.pairing = .never
         let agent = DaemonPairingAgent(settings: settings, clock: ManualClock(), storeHealth: health, logger: Logger(label: "test"))
@@ -103,8 +105,14 @@ import TestSupport
         #expect(health.problems == ["a bond could not be read"])
     }
 
-    @Test func theFreeSpaceProbeReadsTheRealFileSystem() {
-        #expect((BondStoreHealth.availableBytes(in: NSTemporaryDirectory()) ?? 0) > 0)
-        #expect(BondStoreHealth.availableBytes(in: "/nonexistent-\(UInt32.random(in: 0...UInt32.max))") == nil)
+    @Test func theStorageProbeReadsTheRealFileSystem() {
+        let temporary = BondStoreHealth.storage(of: NSTemporaryDirectory())
+        #expect((temporary?.availableBytes ?? 0) > 0 && temporary?.readOnly == false)
+        #expect(BondStoreHealth.storage(of: "/nonexistent-\(UInt32.random(in: 0...UInt32.max))") == nil)
+    }
+
+    @Test func aCardRemountedReadOnlyWhileRunningRefusesTheBond() async {
+        let health = BondStoreHealth(stateDirectory: "/var/lib/blesensor", storage: { _ in .init(availableBytes: 1 << 30, readOnly: true) })
+        #expect(await health.refusalForNewBond()?.contains("became read-only") == true)
     }
 }

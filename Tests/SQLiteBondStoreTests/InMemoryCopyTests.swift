@@ -48,6 +48,35 @@ import Testing
         try writer.close()
     }
 
+    @Test func aWALWithoutItsSharedMemoryFileIsReplayed() async throws {
+        // A daemon killed, then its card remounted (or a backup restored): -wal, no -shm.
+        let directory = TemporaryDirectory(), copy = TemporaryDirectory()
+        let writer = try SQLiteBondStore(path: directory.database)
+        try await writer.saveBond(Sample.bond(1), gattState: .empty, replacing: nil)
+        try await writer.saveBond(Sample.bond(2), gattState: .empty, replacing: nil)
+        for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: directory.database + suffix, toPath: copy.database + suffix) }
+        try writer.close()
+        #expect(!FileManager.default.fileExists(atPath: copy.database + "-shm"))
+        let before = try contents(of: copy.path)
+        let store = try SQLiteBondStore.inMemoryCopy(of: copy.database, scratchDirectories: [directory.path])
+        #expect(Set(try await store.bonds().map(\.identity)) == [Sample.identity(1), Sample.identity(2)])
+        #expect(try contents(of: copy.path) == before)
+        // The scratch copy, keys and all, is gone.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("blesensor-bonds-") }.isEmpty)
+    }
+
+    @Test func withNoScratchDirectoryTheFileAloneIsRead() async throws {
+        let directory = TemporaryDirectory()
+        do {
+            let store = try SQLiteBondStore(path: directory.database)
+            try await store.saveBond(Sample.bond(1), gattState: .empty, replacing: nil)
+            try store.close()
+        }
+        let copy = try SQLiteBondStore.inMemoryCopy(of: directory.database, scratchDirectories: ["/nonexistent-\(UInt32.random(in: 0...UInt32.max))"])
+        #expect(try await copy.bonds() == [Sample.bond(1)])
+        #expect(try contents(of: directory.path).keys.sorted() == ["bonds.sqlite"])
+    }
+
     @Test func aMissingFileGivesAnEmptyStoreAndNoFile() async throws {
         let directory = TemporaryDirectory()
         let copy = try SQLiteBondStore.inMemoryCopy(of: directory.database)
