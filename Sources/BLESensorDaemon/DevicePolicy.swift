@@ -24,7 +24,12 @@ extension ServiceDeviceAccess {
         }
     }
 
-    static func groupExists(_ name: String) -> Bool { getgrnam(name) != nil }
+    /// From /etc/group itself, not through NSS: a generator runs while PID 1 waits for it, and
+    /// must not talk to nss-systemd, sssd or LDAP (systemd.generator(7)).
+    static func groupExists(_ name: String, groupFile: String = "/etc/group") -> Bool {
+        guard let text = try? String(contentsOfFile: groupFile, encoding: .utf8) else { return false }
+        return text.split(separator: "\n").contains { $0.split(separator: ":", maxSplits: 1).first.map(String.init) == name }
+    }
 }
 
 /// `blesensord --write-device-policy DIR`, run by the package's systemd generator, and the check a
@@ -36,7 +41,7 @@ public enum DevicePolicy {
         let text: String
         switch loaded {
         case let .success(configuration):
-            text = ServiceDeviceAccess(configuration).dropIn(source: source, groupExists: ServiceDeviceAccess.groupExists)
+            text = ServiceDeviceAccess(configuration).dropIn(source: source, groupExists: { ServiceDeviceAccess.groupExists($0) })
         case let .failure(problems):
             text = ServiceDeviceAccess.refusedConfigurationDropIn(source: source, problems: problems.problems.count)
         }
@@ -52,9 +57,17 @@ public enum DevicePolicy {
     /// What to log when the drop-in systemd generated no longer matches `configuration`.
     public static func staleWarning(for configuration: BridgeConfiguration, source: String) async -> String? {
         await DedicatedThread.run {
-            let expected = ServiceDeviceAccess(configuration).dropIn(source: source, groupExists: ServiceDeviceAccess.groupExists)
-            // No generated file: not the packaged service, nothing to compare.
+            let expected = ServiceDeviceAccess(configuration).dropIn(source: source, groupExists: { ServiceDeviceAccess.groupExists($0) })
             let generated = try? String(contentsOfFile: ServiceDeviceAccess.generatedPath, encoding: .utf8)
+            guard generated != nil || !FileManager.default.fileExists(atPath: ServiceDeviceAccess.generatorPath) else {
+                // Packaged, yet no drop-in: the generator failed or has not run. Every sensor open
+                // would fail with EPERM and nothing else would say why.
+                return "systemd has no device drop-in for this service (\(ServiceDeviceAccess.generatedPath)): its generator "
+                    + "\(ServiceDeviceAccess.generatorPath) failed or has not run, so no sensor device may be opened; "
+                    + "run `sudo systemctl daemon-reload && sudo systemctl restart blesensord`, and if it stays missing, "
+                    + "`journalctl -b | grep blesensord-devices` says why"
+            }
+            // No generated file and no generator: not the packaged service, nothing to compare.
             return ServiceDeviceAccess.staleDropInWarning(expected: expected, generated: generated)
         }
     }

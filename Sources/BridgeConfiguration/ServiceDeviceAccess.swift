@@ -17,6 +17,8 @@ public struct ServiceDeviceAccess: Equatable, Sendable {
     public static let dropInName = "blesensord.service.d/50-devices.conf"
     /// Where a running daemon finds the drop-in systemd generated (the normal generator directory).
     public static let generatedPath = "/run/systemd/generator/" + dropInName
+    /// Where the package installs the generator: its presence means the unit's devices come from it.
+    public static let generatorPath = "/lib/systemd/system-generators/blesensord-devices"
 
     public init(devices: [String] = [], groups: [String] = []) {
         self.devices = devices
@@ -29,29 +31,41 @@ public struct ServiceDeviceAccess: Equatable, Sendable {
             for sensor in configuration.sensors {
                 switch sensor.driver {
                 case .gpioPulse:
-                    devices += configuration.board.gpioChips.map(Self.gpioChipDevice)
+                    // gpiochip's major is dynamic and a chip may probe after the unit starts: the class.
+                    devices.append("char-gpiochip")
                 case .ds18b20, .cpuTemperature, .iio, .hwmon:
                     break  // sysfs files, no device node
                 default:
-                    if sensor.driver.defaultAddress != nil { devices.append("/dev/i2c-\(sensor.i2cBus ?? configuration.board.i2cBus)") }
+                    if sensor.driver.defaultAddress != nil { devices.append(Self.i2cDevice(bus: sensor.i2cBus ?? configuration.board.i2cBus)) }
                 }
             }
         }
-        if case let .uart(path, _, _)? = try? TransportSpecification(parsing: configuration.transport) {
-            devices.append(path)
+        if case let .uart(path, _, _)? = try? TransportSpecification(parsing: configuration.transport), let device = Self.serialDevice(path) {
+            devices.append(device)
             groups.append("dialout")
         }
         var seen: Set<String> = []
         self.devices = devices.filter { seen.insert($0).inserted }
     }
 
-    /// `gpiochip0`, `0` and `/dev/gpiochip0` name one node; a label (`pinctrl-rp1`) is looked up
-    /// among all chips at run time, so every chip must be allowed.
-    public static func gpioChipDevice(_ chip: String) -> String {
-        if chip.hasPrefix("/dev/") { return chip }
-        if let number = Int(chip), number >= 0 { return "/dev/gpiochip\(number)" }
-        if chip.hasPrefix("gpiochip"), let number = Int(chip.dropFirst("gpiochip".count)), number >= 0 { return "/dev/gpiochip\(number)" }
-        return "char-gpiochip"
+    /// i2c-dev's major is fixed (89) and the minor is the bus: systemd takes `/dev/char/89:N`
+    /// without the node existing, where `/dev/i2c-N` is looked up once when the unit starts and
+    /// skipped for good when udev has not made it yet.
+    public static func i2cDevice(bus: Int) -> String { "/dev/char/89:\(bus)" }
+
+    /// A UART by its driver's class (`/dev/ttyUSB0` → `char-ttyUSB`): a USB adapter plugged in
+    /// after the start or renumbered by a reset stays allowed. Another name (`/dev/serial0`, a
+    /// by-id link) as itself, resolved when the unit starts. Nil for a path that would not be one
+    /// value in a unit file (whitespace, control characters, `%` or a backslash): whoever writes the
+    /// configuration must not be able to add directives to a unit that runs steps as root.
+    public static func serialDevice(_ path: String) -> String? {
+        guard path.hasPrefix("/dev/"), path.count <= 256,
+              path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "%" && $0 != "\\" }) else { return nil }
+        let name = path.split(separator: "/").last.map(String.init) ?? ""
+        let letters = name.prefix { $0.isLetter }
+        let number = name.dropFirst(letters.count)
+        if letters.hasPrefix("tty"), letters.count > 3, !number.isEmpty, number.allSatisfy(\.isNumber) { return "char-\(letters)" }
+        return path
     }
 
     /// The drop-in's text. A group that does not exist is left out (systemd would fail the start
@@ -88,8 +102,10 @@ public struct ServiceDeviceAccess: Equatable, Sendable {
     /// who changed the configuration since.
     public static func staleDropInWarning(expected: String, generated: String?) -> String? {
         guard let generated, directives(of: generated) != directives(of: expected) else { return nil }
-        return "the devices systemd lets the service open were generated from an older configuration "
-            + "(\(generatedPath)); run `sudo systemctl daemon-reload && sudo systemctl restart blesensord`, "
-            + "or sensors on a new bus or port fail with 'permission denied'"
+        return "the devices systemd lets the service open (\(generatedPath)) were generated from an older "
+            + "/etc/blesensor/blesensor.yaml (the file the generator reads); run `sudo systemctl daemon-reload && sudo systemctl "
+            + "restart blesensord`, or sensors on a new bus or port fail with 'permission denied'. A unit edited to run "
+            + "another --config or --transport gets its devices from /etc/blesensor/blesensor.yaml all the same: add "
+            + "DeviceAllow= to that edit"
     }
 }

@@ -76,6 +76,10 @@ extension TransportSpecification {
         guard path.hasPrefix("/") else {
             throw invalid("device path '\(path)' must be absolute, e.g. uart:/dev/ttyAMA0")
         }
+        // A device path is one word of printable ASCII: it also goes into the unit's DeviceAllow=.
+        guard path.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "%" && $0 != "\\" }) else {
+            throw invalid("device path '\(path.debugDescription.dropFirst().dropLast())' has spaces, control characters, '%' or '\\'; use the /dev path as ls /dev shows it")
+        }
         var baudRate = defaultBaudRate
         var flowControl = defaultFlowControl
         var seen: Set<Substring> = []

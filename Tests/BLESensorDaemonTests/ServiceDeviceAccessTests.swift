@@ -1,5 +1,7 @@
 import BridgeConfiguration
 import Foundation
+import HCI
+import HCITransports
 import Testing
 @testable import BLESensorDaemon
 
@@ -26,10 +28,10 @@ import Testing
               - {name: soc, driver: cpu-temp, publish: []}
             """)
         let access = ServiceDeviceAccess(configuration)
-        #expect(access.devices == ["/dev/i2c-1", "/dev/i2c-3", "/dev/gpiochip0", "/dev/gpiochip4"])
+        #expect(access.devices == ["/dev/char/89:1", "/dev/char/89:3", "char-gpiochip"])
         #expect(access.groups.isEmpty)
         let text = access.dropIn(source: "/etc/blesensor/blesensor.yaml", groupExists: { _ in true })
-        #expect(text.contains("[Service]\nDeviceAllow=/dev/i2c-1 rw\nDeviceAllow=/dev/i2c-3 rw\nDeviceAllow=/dev/gpiochip0 rw\nDeviceAllow=/dev/gpiochip4 rw\n"))
+        #expect(text.contains("[Service]\nDeviceAllow=/dev/char/89:1 rw\nDeviceAllow=/dev/char/89:3 rw\nDeviceAllow=char-gpiochip rw\n"))
         #expect(!text.contains("SupplementaryGroups") && !text.contains("tty"))
     }
 
@@ -41,8 +43,8 @@ import Testing
               - {name: soc, driver: cpu-temp, publish: []}
             """)
         let access = ServiceDeviceAccess(configuration)
-        #expect(access == ServiceDeviceAccess(devices: ["/dev/ttyUSB0"], groups: ["dialout"]))
-        #expect(access.dropIn(source: "x", groupExists: { $0 == "dialout" }).hasSuffix("[Service]\nDeviceAllow=/dev/ttyUSB0 rw\nSupplementaryGroups=dialout\n"))
+        #expect(access == ServiceDeviceAccess(devices: ["char-ttyUSB"], groups: ["dialout"]))
+        #expect(access.dropIn(source: "x", groupExists: { $0 == "dialout" }).hasSuffix("[Service]\nDeviceAllow=char-ttyUSB rw\nSupplementaryGroups=dialout\n"))
         // Without the group, systemd would fail the start with 216/GROUP: say so instead.
         let missing = access.dropIn(source: "x", groupExists: { _ in false })
         #expect(!missing.contains("SupplementaryGroups=") && missing.contains("# No group dialout on this system"))
@@ -55,13 +57,26 @@ import Testing
         #expect(!access.dropIn(source: "x", groupExists: { _ in true }).contains("DeviceAllow="))
     }
 
-    @Test func gpioChipsByNumberPathOrLabel() {
-        #expect(ServiceDeviceAccess.gpioChipDevice("gpiochip4") == "/dev/gpiochip4")
-        #expect(ServiceDeviceAccess.gpioChipDevice("2") == "/dev/gpiochip2")
-        #expect(ServiceDeviceAccess.gpioChipDevice("/dev/gpiochip1") == "/dev/gpiochip1")
-        // A label is matched against every chip at run time.
-        #expect(ServiceDeviceAccess.gpioChipDevice("pinctrl-rp1") == "char-gpiochip")
-        #expect(ServiceDeviceAccess.gpioChipDevice("gpiochipX") == "char-gpiochip")
+    @Test func serialPortsByTheirClassAndNothingThatCouldAddADirective() {
+        #expect(ServiceDeviceAccess.serialDevice("/dev/ttyUSB0") == "char-ttyUSB")
+        #expect(ServiceDeviceAccess.serialDevice("/dev/ttyAMA10") == "char-ttyAMA")
+        #expect(ServiceDeviceAccess.serialDevice("/dev/serial0") == "/dev/serial0")
+        #expect(ServiceDeviceAccess.serialDevice("/dev/serial/by-id/usb-Nordic_nRF52-if00") == "/dev/serial/by-id/usb-Nordic_nRF52-if00")
+        for hostile in ["/dev/ttyS0 rw\nExecStartPre=+/bin/sh", "/dev/tty%n", "/dev/a b", "/dev/x\\y", "/etc/shadow", "/dev/\u{7F}"] {
+            #expect(ServiceDeviceAccess.serialDevice(hostile) == nil, "\(hostile.debugDescription)")
+        }
+        // The configuration loader refuses such a path before it gets that far.
+        #expect(throws: HCITransportError.self) { try TransportSpecification(parsing: "uart:/dev/ttyS0 rw\nExecStartPre=+/bin/sh") }
+        #expect(ServiceDeviceAccess.i2cDevice(bus: 1) == "/dev/char/89:1")
+    }
+
+    @Test func groupsAreReadFromTheGroupFileNotThroughNSS() throws {
+        let file = NSTemporaryDirectory() + "group-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try "root:x:0:\ndialout:x:20:pi\nblesensor:x:996:\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(ServiceDeviceAccess.groupExists("dialout", groupFile: file))
+        #expect(!ServiceDeviceAccess.groupExists("dial", groupFile: file))
+        #expect(!ServiceDeviceAccess.groupExists("dialout", groupFile: file + ".missing"))
     }
 
     @Test func theGeneratorWritesTheDropInAndARefusedConfigurationAllowsNothing() throws {
@@ -72,7 +87,7 @@ import Testing
         #expect(DevicePolicy.generate(good, source: "/etc/blesensor/blesensor.yaml", directory: directory) == 0)
         let path = directory + "/blesensord.service.d/50-devices.conf"
         let written = try String(contentsOfFile: path, encoding: .utf8)
-        #expect(written.contains("DeviceAllow=/dev/i2c-1 rw"))
+        #expect(written.contains("DeviceAllow=/dev/char/89:1 rw"))
         #expect(ServiceDeviceAccess.staleDropInWarning(expected: written, generated: written) == nil)
         #expect(ServiceDeviceAccess.staleDropInWarning(expected: written, generated: nil) == nil)
         #expect(ServiceDeviceAccess.staleDropInWarning(expected: written, generated: "[Service]\n")?.contains("systemctl daemon-reload") == true)

@@ -71,7 +71,10 @@ if [[ $arch == amd64 ]]; then
     fi
 else
     # A Pi's board profile with one real (kernel-driven) TMP102 on i2c-stub, the controller hci0.
-    install -m 0644 "$here/guest/arm64/blesensor.yaml" "$config"
+    # Replaced with the owner and mode the package gives the file (it may hold a passkey).
+    cp "$here/guest/arm64/blesensor.yaml" "$config"
+    chroot "$root" chown root:blesensor /etc/blesensor/blesensor.yaml
+    chmod 0640 "$config"
 fi
 if ! check=$(chroot "$root" blesensor config check /etc/blesensor/blesensor.yaml 2>&1); then
     die "the edited config does not pass blesensor config check: $check"

@@ -12,7 +12,7 @@ import Testing
         let machine = try FakeMachine(hardwareGroups: ["dialout"])
         machine.configuration(BluetoothTests.piWithTransport("uart:/dev/ttyAMA0"))
         try machine.device("/dev/ttyAMA0", group: FakeMachine.dialoutGID)
-        machine.write(Self.dropIn, "# generated\n[Service]\nDeviceAllow=/dev/ttyAMA0 rw\nSupplementaryGroups=dialout\n")
+        machine.write(Self.dropIn, "# generated\n[Service]\nDeviceAllow=char-ttyAMA rw\nSupplementaryGroups=dialout\n")
         let report = await machine.doctor().report()
         #expect(report.check("/dev/ttyAMA0")?.status == .ok)
         #expect(report.check("group dialout")?.status == .ok)
@@ -23,19 +23,28 @@ import Testing
     @Test func aDropInFromAnOlderConfigurationIsAWarningWithTheReload() async throws {
         let machine = try FakeMachine()
         machine.configuration("board: raspberry-pi-4b\ntransport: hci:0\nsensors: [{name: t, driver: tmp102, bus: 3}]")
-        machine.write(Self.dropIn, "[Service]\nDeviceAllow=/dev/i2c-1 rw\n")
+        machine.write(Self.dropIn, "[Service]\nDeviceAllow=/dev/char/89:1 rw\n")
         let check = try #require(await machine.doctor().report().check("device access"))
         #expect(check.status == .warn)
         #expect(check.fix == "sudo systemctl daemon-reload && sudo systemctl restart blesensord")
 
-        machine.write(Self.dropIn, "# from another path\n[Service]\nDeviceAllow=/dev/i2c-3 rw\n")
+        machine.write(Self.dropIn, "# from another path\n[Service]\nDeviceAllow=/dev/char/89:3 rw\n")
         let fresh = try #require(await machine.doctor().report().check("device access"))
-        #expect(fresh.status == .ok && fresh.detail.contains("DeviceAllow=/dev/i2c-3 rw"))
+        #expect(fresh.status == .ok && fresh.detail.contains("DeviceAllow=/dev/char/89:3 rw"))
     }
 
     @Test func withoutTheGeneratorNothingIsSaidAboutIt() async throws {
         let machine = try FakeMachine()
         machine.configuration(FakeMachine.piConfiguration)
         #expect(await machine.doctor().report().check("device access") == nil)
+    }
+
+    @Test func theGeneratorWithoutItsDropInFails() async throws {
+        let machine = try FakeMachine()
+        machine.configuration(FakeMachine.piConfiguration)
+        machine.write("/lib/systemd/system-generators/blesensord-devices", "#!/bin/sh\n")
+        let check = try #require(await machine.doctor().report().check("device access"))
+        #expect(check.status == .fail && check.detail.contains("may open no sensor device"))
+        #expect(check.fix?.hasPrefix("sudo systemctl daemon-reload") == true)
     }
 }

@@ -44,7 +44,15 @@ extension Examination {
     /// The devices systemd lets the packaged service open were generated from the configuration at
     /// the last boot or daemon-reload: a bus or port added since is refused with EPERM.
     private mutating func checkDeviceAccess(_ configuration: BridgeConfiguration?) {
-        guard let configuration, let generated = root.readText(ServiceDeviceAccess.generatedPath) else { return }
+        guard let configuration else { return }
+        guard let generated = root.readText(ServiceDeviceAccess.generatedPath) else {
+            if root.exists(ServiceDeviceAccess.generatorPath) {
+                add(.accounts, .fail, "device access", "no \(ServiceDeviceAccess.generatedPath): the package's generator failed or has "
+                    + "not run, so the service may open no sensor device (they fail with 'operation not permitted')",
+                    fix: "sudo systemctl daemon-reload && \(Installed.restart); if it stays missing, journalctl -b | grep blesensord-devices")
+            }
+            return
+        }
         let expected = ServiceDeviceAccess(configuration).dropIn(source: "", groupExists: { accounts.group(named: $0) != nil })
         if let stale = ServiceDeviceAccess.staleDropInWarning(expected: expected, generated: generated) {
             add(.accounts, .warn, "device access", stale, fix: "sudo systemctl daemon-reload && \(Installed.restart)")

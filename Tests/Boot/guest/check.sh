@@ -233,7 +233,7 @@ check_device_policy() {
     groups=$(id -nG blesensor)
     # char-rtc r: what ProtectClock=yes adds, read-only.
     expected="char-rtc r /dev/rfkill w"
-    [[ -n ${TMP102_BUS:-} ]] && expected="/dev/i2c-$TMP102_BUS rw $expected"
+    [[ -n ${TMP102_BUS:-} ]] && expected="/dev/char/89:$TMP102_BUS rw $expected"
     if [[ -f $dropin ]] && [[ $(tr ' ' '\n' <<<"$allowed" | sort | tr '\n' ' ') == $(tr ' ' '\n' <<<"$expected" | sort | tr '\n' ' ') ]] \
         && ! grep -qw dialout <<<"$groups" && [[ -z $(prop "$unit" SupplementaryGroups) ]]; then
         pass device-policy "DeviceAllow=$allowed; user blesensor in: $groups; $(grep -c '^DeviceAllow=' "$dropin") line(s) in $dropin"
