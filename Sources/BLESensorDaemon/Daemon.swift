@@ -147,7 +147,8 @@ public struct Daemon: Sendable {
             }
             // "Low resources": the central may come back when a slot is free.
             let reserved = ReservedSlot(enabled: configuration.connection.lastSlotForBonded, maxCentrals: configuration.advertising.maxCentrals,
-                                        clock: SystemClock.shared, registry: runtime.centrals, bonds: manager.security) { [logger] central, why in
+                                        clock: SystemClock.shared, registry: runtime.centrals, bonds: manager.security,
+                                        windowOpen: { [agent] in configuration.security.pairing == .window && agent.windowRemaining != nil }) { [logger] central, why in
                 logger.notice("dropping \(central): \(why)")
                 Task { try? await manager.gap.disconnect(central.link, reason: .remoteLowResources) }
             }

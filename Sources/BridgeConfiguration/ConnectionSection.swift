@@ -11,7 +11,8 @@ public struct ConnectionSettings: Sendable, Equatable {
     /// must not lock everyone out. Zero: never.
     public var silentTimeout: Duration = .seconds(60)
     /// The last connection slot only for bonded centrals (with `advertising: max-centrals` 2 or
-    /// more, once a bond exists): strangers filling the others never lock the owner's phone out.
+    /// more, once a bond exists; any central while a pairing window is open): strangers filling the
+    /// others do not keep the owner's phone out.
     public var lastSlotForBonded = false
 
     public static let standard = ConnectionSettings(preferred: .standard, requestAfter: .seconds(5))

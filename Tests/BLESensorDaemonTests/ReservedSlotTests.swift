@@ -20,9 +20,10 @@ import TestSupport
         var asked: [LinkID] { state.withLock { $0.asked } }
     }
 
-    static func setUp(max: Int, enabled: Bool = true) -> (ReservedSlot, CentralRegistry, ManualClock, FakeBonds, SilentCentralsTests.Drops) {
+    static func setUp(max: Int, enabled: Bool = true, window: Bool = false) -> (ReservedSlot, CentralRegistry, ManualClock, FakeBonds, SilentCentralsTests.Drops) {
         let clock = ManualClock(), registry = CentralRegistry(services: []), bonds = FakeBonds(), drops = SilentCentralsTests.Drops()
-        let slot = ReservedSlot(enabled: enabled, maxCentrals: max, clock: clock, registry: registry, bonds: bonds) { central, why in
+        let slot = ReservedSlot(enabled: enabled, maxCentrals: max, clock: clock, registry: registry, bonds: bonds,
+                                windowOpen: { window }) { central, why in
             drops.list.withLock { $0.append((central, why)) }
         }
         return (slot, registry, clock, bonds, drops)
@@ -71,7 +72,14 @@ import TestSupport
         #expect(drops.centrals.isEmpty)
         clock.advance(by: .seconds(1))
         #expect(drops.centrals == [impostor])
-        #expect(drops.reasons.first?.contains("did not encrypt with that bond within 30 s") == true)
+        #expect(drops.reasons.first?.contains("did not encrypt with that bond within 10 s") == true)
+    }
+
+    @Test func anOpenPairingWindowLetsTheOwnersNewPhoneIntoTheLastSlot() {
+        let (slot, registry, _, _, drops) = Self.setUp(max: 2, window: true)
+        Self.connect(SilentCentralsTests.central(1), slot, registry)
+        Self.connect(SilentCentralsTests.central(2), slot, registry)
+        #expect(drops.centrals.isEmpty)
     }
 
     @Test func nothingIsReservedWithoutBondsOneSlotOrTheSetting() {
