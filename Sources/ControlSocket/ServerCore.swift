@@ -56,7 +56,11 @@ final class ServerCore: Sendable {
         state.withLock { state in
             guard !state.stopRequested else { return }
             state.pending.append((topic, line))
-            if state.pending.count > Self.maxPendingUpdates { state.pending.removeFirst() }
+            // The oldest sensor update goes: a pairing event (a passkey being typed) is never pushed out by them.
+            if state.pending.count > Self.maxPendingUpdates, let oldest = state.pending.firstIndex(where: { $0.topic == .sensors }) {
+                state.pending.remove(at: oldest)
+            }
+            if state.pending.count > 2 * Self.maxPendingUpdates { state.pending.removeFirst() }
             signal(&state)
         }
     }

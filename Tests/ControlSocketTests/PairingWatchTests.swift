@@ -54,3 +54,18 @@ import Testing
         #expect(SecurityFormatter.pairingEventLine(PairingEvent(kind: .windowOpened, detail: "60 s")) == "pairing window opened for 60 s")
     }
 }
+
+/// A stuck loop keeps at most `maxPendingUpdates` sensor updates, and never drops a pairing event
+/// for them: a passkey on its way to `pair --follow` outlives a burst of readings.
+@Suite struct PendingUpdateBoundTests {
+    @Test func sensorUpdatesNeverPushOutAPairingEvent() throws {
+        let core = try #require(ServerCore())
+        defer { core.closeWakePipe() }
+        core.enqueue(Array("passkey".utf8), for: .pairing)
+        for index in 0..<(ServerCore.maxPendingUpdates + 100) { core.enqueue(Array("sensor \(index)".utf8), for: .sensors) }
+        let work = try #require(core.takeWork())
+        #expect(work.updates.count == ServerCore.maxPendingUpdates)
+        #expect(work.updates.first.map { $0.topic == .pairing && $0.line == Array("passkey".utf8) } == true)
+        #expect(work.updates.last.map { $0.line == Array("sensor \(ServerCore.maxPendingUpdates + 99)".utf8) } == true)
+    }
+}
