@@ -145,6 +145,10 @@ public struct Daemon: Sendable {
                 logger.notice("dropping \(central): \(why)")
                 Task { try? await manager.gap.disconnect(central.link) }
             }
+            if configuration.connection.lastSlotForBonded, configuration.advertising.maxCentrals < 2 {
+                // --max-connections 1 on the command line overrides the file's check.
+                logger.notice("connection: last-slot-for-bonded has no effect with one connection slot (it would keep every new central out)")
+            }
             // "Low resources": the central may come back when a slot is free.
             let reserved = ReservedSlot(enabled: configuration.connection.lastSlotForBonded, maxCentrals: configuration.advertising.maxCentrals,
                                         clock: SystemClock.shared, registry: runtime.centrals, bonds: manager.security,

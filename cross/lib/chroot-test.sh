@@ -72,6 +72,11 @@ installed_checks() {
     check "blesensor is in the groups that exist and it needs: i2c (not dialout: the generated unit drop-in gives it for uart: only; not bluetooth: D-Bus only)" \
         eval 'member_of i2c && ! member_of dialout && ! member_of bluetooth'
     check "the device-policy generator is installed, executable" test -x "$root/lib/systemd/system-generators/blesensord-devices"
+    # No device tree in a chroot: `board: auto` finds no board, so the drop-in allows no sensor device.
+    in_root rm -rf /tmp/generator
+    in_root /lib/systemd/system-generators/blesensord-devices /tmp/generator
+    check "the generator writes the drop-in, allowing nothing for a configuration the daemon would refuse" \
+        eval 'grep -q "^\[Service\]$" "$root/tmp/generator/blesensord.service.d/50-devices.conf" && ! grep -q "^DeviceAllow=" "$root/tmp/generator/blesensord.service.d/50-devices.conf"'
     check "no gpio group was created where none existed" eval '! in_root getent group gpio >/dev/null'
     check "/var/lib/blesensor is owned by blesensor, mode 700" state_directory_is_private
     check "blesensord.service is enabled (multi-user.target.wants)" test -L "$root/etc/systemd/system/multi-user.target.wants/blesensord.service"
