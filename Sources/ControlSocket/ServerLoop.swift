@@ -192,7 +192,15 @@ final class ServerLoop {
             return
         }
         connection.input.removeFirst(start)
-        if connection.input.count > options.maxRequestBytes { refuseTooLong(connection) }
+        if Self.unterminatedTooLong(connection.input, max: options.maxRequestBytes) { refuseTooLong(connection) }
+    }
+
+    /// Whether a line still waiting for its newline is already over the limit. A CR at the end may
+    /// be the first half of a CRLF, which the line will not keep: counting it refused a longest
+    /// request whose CR and LF arrived in separate reads (found by the fuzz target's helper).
+    static func unterminatedTooLong(_ input: [UInt8], max: Int) -> Bool {
+        let pending = input.last == UInt8(ascii: "\r") ? input.count - 1 : input.count
+        return pending > max
     }
 
     private func handle(_ line: ArraySlice<UInt8>, on connection: Connection) {

@@ -69,3 +69,26 @@ import Testing
         #expect(work.updates.last.map { $0.line == Array("sensor \(ServerCore.maxPendingUpdates + 99)".utf8) } == true)
     }
 }
+
+/// A request of exactly the longest length sent with CRLF is one request, however the reads cut it.
+@Suite struct LongestRequestTests {
+    @Test func aTrailingCarriageReturnIsNotCountedBeforeItsNewline() {
+        let max = ControlProtocol.maxRequestBytes
+        let longest = [UInt8](repeating: 0x20, count: max)
+        #expect(!ServerLoop.unterminatedTooLong(longest, max: max))
+        #expect(!ServerLoop.unterminatedTooLong(longest + [0x0D], max: max))
+        #expect(ServerLoop.unterminatedTooLong(longest + [0x20], max: max))
+        #expect(ServerLoop.unterminatedTooLong(longest + [0x20, 0x0D], max: max))
+    }
+
+    @Test func theLongestRequestWithCRLFIsAnswered() throws {
+        let server = try TestServer()
+        let client = try RawClient(path: server.path)
+        let head = #"{"version":1,"command":"status","address":""#, tail = #""}"#
+        let request = head + String(repeating: "x", count: ControlProtocol.maxRequestBytes - head.utf8.count - tail.utf8.count) + tail
+        #expect(request.utf8.count == ControlProtocol.maxRequestBytes)
+        client.send(request + "\r")
+        client.send("\n")
+        #expect(Lines.reply(client.readLine())?.status == Fixtures.snapshot)
+    }
+}
