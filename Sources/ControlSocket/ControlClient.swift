@@ -104,21 +104,8 @@ public final class ControlClient {
     /// `acknowledged` runs once the daemon has registered the watch (every update published from
     /// then on arrives), e.g. to print "watching, Ctrl-C to stop".
     public func watchSensors(acknowledged: () -> Void = {}, _ body: (SensorStatus) -> Bool) throws(ControlClientError) {
-        try write(ControlRequest(.watchSensors))
-        _ = try readReply(waitingFor: "the watch-sensors acknowledgement")
-        acknowledged()
-        while true {
-            let line = try readLine(deadline: nil, waitingFor: "a sensor update")
-            let update: SensorUpdateMessage
-            do {
-                update = try ControlCodec.decoder().decode(SensorUpdateMessage.self, from: Data(line))
-            } catch {
-                // Not an update: perhaps an error reply; otherwise say what failed to decode.
-                _ = try decodeReply(line)
-                throw .malformedReply("expected a sensor update: \(Self.describe(error))")
-            }
-            guard update.version <= ControlProtocol.version else { throw .unsupportedVersion(daemon: update.version) }
-            if !body(update.sensor) { return }
+        try watch(.watchSensors, item: "a sensor update", acknowledged: { acknowledged(); return true }, version: \SensorUpdateMessage.version) {
+            body($0.sensor)
         }
     }
 
@@ -126,20 +113,30 @@ public final class ControlClient {
     /// refuses others with an error reply, thrown here). `acknowledged` runs once every event from
     /// then on will arrive (to open a window on another connection, say); false ends the watch.
     public func watchPairing(acknowledged: () -> Bool = { true }, _ body: (PairingEvent) -> Bool) throws(ControlClientError) {
-        try write(ControlRequest(.watchPairing))
-        _ = try readReply(waitingFor: "the watch-pairing acknowledgement")
+        try watch(.watchPairing, item: "a pairing event", acknowledged: acknowledged, version: \PairingEventMessage.version) {
+            body($0.pairingEvent)
+        }
+    }
+
+    /// One watch stream: the request, its acknowledgement, then one `Message` per line until
+    /// `body` returns false. A line that is not a `Message` is an error reply (thrown as such) or
+    /// a malformed one.
+    private func watch<Message: Decodable>(_ command: ControlCommand, item: String, acknowledged: () -> Bool,
+                                           version: KeyPath<Message, Int>, _ body: (Message) -> Bool) throws(ControlClientError) {
+        try write(ControlRequest(command))
+        _ = try readReply(waitingFor: "the \(command.rawValue) acknowledgement")
         guard acknowledged() else { return }
         while true {
-            let line = try readLine(deadline: nil, waitingFor: "a pairing event")
-            let message: PairingEventMessage
+            let line = try readLine(deadline: nil, waitingFor: item)
+            let message: Message
             do {
-                message = try ControlCodec.decoder().decode(PairingEventMessage.self, from: Data(line))
+                message = try ControlCodec.decoder().decode(Message.self, from: Data(line))
             } catch {
                 _ = try decodeReply(line)
-                throw .malformedReply("expected a pairing event: \(Self.describe(error))")
+                throw .malformedReply("expected \(item): \(Self.describe(error))")
             }
-            guard message.version <= ControlProtocol.version else { throw .unsupportedVersion(daemon: message.version) }
-            if !body(message.pairingEvent) { return }
+            guard message[keyPath: version] <= ControlProtocol.version else { throw .unsupportedVersion(daemon: message[keyPath: version]) }
+            if !body(message) { return }
         }
     }
 
