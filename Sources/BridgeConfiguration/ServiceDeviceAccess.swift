@@ -29,15 +29,12 @@ public struct ServiceDeviceAccess: Equatable, Sendable {
         var devices: [String] = []
         if !configuration.board.simulated {
             for sensor in configuration.sensors {
-                switch sensor.driver {
-                case .gpioPulse:
+                if sensor.driver == .gpioPulse {
                     // gpiochip's major is dynamic and a chip may probe after the unit starts: the class.
                     devices.append("char-gpiochip")
-                case .ds18b20, .cpuTemperature, .iio, .hwmon:
-                    break  // sysfs files, no device node
-                default:
-                    if sensor.driver.defaultAddress != nil { devices.append(Self.i2cDevice(bus: sensor.i2cBus ?? configuration.board.i2cBus)) }
-                }
+                } else if sensor.driver.usesI2C {
+                    devices.append(Self.i2cDevice(bus: sensor.i2cBus ?? configuration.board.i2cBus))
+                }  // The others read sysfs files: no device node.
             }
         }
         if case let .uart(path, _, _)? = try? TransportSpecification(parsing: configuration.transport), let device = Self.serialDevice(path) {
@@ -96,6 +93,12 @@ public struct ServiceDeviceAccess: Equatable, Sendable {
     /// their comments (another configuration path, say) grant the same.
     public static func directives(of text: String) -> [String] {
         text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// The groups a drop-in's `SupplementaryGroups=` lines give the service.
+    public static func supplementaryGroups(of text: String) -> [String] {
+        directives(of: text).filter { $0.hasPrefix("SupplementaryGroups=") }
+            .flatMap { $0.dropFirst("SupplementaryGroups=".count).split(separator: " ").map(String.init) }
     }
 
     /// Nil when the generated drop-in grants what `expected` grants, else what to tell the person

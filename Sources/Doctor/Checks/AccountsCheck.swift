@@ -9,8 +9,8 @@ extension Examination {
             let groups = accounts.groupIDs(of: user).sorted().map(accounts.groupName)
             add(.accounts, .ok, "user \(user.name)", "exists (uid \(user.uid), groups \(groups.joined(separator: ", ")))")
             for (group, reason) in neededGroups(configuration) {
-                if let grant = grantedByUnit(group) {
-                    add(.accounts, .ok, "group \(group)", "given to the service by its generated unit drop-in (for \(reason)): \(grant)")
+                if unitGroups.contains(group) {
+                    add(.accounts, .ok, "group \(group)", "given to the service by its generated unit drop-in (for \(reason)): \(ServiceDeviceAccess.generatedPath)")
                     continue
                 }
                 guard let account = accounts.group(named: group) else {
@@ -33,19 +33,11 @@ extension Examination {
         checkDeviceAccess(configuration)
     }
 
-    /// The package's generator gives dialout to the service only with a uart: transport
-    /// (SupplementaryGroups= in its drop-in), instead of the user's membership.
-    private func grantedByUnit(_ group: String) -> String? {
-        guard let text = root.readText(ServiceDeviceAccess.generatedPath),
-              ServiceDeviceAccess.directives(of: text).contains("SupplementaryGroups=\(group)") else { return nil }
-        return ServiceDeviceAccess.generatedPath
-    }
-
     /// The devices systemd lets the packaged service open were generated from the configuration at
     /// the last boot or daemon-reload: a bus or port added since is refused with EPERM.
     private mutating func checkDeviceAccess(_ configuration: BridgeConfiguration?) {
         guard let configuration else { return }
-        guard let generated = root.readText(ServiceDeviceAccess.generatedPath) else {
+        guard let generated = generatedDropIn else {
             if root.exists(ServiceDeviceAccess.generatorPath) {
                 add(.accounts, .fail, "device access", "no \(ServiceDeviceAccess.generatedPath): the package's generator failed or has "
                     + "not run, so the service may open no sensor device (they fail with 'operation not permitted')",

@@ -1,5 +1,4 @@
 import BridgeConfiguration
-import Sensors
 
 /// One run of the checks: what they share (the root, the accounts, the service user) and the
 /// lines found so far. Each area's checks live in an extension of their own.
@@ -7,12 +6,15 @@ struct Examination {
     let options: DoctorOptions
     let environment: DoctorEnvironment
     let accounts: AccountDatabase
+    /// The drop-in the package's generator wrote, read once (nil: none, not the packaged unit).
+    let generatedDropIn: String?
     private(set) var checks: [DoctorCheck] = []
 
     init(options: DoctorOptions, environment: DoctorEnvironment) {
         self.options = options
         self.environment = environment
         self.accounts = AccountDatabase(root: environment.root)
+        self.generatedDropIn = environment.root.readText(ServiceDeviceAccess.generatedPath)
     }
 
     var root: SystemRoot { environment.root }
@@ -56,13 +58,11 @@ struct Examination {
         serviceUser.map { ProcessIdentity(uid: $0.uid, groups: accounts.groupIDs(of: $0).union(unitGroupIDs)) }
     }
 
-    /// `SupplementaryGroups=` of the drop-in the package's generator wrote, as group ids.
-    var unitGroupIDs: Set<UInt32> {
-        guard let text = root.readText(ServiceDeviceAccess.generatedPath) else { return [] }
-        let names = ServiceDeviceAccess.directives(of: text).filter { $0.hasPrefix("SupplementaryGroups=") }
-            .flatMap { $0.dropFirst("SupplementaryGroups=".count).split(separator: " ").map(String.init) }
-        return Set(names.compactMap { accounts.group(named: $0)?.gid })
-    }
+    /// `SupplementaryGroups=` of the drop-in the package's generator wrote: dialout comes from
+    /// there, only with a uart: transport, not from the user's membership.
+    var unitGroups: [String] { generatedDropIn.map(ServiceDeviceAccess.supplementaryGroups(of:)) ?? [] }
+
+    var unitGroupIDs: Set<UInt32> { Set(unitGroups.compactMap { accounts.group(named: $0)?.gid }) }
 
     /// `root:i2c rw-rw----`.
     func ownership(_ info: FileInfo) -> String {
@@ -94,7 +94,3 @@ struct Examination {
     func isRaspberryPi(_ board: BoardProfile) -> Bool { board.name.hasPrefix("raspberry-pi") }
 }
 
-extension SensorDriver {
-    /// Drivers on an I2C bus (the others are 1-Wire, GPIO and thermal sysfs).
-    var usesI2C: Bool { defaultAddress != nil }
-}

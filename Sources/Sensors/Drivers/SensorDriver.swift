@@ -29,6 +29,9 @@ public enum SensorDriver: String, Sendable, Equatable, CaseIterable {
         }
     }
 
+    /// Drivers on an I2C bus (the others are 1-Wire, GPIO, thermal sysfs and the kernel's own).
+    public var usesI2C: Bool { defaultAddress != nil }
+
     /// The quantities a reading of this driver carries.
     public var quantities: [Quantity] {
         switch self {
