@@ -114,8 +114,6 @@ final class BondStoreHealth: Sendable {
     /// Whether the file system holding `directory` is mounted read-only (EROFS on every write,
     /// even for root: an SD card the kernel remounted after errors, or an overlay-root image).
     static func isReadOnly(_ directory: String) -> Bool {
-        var info = statvfs()
-        guard statvfs(directory, &info) == 0 else { return false }
-        return info.f_flag & UInt(ST_RDONLY) != 0
+        storage(of: directory)?.readOnly ?? false
     }
 }

@@ -139,12 +139,15 @@ public struct Daemon: Sendable {
                 demo = Task { [central] in await central.run() }
             }
             let security = configuration.security
+            let drop = { [logger] (reason: HCIStatus) -> @Sendable (Central, String) -> Void in
+                { central, why in
+                    logger.notice("dropping \(central): \(why)")
+                    Task { try? await manager.gap.disconnect(central.link, reason: reason) }
+                }
+            }
             let silent = SilentCentrals(timeout: configuration.connection.silentTimeout, maxCentrals: configuration.advertising.maxCentrals,
                                         securityRequired: !security.requireEncryption.isEmpty || !security.requireAuthentication.isEmpty,
-                                        clock: SystemClock.shared, registry: runtime.centrals) { [logger] central, why in
-                logger.notice("dropping \(central): \(why)")
-                Task { try? await manager.gap.disconnect(central.link) }
-            }
+                                        clock: SystemClock.shared, registry: runtime.centrals, drop: drop(.remoteUserTerminated))
             if configuration.connection.lastSlotForBonded, configuration.advertising.maxCentrals < 2 {
                 // --max-connections 1 on the command line overrides the file's check.
                 logger.notice("connection: last-slot-for-bonded has no effect with one connection slot (it would keep every new central out)")
@@ -152,10 +155,8 @@ public struct Daemon: Sendable {
             // "Low resources": the central may come back when a slot is free.
             let reserved = ReservedSlot(enabled: configuration.connection.lastSlotForBonded, maxCentrals: configuration.advertising.maxCentrals,
                                         clock: SystemClock.shared, registry: runtime.centrals, bonds: manager.security,
-                                        windowOpen: { [agent] in configuration.security.pairing == .window && agent.windowRemaining != nil }) { [logger] central, why in
-                logger.notice("dropping \(central): \(why)")
-                Task { try? await manager.gap.disconnect(central.link, reason: .remoteLowResources) }
-            }
+                                        windowOpen: { [agent] in configuration.security.pairing == .window && agent.windowRemaining != nil },
+                                        drop: drop(.remoteLowResources))
             let loss = await serveEvents(manager: manager, runtime: runtime, forwarder: forwarder, silent: silent, reserved: reserved)
             demo?.cancel()
             await demo?.value
