@@ -54,6 +54,23 @@ public final class VirtualCentral: @unchecked Sendable {
         }
     }
 
+    /// Scans until an advertiser matching `wanted` is heard, however long the radio takes (a busy
+    /// machine delays it; the caller's time limit bounds a wait that never ends), and returns it.
+    public func scan(until wanted: @escaping @Sendable (ScanResult) -> Bool, active: Bool = true) async -> ScanResult {
+        let session = ScanSession(scannerAddress: address, active: active)
+        return await withCheckedContinuation { continuation in
+            radio.queue.async {
+                session.onResult = { result in
+                    guard wanted(result) else { return }
+                    session.onResult = nil
+                    self.radio.stopScanning(session)
+                    continuation.resume(returning: result)
+                }
+                self.radio.startScanning(session)
+            }
+        }
+    }
+
     /// Connects to a connectable advertiser, waiting up to `timeout` for it to appear.
     public func connect(to peer: DeviceAddress, parameters: LEConnectionParameters = LEConnectionParameters(),
                         timeout: Duration = .seconds(5)) async throws(VirtualCentralError) -> VirtualLink {
@@ -88,6 +105,8 @@ final class ScanSession: RadioScanner, @unchecked Sendable {
     let scannerAddresses: [DeviceAddress]
     let active: Bool
     private(set) var results: [VirtualCentral.ScanResult] = []
+    /// Called with each result as it is heard or updated (on the radio queue).
+    var onResult: ((VirtualCentral.ScanResult) -> Void)?
 
     init(scannerAddress: DeviceAddress, active: Bool) {
         scannerAddresses = [scannerAddress]
@@ -104,5 +123,6 @@ final class ScanSession: RadioScanner, @unchecked Sendable {
             results.append(VirtualCentral.ScanResult(address: advertisement.address, advertisingData: advertisement.data,
                                                      scanResponseData: scanResponse, connectable: advertisement.isConnectable))
         }
+        if let onResult, let heard = results.first(where: { $0.address == advertisement.address }) { onResult(heard) }
     }
 }

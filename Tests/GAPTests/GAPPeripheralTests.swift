@@ -85,12 +85,12 @@ struct PeripheralFixture {
     }
 }
 
-@Suite struct GAPPeripheralTests {
+@Suite(.scaledTimeLimit(minutes: 2)) struct GAPPeripheralTests {
     @Test func advertisesWithScanResponseSeenByACentral() async throws {
         let fixture = try await PeripheralFixture()
         let plan = try await fixture.gap.startAdvertising(AdvertisingContent(localName: "Environment-Sensor-12", serviceUUIDs: [BluetoothUUID(0x181A)]))
-        let results = await fixture.central(1).scan(for: .milliseconds(300))
-        let heard = try #require(results.first { $0.address == fixture.identity })
+        let identity = fixture.identity
+        let heard = await fixture.central(1).scan(until: { $0.address == identity })
         #expect(heard.advertisingData == plan.advertisingData)
         #expect(heard.scanResponseData == plan.scanResponseData)
         #expect(heard.connectable)
@@ -101,8 +101,8 @@ struct PeripheralFixture {
         let fixture = try await PeripheralFixture(advertisesTxPowerLevel: true) { $0.txPower = -7 }
         let plan = try await fixture.gap.startAdvertising(AdvertisingContent(localName: "Sensor", serviceUUIDs: [BluetoothUUID(0x181A)]))
         #expect(plan.advertisingData.suffix(3) == [0x02, 0x0A, 0xF9])
-        let results = await fixture.central(1).scan(for: .milliseconds(300))
-        let heard = try #require(results.first { $0.address == fixture.identity })
+        let identity = fixture.identity
+        let heard = await fixture.central(1).scan(until: { $0.address == identity })
         #expect(AdvertisementData(decoding: heard.advertisingData).txPowerLevel == -7)
         await fixture.host.shutdown()
     }
@@ -229,8 +229,9 @@ struct PeripheralFixture {
         await fixture.log.wait(for: 2, where: GAPEventLog.started)
         #expect(fixture.gap.activeLinks.isEmpty)
         #expect(fixture.controller.isAdvertisingOnRadio)
-        let rescan = await fixture.central(2).scan(for: .milliseconds(300))
-        #expect(rescan.contains { $0.address == fixture.identity })
+        // Heard again: a scan that waits for it, bounded by the suite's time limit.
+        let identity = fixture.identity
+        #expect(await fixture.central(2).scan(until: { $0.address == identity }).address == identity)
         await fixture.host.shutdown()
     }
 
