@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs the blesensord interop tests against Bumble's virtual controller.
 # Usage: BLESENSORD=/path/to/blesensord Tests/Interop/run-tests.sh [pytest args]
+# Runs two tests at a time (pytest-xdist; every test has its own harness port, state directory and
+# control socket); INTEROP_JOBS=N changes that, and -n in the arguments overrides it.
 # (typically BLESENSORD="$(swift build --show-bin-path)/blesensord").
 # Optional: HEART_RATE_PERIPHERAL=/path/to/heart-rate-peripheral runs the GATT
 # interop tests (test_gatt_*.py) against the example; they are skipped without it.
@@ -45,4 +47,8 @@ fi
 
 cd "$here"
 export PATH="$venv/bin:$PATH"
-exec "$venv/bin/python" -m pytest -q "$@" "$here"
+jobs=(-n "${INTEROP_JOBS:-2}")
+for argument in "$@"; do
+    case $argument in -n|-n[0-9]*|--numprocesses*) jobs=() ;; esac
+done
+exec "$venv/bin/python" -m pytest -q "${jobs[@]}" "$@" "$here"
