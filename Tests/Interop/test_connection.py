@@ -30,7 +30,7 @@ async def test_max_one_connection_keeps_advertising_off(harness, central, spawn_
     daemon, record = await start(harness, central, spawn_daemon, '--max-connections', '1')
     connection = await central.connect(record.address)
     await daemon.wait_for_log('central connected', timeout=5)
-    assert await central.sees_no_advertising(1.0, central.key(record.address))
+    assert await central.sees_no_advertising(central.key(record.address))
     assert not harness.controller.advertising_enabled
     await central.disconnect(connection)
     await daemon.wait_for_log('central disconnected', timeout=5)

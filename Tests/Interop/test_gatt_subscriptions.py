@@ -10,7 +10,19 @@ import struct
 from harness.gatt import CCCD, COUNTER, HRM, connect, is_subsequence, logged_values, start_example, uuid_text
 
 RATE = '20'  # 2A37 updates per second: 5 values in a quarter of a second
-QUIET = 0.6  # seconds without values that show a subscription really ended
+
+
+async def run_the_other_timer(session, uuid, values: int, indicate: bool) -> None:
+    """A barrier instead of a sleep: subscribe to the example's other periodic characteristic and
+    receive `values` of it, so the example's clock has run for `values - 1` of its periods (each
+    longer than several periods of the one under test) while we watched; the caller then makes an
+    ATT round trip, which arrives after anything sent before it on the same bearer."""
+    characteristic = session.characteristic(uuid)
+    received = session.tap.indications if indicate else session.tap.notifications
+    before = len(received[characteristic.handle])
+    await asyncio.wait_for(session.peer.subscribe(characteristic, lambda _v: None, prefer_notify=not indicate), 5)
+    await session.tap.wait_for(lambda: len(received[characteristic.handle]) >= before + values, 10,
+                               f'{values} values of {uuid}')
 
 
 def check_heart_rate_pattern(values: list[bytes]) -> None:
@@ -52,9 +64,10 @@ async def test_heart_rate_notifications_are_the_values_sent(harness, central, sp
     await asyncio.wait_for(session.peer.unsubscribe(hrm), 5)
     await example.wait_for_log(f'unsubscribed {central.address} {uuid_text(HRM)}', timeout=5)
     count = len(session.tap.notifications[hrm.handle])
-    await asyncio.sleep(QUIET)  # twelve update periods
-    assert len(session.tap.notifications[hrm.handle]) == count, 'notifications after unsubscribing'
+    # Three Counter indications, 200 ms apart: eight 2A37 periods at least.
+    await run_the_other_timer(session, COUNTER, 3, indicate=True)
     assert await session.read(cccd) == b'\x00\x00'
+    assert len(session.tap.notifications[hrm.handle]) == count, 'notifications after unsubscribing'
 
 
 async def test_counter_indications_are_consecutive_and_stop(harness, central, spawn_example):
@@ -93,12 +106,12 @@ async def test_counter_indications_are_consecutive_and_stop(harness, central, sp
     await asyncio.wait_for(session.peer.unsubscribe(counter), 5)
     await example.wait_for_log(f'unsubscribed {central.address} {uuid_text(COUNTER)}', timeout=5)
     count = len(session.tap.indications[handle])
-    await asyncio.sleep(QUIET)  # three indication periods
-    assert len(session.tap.indications[handle]) == count, 'indications after unsubscribing'
-    # Nobody subscribed: the counter stands still.
+    # Nobody subscribed: the counter stands still. Two 2A37 notifications at 1 Hz (the example's
+    # default rate): five Counter periods at least between the reads.
     still = struct.unpack('<I', await session.read(counter))[0]
-    await asyncio.sleep(0.45)
+    await run_the_other_timer(session, HRM, 2, indicate=False)
     assert struct.unpack('<I', await session.read(counter))[0] == still
+    assert len(session.tap.indications[handle]) == count, 'indications after unsubscribing'
 
 
 async def test_a_notification_flood_while_credits_are_held_respects_flow_control_and_loses_nothing(

@@ -117,7 +117,7 @@ async def test_reset_really_resets(harness: HarnessServer, central):
         assert harness.controller.le_event_mask == 0x1F
         # The central's link dropped as on a supervision timeout.
         assert await asyncio.wait_for(central_lost, 5) == 0x08
-        assert await central.sees_no_advertising(0.5, RANDOM_STATIC_TEXT)
+        assert await central.sees_no_advertising(RANDOM_STATIC_TEXT)
     finally:
         await host.close()
 

@@ -38,6 +38,8 @@ class Central:
     ) -> None:
         # The address the peripheral sees (the central connects with it).
         self.address = address
+        self.link = link
+        self._beacon_device: Device | None = None
         self.controller = HarnessController(name, link=link, public_address=public_address)
         host = Host(controller_source=self.controller, controller_sink=self.controller)
         self.device = Device(name='harness-central', address=hci.Address(address), host=host)
@@ -118,16 +120,39 @@ class Central:
         finally:
             await self.stop_scanning()
 
-    async def sees_no_advertising(self, duration: float, address: str | None = None) -> bool:
-        """Scan for `duration` seconds; True when nothing (from `address`) was seen."""
+    BEACON_ADDRESS = 'C0:00:00:00:BE:AC'
+    BEACON_INTERVAL_MS = 250.0  # slower than any advertiser under test (the daemon's default is 100 ms)
+
+    async def sees_no_advertising(self, address: str | None = None, beacon_adverts: int = 3) -> bool:
+        """Scan until a beacon of the harness's own on the same link has been heard `beacon_adverts`
+        times; True when nothing (from `address`) but the beacon was seen meanwhile. The beacon
+        advertises more slowly than any advertiser under test, so hearing it three times is a
+        barrier: an advertiser still on air would have been heard in between, however slowly the
+        machine runs the link."""
+        beacon = await self._beacon()
+        await beacon.start_advertising(
+            advertising_interval_min=self.BEACON_INTERVAL_MS, advertising_interval_max=self.BEACON_INTERVAL_MS,
+            own_address_type=hci.OwnAddressType.RANDOM,
+        )
         await self.start_scanning(active=True)
         try:
-            await asyncio.sleep(duration)
+            await self.wait_for_advertiser(self.BEACON_ADDRESS, with_scan_response=False, timeout=30,
+                                           min_advertisements=beacon_adverts)
         finally:
             await self.stop_scanning()
+            await beacon.stop_advertising()
+        seen = set(self.records) - {self.key(self.BEACON_ADDRESS)}
         if address is None:
-            return not self.records
-        return self.key(address) not in self.records
+            return not seen
+        return self.key(address) not in seen
+
+    async def _beacon(self) -> Device:
+        if self._beacon_device is None:
+            controller = HarnessController('beacon-controller', link=self.link, public_address='00:1B:DC:F0:BE:AC')
+            host = Host(controller_source=controller, controller_sink=controller)
+            self._beacon_device = Device(name='harness-beacon', address=hci.Address(self.BEACON_ADDRESS), host=host)
+            await asyncio.wait_for(self._beacon_device.power_on(), 5)
+        return self._beacon_device
 
     # -- connections -------------------------------------------------------
     async def connect(self, address: hci.Address, timeout: float = 5.0) -> Connection:
