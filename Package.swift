@@ -216,6 +216,8 @@ let package = Package(
             "SensorBridge", "TestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // What the libgpiod 2.x build of tier 2 compiles besides the products (scripts/build-gpiod2.sh).
+        .testTarget(name: "GPIOTests", dependencies: ["Sensors", "SensorCommands"]),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "SensorCommands", "BLECore", "BridgeConfiguration"]),
         .testTarget(name: "ServiceManagerTests", dependencies: [
             "ServiceManager",
@@ -246,3 +248,18 @@ let package = Package(
         ]),
     ]
 )
+
+// BLESENSOR_ONLY_TEST_TARGETS=A,B (scripts/build-gpiod2.sh): the programs and only the test targets
+// named, so that a second build against another libgpiod compiles no test it does not run.
+if let only = Context.environment["BLESENSOR_ONLY_TEST_TARGETS"] {
+    let keptTests = Set(only.split(separator: ",").map(String.init))
+    let programs: Set<String> = ["blesensord", "blesensor", "heart-rate-peripheral"]
+    let testAndBenchmarkSupport: Set<String> = ["TestSupport", "FuzzTargets", "MallocCounter"]
+    package.targets.removeAll { target in
+        switch target.type {
+        case .test: !keptTests.contains(target.name)
+        case .executable: !programs.contains(target.name)
+        default: testAndBenchmarkSupport.contains(target.name)
+        }
+    }
+}

@@ -6,7 +6,8 @@
 #
 #   scripts/build-gpiod2.sh [--tests]
 #
-# Builds the blesensor CLI (with --tests, the test bundle as well), checks that it links
+# Builds the blesensor CLI (with --tests, the programs and the GPIO test target, Tests/GPIOTests,
+# and no other test), checks that it links
 # libgpiod.so.3, and prints lines to eval or read:
 #   bin=.../.build-gpiod2/swift/debug/blesensor
 #   lib=.../.build-gpiod2/prefix/usr/lib/MULTIARCH     (run the binaries with LD_LIBRARY_PATH=$lib)
@@ -36,7 +37,8 @@ cd "$repo"
 # the include path (so the 2.x shim compiles), its Libs link that prefix's libgpiod.so.
 export PKG_CONFIG_PATH=$pkg_config_path${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 if [[ $tests == yes ]]; then
-    echo "build-gpiod2: swift build --build-tests --scratch-path $scratch" >&2
+    echo "build-gpiod2: BLESENSOR_ONLY_TEST_TARGETS=GPIOTests swift build --build-tests --scratch-path $scratch" >&2
+    export BLESENSOR_ONLY_TEST_TARGETS=GPIOTests
     swift build --build-tests --scratch-path "$scratch" >&2
 else
     echo "build-gpiod2: swift build --product blesensor --scratch-path $scratch" >&2
