@@ -180,9 +180,9 @@ let package = Package(
         .executableTarget(name: "timer-bench", dependencies: ["BLECore"], path: "Benchmarks/timer-bench"),
         .executableTarget(name: "peripheral-bench", dependencies: ["BLECore", "HCI", "GATT", "Peripheral", "MallocCounter"], path: "Benchmarks/peripheral-bench"),
         // Barriers shared by the test targets (a recorder that tests await instead of sleeping).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["BLECore"], path: "Tests/TestSupport"),
         .testTarget(name: "BLECoreTests", dependencies: ["BLECore"]),
-        .testTarget(name: "HCITests", dependencies: ["BLECore", "HCI"]),
+        .testTarget(name: "HCITests", dependencies: ["BLECore", "HCI", "TestSupport"]),
         .testTarget(name: "HCIHostTests", dependencies: ["BLECore", "HCI", "TestSupport"]),
         .testTarget(name: "HCITransportsTests", dependencies: [
             "BLECore", "HCI", "HCITransports", "CBluetoothShim", "TestSupport",
@@ -196,9 +196,9 @@ let package = Package(
             "BridgeConfiguration", "Bonding", "SMP", "ControlSocket", "Central", "GATTClient", "HCITransports", "SQLiteBondStore",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "ATTTests", dependencies: ["BLECore", "ATT"]),
+        .testTarget(name: "ATTTests", dependencies: ["BLECore", "ATT", "TestSupport"]),
         .testTarget(name: "GATTNotifyTests", dependencies: ["BLECore", "GATTNotify", "HCI"]),
-        .testTarget(name: "SIGProfilesTests", dependencies: ["BLECore", "SIGProfiles", "ProfileCommands"]),
+        .testTarget(name: "SIGProfilesTests", dependencies: ["BLECore", "SIGProfiles", "ProfileCommands", "TestSupport"]),
         .testTarget(name: "GATTTests", dependencies: ["BLECore", "GATT"]),
         .testTarget(name: "SecurityToolboxTests", dependencies: ["BLECore", "SecurityToolbox"]),
         .testTarget(name: "SMPTests", dependencies: ["BLECore", "HCI", "SecurityToolbox", "Bonding", "SMP", "TestSupport"]),
@@ -223,7 +223,7 @@ let package = Package(
             "ServiceManager",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "BridgeConfigurationTests", dependencies: ["BridgeConfiguration", "BLECore"]),
+        .testTarget(name: "BridgeConfigurationTests", dependencies: ["BridgeConfiguration", "BLECore", "TestSupport"]),
         .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "TestSupport"]),
         .testTarget(name: "BondingTests", dependencies: ["BLECore", "Bonding"]),
         .testTarget(name: "DoctorTests", dependencies: [

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import BLECore
 @testable import ATT

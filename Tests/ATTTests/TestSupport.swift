@@ -1,28 +1,11 @@
 import BLECore
+import TestSupport
 @testable import ATT
-
-/// Bytes from a spaced hex vector; an unparsable vector yields bytes no PDU test expects.
-func hex(_ text: String) -> [UInt8] {
-    (try? [UInt8](hex: text)) ?? [0xEE, 0xEE, 0xEE]
-}
 
 /// Nordic UART Service UUID, a 128-bit UUID outside the Bluetooth base.
 let nus = BluetoothUUID("6E400001-B5A3-F393-E0A9-E50E24DCCA9E") ?? BluetoothUUID(0)
 /// Its little-endian wire form.
 let nusWire = "9e ca dc 24 0e e5 a9 e0 93 f3 a3 b5 01 00 40 6e"
-
-/// A deterministic generator so fuzz failures reproduce.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// One vector per PDU: the value and its octets as laid out in Core v5.4 Vol 3 Part F 3.4.
 struct Vector: Sendable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import BridgeConfiguration
 
@@ -46,7 +47,7 @@ import Testing
     }
 
     @Test func randomBytesNeverTrap() {
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         let alphabet = Array("board: simulated\nsensors:\n - {}[],:&*!|>'\"%@`#-?~0x48 ms\t\u{0}é\u{FEFF}")
         for round in 0..<400 {
             let length = Int(generator.next() % 200)
@@ -69,18 +70,5 @@ import Testing
         }
         #expect(problems.problems.count == 1)
         #expect(problems.problems[0].message.contains("/proc/self/mem"))
-    }
-}
-
-/// A seeded generator so a failing fuzz round can be replayed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import BLECore
 @testable import HCI
@@ -5,16 +6,16 @@ import BLECore
 /// The controller side: command packets from a host, split and validated (Vol 4 Part E 5.4.1).
 @Suite struct CommandDecodingTests {
     @Test func splitsOpcodeAndParameters() throws {
-        let packet = try HCICommandPacket(body: try hex("0a20 01 01")[...])
+        let packet = try HCICommandPacket(body: hex("0a20 01 01")[...])
         #expect(packet.opcode == .leSetAdvertisingEnable)
         #expect(packet.opcode.ogf == 0x08 && packet.opcode.ocf == 0x000A)
         #expect(packet.parameters == [0x01])
         #expect(try packet.decode(HCILESetAdvertisingEnable.self) == HCILESetAdvertisingEnable(enable: true))
-        #expect(try HCICommandPacket(body: try hex("030c00")[...]) == HCICommandPacket(opcode: .reset, parameters: []))
+        #expect(try HCICommandPacket(body: hex("030c00")[...]) == HCICommandPacket(opcode: .reset, parameters: []))
     }
 
     @Test func decodesFromASliceThatDoesNotStartAtZero() throws {
-        let frame = try hex("01 0a20 01 00")
+        let frame = hex("01 0a20 01 00")
         let packet = try #require(HCIPacket(h4Bytes: frame))
         #expect(packet.body.startIndex == 1)
         #expect(try HCICommandPacket(body: packet.body).decode(HCILESetAdvertisingEnable.self).enable == false)
@@ -22,7 +23,7 @@ import BLECore
 
     @Test func lengthFieldMustMatch() throws {
         // Parameter_Total_Length says 2 but 1 follows, then says 0 but 1 follows.
-        let tooShort = try hex("0a20 02 01"), tooLong = try hex("030c 00 00")
+        let tooShort = hex("0a20 02 01"), tooLong = hex("030c 00 00")
         #expect(isUnexpectedLength(decodingError { () throws(HCIDecodingError) in try HCICommandPacket(body: tooShort[...]) },
                                    expected: 2, actual: 1))
         #expect(isUnexpectedLength(decodingError { () throws(HCIDecodingError) in try HCICommandPacket(body: tooLong[...]) },
@@ -48,7 +49,7 @@ import BLECore
 
     @Test func rejectsOutOfRangeValues() throws {
         func error<C: HCICommand>(_ type: C.Type, _ parametersHex: String) -> HCIDecodingError? {
-            let parameters = (try? hex(parametersHex)) ?? []
+            let parameters = hex(parametersHex)
             return decodingError { () throws(HCIDecodingError) in try HCICommandPacket(opcode: C.opcode, parameters: parameters).decode(C.self) }
         }
         #expect(isInvalidValue(error(HCILESetAdvertisingEnable.self, "02"), field: "enable", value: 2))
@@ -78,14 +79,14 @@ import BLECore
 
     @Test func advertisingDataKeepsOnlyTheDeclaredLength() throws {
         // Bytes past Advertising_Data_Length are padding and must not leak into the payload.
-        let parameters = try hex("03 020106" + String(repeating: "ee", count: 28))
+        let parameters = hex("03 020106" + String(repeating: "ee", count: 28))
         let command = try HCICommandPacket(opcode: .leSetAdvertisingData, parameters: parameters).decode(HCILESetAdvertisingData.self)
         #expect(command.payload.data == [0x02, 0x01, 0x06])
     }
 
     @Test func handlesAreMaskedToTwelveBits() throws {
         // The top four bits of a Connection_Handle field are reserved (Vol 4 Part E 5.4.2 / 7.1.6).
-        let disconnect = try HCICommandPacket(opcode: .disconnect, parameters: try hex("40f0 13")).decode(HCIDisconnect.self)
+        let disconnect = try HCICommandPacket(opcode: .disconnect, parameters: hex("40f0 13")).decode(HCIDisconnect.self)
         #expect(disconnect.handle == 0x0040)
         #expect(disconnect.reason == .remoteUserTerminated)
     }
@@ -102,7 +103,7 @@ import BLECore
     @Test func handleReturn() throws {
         let value = try decodeReturn(HCIHandleReturn.self, "00 4000")
         #expect(value == HCIHandleReturn(status: .success, handle: 0x0040))
-        #expect(try HCIHandleReturn(decoding: try hex("02 4030")) == HCIHandleReturn(status: .unknownConnectionIdentifier, handle: 0x0040))
+        #expect(try HCIHandleReturn(decoding: hex("02 4030")) == HCIHandleReturn(status: .unknownConnectionIdentifier, handle: 0x0040))
     }
 
     @Test func localVersionInformation() throws {

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import BLECore
 @testable import HCI
@@ -53,7 +54,7 @@ import BLECore
         // A v2 event cut to the v1 length is malformed, not a v1 event.
         #expect(isTruncated(decodingError { () throws(HCIDecodingError) in try HCIEvent(body: [0x59, 0x04, 0x00, 0x40, 0x00, 0x01][...]) }))
         // A v1 event with an extra trailing byte stays v1; the extra byte is not a key size.
-        let event = try HCIEvent(body: try hex("08 05 00 4000 01 10")[...])
+        let event = try HCIEvent(body: hex("08 05 00 4000 01 10")[...])
         #expect(event == .encryptionChange(HCIEncryptionChangeEvent(handle: 0x0040, encryptionEnabled: 1, keySize: nil)))
         #expect(event.code == HCIEventCode.encryptionChange)
     }
@@ -78,17 +79,17 @@ import BLECore
                                                              .init(handle: 0x0042, completed: 0x0300)])))
         #expect(try decodeEvent("04 13 01 00") == .numberOfCompletedPackets(.init(entries: [])))
         // Reserved top bits of the handle are dropped.
-        let masked = try HCIEvent(body: try hex("13 05 01 40f0 0100")[...])
+        let masked = try HCIEvent(body: hex("13 05 01 40f0 0100")[...])
         #expect(masked == .numberOfCompletedPackets(.init(entries: [.init(handle: 0x0040, completed: 1)])))
         // The router's shortcut for the one-handle form agrees, and leaves every other form alone.
-        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: try hex("13 05 01 40f0 0100")[...]) == .init(handle: 0x0040, completed: 1))
-        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: try hex("13 05 01 4000 0003")[...]) == .init(handle: 0x0040, completed: 0x0300))
-        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: try hex("13 09 02 4000 0100 4100 0200")[...]) == nil)
-        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: try hex("13 01 00")[...]) == nil)
-        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: try hex("13 06 01 4000 0100 00")[...]) == nil)
-        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: try hex("0e 05 01 4000 0100")[...]) == nil)
+        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: hex("13 05 01 40f0 0100")[...]) == .init(handle: 0x0040, completed: 1))
+        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: hex("13 05 01 4000 0003")[...]) == .init(handle: 0x0040, completed: 0x0300))
+        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: hex("13 09 02 4000 0100 4100 0200")[...]) == nil)
+        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: hex("13 01 00")[...]) == nil)
+        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: hex("13 06 01 4000 0100 00")[...]) == nil)
+        #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: hex("0e 05 01 4000 0100")[...]) == nil)
         // A slice of a larger buffer, as the transport hands it over (after the H4 indicator).
-        let packet = try hex("04 13 05 01 4100 0200")
+        let packet = hex("04 13 05 01 4100 0200")
         #expect(HCINumberOfCompletedPacketsEvent.singleEntry(ofEventBody: packet[1...]) == .init(handle: 0x0041, completed: 2))
     }
 
@@ -134,7 +135,7 @@ import BLECore
 
     @Test func leConnectionCompleteFailureWithOddFieldsStillDecodes() throws {
         // A failed connection (0x3E) may carry values the success path never sees.
-        let event = try HCIEvent(body: try hex("3e 13 01 3e 0000 ff 07 000000000000 0000 0000 0000 00")[...])
+        let event = try HCIEvent(body: hex("3e 13 01 3e 0000 ff 07 000000000000 0000 0000 0000 00")[...])
         guard case let .le(.connectionComplete(complete)) = event else { Issue.record("\(event)"); return }
         #expect(complete.status == .failedToEstablish)
         #expect(complete.form == .legacy)
@@ -156,7 +157,7 @@ import BLECore
 
     @Test func leAdvertisingReportRejectsOutOfRangeFields() throws {
         func error(_ parametersHex: String) throws -> HCIDecodingError? {
-            let parameters = try hex("02 01" + parametersHex)
+            let parameters = hex("02 01" + parametersHex)
             let body = [HCIEventCode.leMeta, UInt8(parameters.count)] + parameters
             return decodingError { () throws(HCIDecodingError) in try HCIEvent(body: body[...]) }
         }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import BLECore
 @testable import HCI
@@ -21,7 +22,7 @@ import BLECore
 
     @Test func aclFromControllerDecodes() throws {
         // ATT Exchange MTU Request (247) on handle 0x040, first automatically-flushable fragment (PB 0b10).
-        let frame = try hex("02 4020 0700 0300 0400 02f700")
+        let frame = hex("02 4020 0700 0300 0400 02f700")
         let packet = try #require(HCIPacket(h4Bytes: frame))
         #expect(packet.type == .acl)
         let acl = try HCIACLPacket(body: packet.body)
@@ -60,7 +61,7 @@ import BLECore
     }
 
     @Test func aclLengthMustMatch() throws {
-        let short = try hex("4020 0500 0102"), long = try hex("4020 0000 01")
+        let short = hex("4020 0500 0102"), long = hex("4020 0000 01")
         #expect(isUnexpectedLength(decodingError { () throws(HCIDecodingError) in try HCIACLPacket(body: short[...]) }, expected: 5, actual: 2))
         #expect(isUnexpectedLength(decodingError { () throws(HCIDecodingError) in try HCIACLPacket(body: long[...]) }, expected: 0, actual: 1))
         #expect(isTruncated(decodingError { () throws(HCIDecodingError) in try HCIACLPacket(body: [0x40, 0x20, 0x00][...]) }))

@@ -1,24 +1,7 @@
 import Testing
 import BLECore
+import TestSupport
 @testable import HCI
-
-/// Deterministic generator (SplitMix64) so a fuzz failure reproduces from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func bytes(count: Int) -> [UInt8] {
-        (0..<count).map { _ in UInt8.random(in: 0...255, using: &self) }
-    }
-}
-
-func hex(_ text: String) throws -> [UInt8] { try [UInt8](hex: text) }
 
 func address(_ text: String) throws -> BluetoothAddress { try #require(BluetoothAddress(text)) }
 
@@ -50,7 +33,7 @@ func isInvalidValue(_ error: HCIDecodingError?, field: String, value: UInt64) ->
 /// Checks a command's H4 frame byte for byte, then that the frame decodes back to the same command.
 func expectCommand<C: HCICommand>(_ command: C, _ expectedHex: String,
                                   sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let expected = try hex(expectedHex)
+    let expected = hex(expectedHex)
     let packet = command.packet
     #expect(packet.h4Bytes.hexString == expected.hexString, sourceLocation: sourceLocation)
     #expect(packet.type == .command, sourceLocation: sourceLocation)
@@ -62,7 +45,7 @@ func expectCommand<C: HCICommand>(_ command: C, _ expectedHex: String,
 
 /// Decodes an H4 event frame and checks that re-encoding the result gives the same bytes.
 func decodeEvent(_ frameHex: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> HCIEvent {
-    let bytes = try hex(frameHex)
+    let bytes = hex(frameHex)
     let packet = try #require(HCIPacket(h4Bytes: bytes), sourceLocation: sourceLocation)
     #expect(packet.type == .event, sourceLocation: sourceLocation)
     let event = try HCIEvent(body: packet.body)
@@ -74,7 +57,7 @@ func decodeEvent(_ frameHex: String, sourceLocation: SourceLocation = #_sourceLo
 /// prefix is rejected as truncated.
 func decodeReturn<R: HCIReturnParameters>(_ type: R.Type, _ bytesHex: String,
                                           sourceLocation: SourceLocation = #_sourceLocation) throws -> R {
-    let bytes = try hex(bytesHex)
+    let bytes = hex(bytesHex)
     let value = try R(decoding: bytes)
     #expect(value.encoded.hexString == bytes.hexString, sourceLocation: sourceLocation)
     for length in 0..<bytes.count {

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import BLECore
 @testable import HCI
@@ -33,7 +34,7 @@ import BLECore
     @Test(arguments: events.map(\.name))
     func everyPrefixOfAnEventThrows(name: String) throws {
         let entry = try #require(Self.events.first { $0.name == name })
-        let body = Array(try hex(entry.frame).dropFirst())
+        let body = Array(hex(entry.frame).dropFirst())
         #expect(try HCIEvent(body: body[...]).code == body[0])
         let declared = Int(body[1])
         for length in 0..<body.count {
@@ -50,7 +51,7 @@ import BLECore
     func everyShortenedParameterListThrows(name: String) throws {
         // The length field is corrected, so the event decoder itself has to notice the missing bytes.
         let entry = try #require(Self.events.first { $0.name == name })
-        let body = Array(try hex(entry.frame).dropFirst())
+        let body = Array(hex(entry.frame).dropFirst())
         let parameters = Array(body.dropFirst(2))
         let enough = entry.minimumParameters ?? parameters.count
         for length in 0..<parameters.count {
@@ -67,7 +68,7 @@ import BLECore
     @Test(arguments: events.map(\.name))
     func eventLengthFieldMismatchThrows(name: String) throws {
         let entry = try #require(Self.events.first { $0.name == name })
-        let body = Array(try hex(entry.frame).dropFirst())
+        let body = Array(hex(entry.frame).dropFirst())
         let declared = Int(body[1])
         var overstated = body
         overstated[1] += 1
@@ -79,7 +80,7 @@ import BLECore
     }
 
     @Test func everyPrefixOfAnACLPacketThrows() throws {
-        let body = Array(try hex("02 4020 0700 0300 0400 02f700").dropFirst())
+        let body = Array(hex("02 4020 0700 0300 0400 02f700").dropFirst())
         for length in 0..<body.count {
             let error = decodingError { () throws(HCIDecodingError) in try HCIACLPacket(body: body.prefix(length)) }
             if length < 4 {
