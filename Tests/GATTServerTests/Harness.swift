@@ -14,57 +14,20 @@ final class Outbox: Sendable {
         let hex: String
     }
 
-    private struct State {
-        var queue: [Sent] = []
-        var waiter: (id: Int, continuation: CheckedContinuation<Sent?, Never>)?
-        var nextID = 0
-    }
-
-    private let state = Mutex(State())
+    private let mailbox = Mailbox<Sent>()
     private let pushed = Mutex(0)
 
     /// PDUs the server has sent so far.
     var sentCount: Int { pushed.withLock { $0 } }
 
     func push(_ connection: UInt16, _ pdu: [UInt8]) {
-        let sent = Sent(connection: connection, hex: pdu.hexString)
         pushed.withLock { $0 += 1 }
-        let waiter = state.withLock { state -> CheckedContinuation<Sent?, Never>? in
-            if let waiter = state.waiter {
-                state.waiter = nil
-                return waiter.continuation
-            }
-            state.queue.append(sent)
-            return nil
-        }
-        waiter?.resume(returning: sent)
+        mailbox.deliver(Sent(connection: connection, hex: pdu.hexString))
     }
 
-    var pending: [Sent] { state.withLock { $0.queue } }
+    var pending: [Sent] { mailbox.pending }
 
-    func next(timeout: Duration = .seconds(5)) async -> Sent? {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Sent?, Never>) in
-            let id = state.withLock { state -> Int? in
-                if !state.queue.isEmpty {
-                    continuation.resume(returning: state.queue.removeFirst())
-                    return nil
-                }
-                state.nextID += 1
-                state.waiter = (state.nextID, continuation)
-                return state.nextID
-            }
-            guard let id else { return }
-            Task {
-                try? await Task.sleep(for: timeout.scaledForTests)
-                let expired = self.state.withLock { state -> CheckedContinuation<Sent?, Never>? in
-                    guard let waiter = state.waiter, waiter.id == id else { return nil }
-                    state.waiter = nil
-                    return waiter.continuation
-                }
-                expired?.resume(returning: nil)
-            }
-        }
-    }
+    func next(timeout: Duration = .seconds(5)) async -> Sent? { await mailbox.next(timeout: timeout) }
 }
 
 /// A server over `TestDatabase` with a fake delegate, fed raw bytes on links named by handle

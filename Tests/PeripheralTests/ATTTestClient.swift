@@ -12,12 +12,7 @@ typealias Collected<Element: Sendable> = Recorder<Element>
 /// notifications and indications (which it confirms, like a real client).
 final class ATTTestClient: Sendable {
     let link: VirtualLink
-    struct Inbox {
-        var items: [ATTPDU] = []
-        var waiter: (id: Int, continuation: CheckedContinuation<ATTPDU?, Never>)? = nil
-        var nextWaiter = 0
-    }
-    private let inbox = Mutex(Inbox())
+    private let responses = Mailbox<ATTPDU>()
     let notifications = Collected<(handle: UInt16, value: [UInt8])>()
     let indications = Collected<(handle: UInt16, value: [UInt8])>()
     /// The tuples of each Multiple Handle Value Notification, in arrival order.
@@ -74,43 +69,11 @@ final class ATTTestClient: Sendable {
         try? link.send(l2capPDU: L2CAPBasicFrame.pdu(channelID: L2CAPChannelID.attribute, payload: payload))
     }
 
-    private func deliver(_ pdu: ATTPDU) {
-        let waiter = inbox.withLock { inbox -> CheckedContinuation<ATTPDU?, Never>? in
-            if let waiter = inbox.waiter {
-                inbox.waiter = nil
-                return waiter.continuation
-            }
-            inbox.items.append(pdu)
-            return nil
-        }
-        waiter?.resume(returning: pdu)
-    }
+    private func deliver(_ pdu: ATTPDU) { responses.deliver(pdu) }
 
     /// The next response, or `nil` after `timeout` (a safety limit, so a missing answer fails the
     /// test instead of hanging it).
-    func nextResponse(timeout: Duration = .seconds(3)) async -> ATTPDU? {
-        await withCheckedContinuation { continuation in
-            let id: Int? = inbox.withLock { inbox in
-                if !inbox.items.isEmpty {
-                    continuation.resume(returning: inbox.items.removeFirst())
-                    return nil
-                }
-                inbox.nextWaiter += 1
-                inbox.waiter = (inbox.nextWaiter, continuation)
-                return inbox.nextWaiter
-            }
-            guard let id else { return }
-            Task { [weak self] in
-                try? await Task.sleep(for: timeout.scaledForTests)
-                let expired = self?.inbox.withLock { inbox -> CheckedContinuation<ATTPDU?, Never>? in
-                    guard let waiter = inbox.waiter, waiter.id == id else { return nil }
-                    inbox.waiter = nil
-                    return waiter.continuation
-                }
-                expired?.resume(returning: nil)
-            }
-        }
-    }
+    func nextResponse(timeout: Duration = .seconds(3)) async -> ATTPDU? { await responses.next(timeout: timeout) }
 
     func request(_ pdu: ATTPDU, timeout: Duration = .seconds(3)) async -> ATTPDU? {
         send(pdu)

@@ -80,6 +80,22 @@ public final class Recorder<Element: Sendable>: Sendable {
         }
     }
 
+    /// Like `wait(until:)`, but gives up (`false`) once `timeout`, stretched by `TestTimeScale`, has
+    /// passed: for harnesses whose callers check what arrived rather than whether the wait ended.
+    @discardableResult
+    public func wait(timeout: Duration, until condition: @escaping @Sendable ([Element]) -> Bool) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.wait(until: condition) }
+            group.addTask {
+                try? await Task.sleep(for: timeout.scaledForTests)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
     /// Returns once at least `count` items arrived.
     @discardableResult
     public func wait(for count: Int) async -> Bool {

@@ -1,6 +1,5 @@
 import BLECore
 import HCI
-import Synchronization
 import Testing
 import TestSupport
 @testable import VirtualController
@@ -11,57 +10,7 @@ struct TestTimeout: Error, CustomStringConvertible {
 }
 
 /// Everything a controller delivered to its host, with waiters that give up after a timeout.
-final class Inbox: Sendable {
-    private struct Waiter {
-        let id: Int
-        let match: @Sendable (HCITransportEvent) -> Bool
-        let continuation: CheckedContinuation<HCITransportEvent?, Never>
-    }
-    private struct State {
-        var items: [HCITransportEvent] = []
-        var waiters: [Waiter] = []
-        var nextID = 0
-    }
-    private let state = Mutex(State())
-
-    func receive(_ event: HCITransportEvent) {
-        let waiter = state.withLock { state -> Waiter? in
-            if let index = state.waiters.firstIndex(where: { $0.match(event) }) { return state.waiters.remove(at: index) }
-            state.items.append(event)
-            return nil
-        }
-        waiter?.continuation.resume(returning: event)
-    }
-
-    /// Removes and returns the first delivered item matching `match`, waiting up to `timeout`.
-    func next(timeout: Duration, where match: @escaping @Sendable (HCITransportEvent) -> Bool) async -> HCITransportEvent? {
-        await withCheckedContinuation { continuation in
-            let id = state.withLock { state -> Int? in
-                if let index = state.items.firstIndex(where: match) {
-                    continuation.resume(returning: state.items.remove(at: index))
-                    return nil
-                }
-                state.nextID += 1
-                state.waiters.append(Waiter(id: state.nextID, match: match, continuation: continuation))
-                return state.nextID
-            }
-            guard let id else { return }
-            Task {
-                try? await Task.sleep(for: timeout.scaledForTests)
-                let expired = self.state.withLock { state -> Waiter? in
-                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                    return state.waiters.remove(at: index)
-                }
-                expired?.continuation.resume(returning: nil)
-            }
-        }
-    }
-
-    /// Items delivered but not consumed yet.
-    var pending: [HCITransportEvent] { state.withLock { $0.items } }
-
-    func drain() { state.withLock { $0.items.removeAll() } }
-}
+typealias Inbox = Mailbox<HCITransportEvent>
 
 extension HCITransportEvent {
     var event: HCIEvent? {
@@ -107,7 +56,7 @@ final class TestHost: Sendable {
     init(_ radio: VirtualRadio, _ configuration: VirtualController.Configuration) async throws {
         controller = radio.makeController(configuration: configuration)
         let inbox = self.inbox
-        try await controller.open { inbox.receive($0) }
+        try await controller.open { inbox.deliver($0) }
     }
 
     convenience init(_ radio: VirtualRadio, address: String, configure: (inout VirtualController.Configuration) -> Void = { _ in }) async throws {
