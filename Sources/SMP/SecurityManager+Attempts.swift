@@ -13,22 +13,21 @@ extension SecurityManager {
         let timeout = configuration.policy.timeout
         let timer = clock.schedule(after: timeout) { [weak self] in self?.timedOut(link, serial: serial) }
         let old = state.withLock { state -> TimerHandle? in
-            guard state.sessions[link.id]?.serial == serial, state.sessions[link.id]?.session.isFinished == false else {
+            guard let entry = state.links[link.id]?.session, entry.serial == serial, !entry.session.isFinished else {
                 timer.cancel()
                 return nil
             }
-            let old = state.sessions[link.id]?.timer
-            state.sessions[link.id]?.timer = timer
-            return old
+            state.links[link.id]?.session?.timer = timer
+            return entry.timer
         }
         old?.cancel()
     }
 
     func timedOut(_ link: Link, serial: UInt64) {
         let expired = state.withLock { state -> Bool in
-            guard let entry = state.sessions[link.id], entry.serial == serial, !entry.session.isFinished else { return false }
-            state.sessions[link.id]?.session = Self.finished(entry.session)
-            state.deadLinks.insert(link.id)
+            guard let entry = state.links[link.id]?.session, entry.serial == serial, !entry.session.isFinished else { return false }
+            state.links[link.id]?.session?.session = Self.finished(entry.session)
+            state.links[link.id]?.smpTimedOut = true
             return true
         }
         guard expired else { return }
@@ -113,7 +112,8 @@ extension SecurityManager {
 
     func pairingFailed(on link: Link, serial: UInt64, reason: PairingFailureReason, sent: Bool, detail: String) {
         let (timer, method) = state.withLock { state in
-            state.sessions[link.id]?.serial == serial ? (state.sessions[link.id]?.timer, state.sessions[link.id]?.session.method) : (nil, nil)
+            guard let entry = state.links[link.id]?.session, entry.serial == serial else { return (TimerHandle?.none, PairingMethod?.none) }
+            return (entry.timer, entry.session.method)
         }
         timer?.cancel()
         if reason.isFailedAuthentication {

@@ -11,11 +11,11 @@ extension SecurityManager {
     /// The key for an LE Long Term Key Request: the pairing's STK or LTK while pairing, else the bond's.
     public func longTermKey(for link: Link, random: UInt64, ediv: UInt16) -> (key: [UInt8], properties: EncryptionKeyProperties)? {
         state.withLock { state in
-            if let session = state.sessions[link.id]?.session, let key = session.keyForEncryption(random: random, ediv: ediv) {
+            if let session = state.links[link.id]?.session?.session, let key = session.keyForEncryption(random: random, ediv: ediv) {
                 return key
             }
             guard let ltk = state.bonds[link.identity.bondIdentity]?.ltk, ltk.ediv == ediv, ltk.rand == random else { return nil }
-            state.bondKeyOffered.insert(link.id)
+            state.links[link.id]?.bondKeyOffered = true
             let properties = EncryptionKeyProperties(keySize: ltk.keySize, authenticated: ltk.authenticated,
                                                      secureConnections: ltk.secureConnections)
             return (ltk.key.bytes, properties)
@@ -25,23 +25,25 @@ extension SecurityManager {
     /// Encryption Change or Key Refresh Complete on a link.
     public func encryptionChanged(on link: Link, status: HCIStatus) {
         state.withLock { state in
-            if state.bondKeyOffered.remove(link.id) != nil, status == .success { state.proven.insert(link.id) }
+            guard state.links[link.id]?.bondKeyOffered == true else { return }
+            state.links[link.id]?.bondKeyOffered = false
+            if status == .success { state.links[link.id]?.proven = true }
         }
         if encryptionFinished(on: link, status: status) { return }
         if status == .success {
-            step(on: link, serial: state.withLock { $0.sessions[link.id]?.serial } ?? 0) { $0.encrypted() }
+            step(on: link, serial: state.withLock { $0.links[link.id]?.session?.serial } ?? 0) { $0.encrypted() }
         } else {
             // Said before the session's own failure, so `pair` reports the controller's status.
-            let pairing = state.withLock { state in state.sessions[link.id].map { !$0.session.isFinished && $0.session.isInitiator } } ?? false
+            let pairing = state.withLock { state in state.links[link.id]?.session.map { !$0.session.isFinished && $0.session.isInitiator } } ?? false
             if pairing { resolvePairing(on: link, .failure(.encryptionFailed(status))) }
-            step(on: link, serial: state.withLock { $0.sessions[link.id]?.serial } ?? 0) { $0.encryptionFailed(status) }
+            step(on: link, serial: state.withLock { $0.links[link.id]?.session?.serial } ?? 0) { $0.encryptionFailed(status) }
         }
     }
 
     // MARK: Bonds
 
     func completed(_ result: PairingResult, on link: Link, serial: UInt64) {
-        let timer = state.withLock { $0.sessions[link.id]?.timer }
+        let timer = state.withLock { $0.links[link.id]?.session?.timer }
         timer?.cancel()
         let peer = (result.peerIdentity ?? link.identity).bondIdentity
         logger.info("\(link.id): paired with \(peer) by \(result.method)\(result.secureConnections ? " (LE Secure Connections)" : " (legacy)"), \(result.keySize)-octet key")
@@ -81,7 +83,7 @@ extension SecurityManager {
         }
         if result.peerUsedDebugKey {
             // Encrypted now with a key anyone can compute, not the bond's: no longer its proof.
-            state.withLock { _ = $0.proven.remove(link.id) }
+            state.withLock { $0.links[link.id]?.proven = false }
             logger.warning("\(link.id): \(link.peer) paired with the specification's debug public key: anyone with an air trace can decrypt this link; it is not authenticated and nothing is stored")
             finishPairing(on: link, result, bonded: false)
             return
@@ -151,7 +153,7 @@ extension SecurityManager {
         guard let maximum = configuration.maximumBonds, configuration.bondLimitPolicy == .replaceLeastRecentlyUsed else { return nil }
         return state.withLock { state -> DeviceAddress? in
             guard state.bonds[peer] == nil, state.bonds.count >= maximum else { return nil }
-            let connected = Set(state.openLinks.values.map { $0.identity.bondIdentity })
+            let connected = Set(state.links.values.map { $0.link.identity.bondIdentity })
             return state.bonds.values.filter { !connected.contains($0.identity) }.min { $0.lastSeen < $1.lastSeen }?.identity
         }
     }
@@ -162,7 +164,7 @@ extension SecurityManager {
             state.bonds[bond.identity] = bond
             state.bondsBeingSaved[bond.identity] = nil
             // Encrypted with the key it just got: this link is the bonded central.
-            if state.openLinks[link.id] != nil { state.proven.insert(link.id) }
+            state.links[link.id]?.proven = true
         }
         link.setBonded(true)
         logger.info("\(link.id): bond with \(bond.identity) stored")
@@ -181,7 +183,7 @@ extension SecurityManager {
         await storeWrites.settle()
         let removed = try await store.removeBond(key)
         state.withLock { _ = $0.bonds.removeValue(forKey: key) }
-        for link in state.withLock({ Array($0.openLinks.values) }) where link.identity.bondIdentity == key { link.setBonded(false) }
+        for link in state.withLock({ $0.links.values.map(\.link) }) where link.identity.bondIdentity == key { link.setBonded(false) }
         if removed { eventSink.yield(.bondRemoved(key)) }
         return removed
     }

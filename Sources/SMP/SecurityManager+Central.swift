@@ -30,23 +30,24 @@ extension SecurityManager {
         guard startEncryption != nil else { throw .encryptionUnavailable }
         guard let identity = localIdentity else { throw .notStarted }
         guard link.isOpen else { throw .linkClosed }
-        guard !state.withLock({ $0.deadLinks.contains(link.id) }) else { throw .timeout }
+        guard state.withLock({ $0.links[link.id]?.smpTimedOut }) != true else { throw .timeout }
         let context = PairingContext(initiatorAddress: localAddress(link), responderAddress: link.peer,
                                      policy: configuration.policy, identity: identity, randomBytes: randomBytes,
                                      makeKeyPair: makeKeyPair)
         let outcome = await withCheckedContinuation { (continuation: PairWaiter) in
             let registration = state.withLock { state -> Registration in
                 // Checked with the registration: a link that closed in between was swept already.
-                guard state.openLinks[link.id] != nil else { return .closed }
-                if let entry = state.sessions[link.id], !entry.session.isFinished {
+                guard var perLink = state.links[link.id] else { return .closed }
+                if let entry = perLink.session, !entry.session.isFinished {
                     guard entry.session.isInitiator else { return .busy }
-                    state.pairWaiters[link.id, default: []].append(continuation)
+                    state.links[link.id]?.pairWaiters.append(continuation)
                     return .joined
                 }
                 let serial = state.nextSerial
                 state.nextSerial += 1
-                state.sessions[link.id] = SessionEntry(serial: serial, session: PairingSession(initiating: context), timer: nil)
-                state.pairWaiters[link.id, default: []].append(continuation)
+                perLink.session = SessionEntry(serial: serial, session: PairingSession(initiating: context), timer: nil)
+                perLink.pairWaiters.append(continuation)
+                state.links[link.id] = perLink
                 return .started(serial)
             }
             let serial: UInt64
@@ -65,7 +66,10 @@ extension SecurityManager {
 
     /// Ends what waits for this link's pairing.
     func resolvePairing(on link: Link, _ outcome: Result<PairingResult, SecurityError>) {
-        let waiters = state.withLock { $0.pairWaiters.removeValue(forKey: link.id) } ?? []
+        let waiters = state.withLock { state -> [PairWaiter] in
+            defer { state.links[link.id]?.pairWaiters = [] }
+            return state.links[link.id]?.pairWaiters ?? []
+        }
         for waiter in waiters { waiter.resume(returning: outcome) }
     }
 
@@ -84,15 +88,15 @@ extension SecurityManager {
                                                  secureConnections: key.secureConnections)
         let outcome = await withCheckedContinuation { continuation in
             let registration = state.withLock { state -> Registration in
-                guard state.openLinks[link.id] != nil else { return .closed }
+                guard let perLink = state.links[link.id] else { return .closed }
                 // A second call (the application's beside one a Security Request started) waits for
                 // the encryption under way instead of failing.
-                if state.encryptWaiters[link.id] != nil {
-                    state.encryptWaiters[link.id]?.continuations.append(continuation)
+                if perLink.encryptWaiter != nil {
+                    state.links[link.id]?.encryptWaiter?.continuations.append(continuation)
                     return .joined
                 }
-                if state.sessions[link.id].map({ !$0.session.isFinished }) == true { return .busy }
-                state.encryptWaiters[link.id] = EncryptionWaiter(identity: identity, properties: properties, continuations: [continuation])
+                if perLink.session.map({ !$0.session.isFinished }) == true { return .busy }
+                state.links[link.id]?.encryptWaiter = EncryptionWaiter(identity: identity, properties: properties, continuations: [continuation])
                 return .started(0)
             }
             switch registration {
@@ -109,10 +113,10 @@ extension SecurityManager {
 
     /// The Encryption Change of an `encrypt` (true when there was one waiting).
     func encryptionFinished(on link: Link, status: HCIStatus) -> Bool {
-        guard let waiter = state.withLock({ $0.encryptWaiters.removeValue(forKey: link.id) }) else { return false }
+        guard let waiter = takeEncryptWaiter(on: link) else { return false }
         let outcome: Result<LinkSecurity, SecurityError>
         if status == .success {
-            state.withLock { _ = $0.proven.insert(link.id) }
+            state.withLock { $0.links[link.id]?.proven = true }
             link.setBonded(true)
             outcome = .success(LinkSecurity(level: waiter.properties.level, keySize: waiter.properties.keySize))
         } else if status == .pinOrKeyMissing {
@@ -125,9 +129,11 @@ extension SecurityManager {
         return true
     }
 
-    func resolveEncryption(on link: Link, _ error: SecurityError) {
-        let waiter = state.withLock { $0.encryptWaiters.removeValue(forKey: link.id) }
-        waiter?.continuations.forEach { $0.resume(returning: .failure(error)) }
+    private func takeEncryptWaiter(on link: Link) -> EncryptionWaiter? {
+        state.withLock { state in
+            defer { state.links[link.id]?.encryptWaiter = nil }
+            return state.links[link.id]?.encryptWaiter
+        }
     }
 
     // MARK: Security Request
@@ -138,7 +144,7 @@ extension SecurityManager {
         let response = configuration.respondToSecurityRequests
         guard response != .ignore else { return }
         let busy = state.withLock { state in
-            state.encryptWaiters[link.id] != nil || state.sessions[link.id].map { !$0.session.isFinished } == true
+            state.links[link.id].map { $0.encryptWaiter != nil || $0.session.map { !$0.session.isFinished } == true } ?? false
         }
         // A request during a pairing or an encryption is already being met.
         guard !busy else { return }

@@ -27,13 +27,15 @@ extension SecurityManager {
                                      makeKeyPair: makeKeyPair)
         var session = PairingSession(request: features, pdu: pdu, context: context)
         let actions = session.start()
-        let (serial, replaced) = state.withLock { state -> (UInt64, SessionEntry?) in
+        let started = state.withLock { state -> (serial: UInt64, replaced: SessionEntry?)? in
+            guard state.links[link.id] != nil else { return nil }
             let serial = state.nextSerial
             state.nextSerial += 1
-            let old = state.sessions.removeValue(forKey: link.id)
-            state.sessions[link.id] = SessionEntry(serial: serial, session: session, timer: nil)
+            let old = state.links[link.id]?.session
+            state.links[link.id]?.session = SessionEntry(serial: serial, session: session, timer: nil)
             return (serial, old)
         }
+        guard let (serial, replaced) = started else { return }
         replaced?.timer?.cancel()
         if let replaced, !replaced.session.isFinished {
             logger.info("\(link.id): a new Pairing Request restarts pairing")
@@ -45,7 +47,7 @@ extension SecurityManager {
 
     /// Policy checks that need the bonds, then the agent's say.
     func approve(_ request: PairingFeatures, on link: Link, serial: UInt64) {
-        let session = state.withLock { $0.sessions[link.id]?.session }
+        let session = state.withLock { $0.links[link.id]?.session?.session }
         guard let session else { return }
         let peer = link.identity.bondIdentity
         let (existing, count) = state.withLock { ($0.bonds[peer], $0.bonds.count) }

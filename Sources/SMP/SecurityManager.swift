@@ -12,7 +12,8 @@ import Synchronization
 /// Security Requests. It recognises bonded peers behind private addresses and keeps the bonds of
 /// both roles in one `BondStore`.
 ///
-/// State per link is keyed by `LinkID` (never reused) and dropped when the link closes. Bonds are
+/// What it knows of a link is one `PerLink` value, made by `linkOpened` and dropped whole by
+/// `linkClosed` (keyed by `LinkID`, never reused); input for a link it was not told of is dropped. Bonds are
 /// cached in memory, so an LTK request is answered without touching the disk; writes go through
 /// to the store off the caller's context.
 ///
@@ -40,18 +41,27 @@ public final class SecurityManager: Sendable {
         var blockedUntil: MonotonicInstant
     }
 
+    /// Everything about one open link, from `linkOpened` to `linkClosed`.
+    struct PerLink {
+        let link: Link
+        /// The pairing of this link, in progress or finished.
+        var session: SessionEntry?
+        /// SMP timed out: no more SMP on this link (3.4).
+        var smpTimedOut = false
+        /// We answered an LTK request from the bond, until the encryption outcome.
+        var bondKeyOffered = false
+        /// Encrypted with its bond's key, or just bonded: only such a link has proved it is the
+        /// bonded peer (an address alone can be claimed by anyone).
+        var proven = false
+        /// Central role: callers of `pair` and `encrypt`, until the outcome.
+        var pairWaiters: [PairWaiter] = []
+        var encryptWaiter: EncryptionWaiter?
+    }
+
     struct State {
         var identity: LocalIdentity?
         var bonds: [DeviceAddress: Bond] = [:]
-        var sessions: [LinkID: SessionEntry] = [:]
-        /// Links whose SMP timed out: no more SMP on them (3.4).
-        var deadLinks: Set<LinkID> = []
-        /// Links we answered an LTK request for from their bond, until the encryption outcome.
-        var bondKeyOffered: Set<LinkID> = []
-        /// Links encrypted with their bond's key, or that just bonded: only these have proved they
-        /// are the bonded central (an address alone can be claimed by anyone).
-        var proven: Set<LinkID> = []
-        var openLinks: [LinkID: Link] = [:]
+        var links: [LinkID: PerLink] = [:]
         var attempts: [DeviceAddress: Attempts] = [:]
         /// Identities whose bond is being saved, with the link saving it: a second pairing that
         /// completes meanwhile under the same identity must not pass the takeover check too.
@@ -59,9 +69,6 @@ public final class SecurityManager: Sendable {
         /// Wrong guesses of our fixed passkey from any address (addresses rotate).
         var passkeyGuesses = PasskeyGuesses()
         var nextSerial: UInt64 = 1
-        /// Central role: callers of `pair` and `encrypt`, until the outcome.
-        var pairWaiters: [LinkID: [PairWaiter]] = [:]
-        var encryptWaiters: [LinkID: EncryptionWaiter] = [:]
     }
 
     public let configuration: Configuration
@@ -131,7 +138,7 @@ public final class SecurityManager: Sendable {
 
     /// Whether the link is encrypted with its bond's key (or bonded on this connection): the proof
     /// a bonded central gives. Its stored subscriptions and measurements are for it only then.
-    public func isProvenBonded(_ link: Link) -> Bool { state.withLock { $0.proven.contains(link.id) } }
+    public func isProvenBonded(_ link: Link) -> Bool { state.withLock { $0.links[link.id]?.proven ?? false } }
     public var bonds: [Bond] { state.withLock { Array($0.bonds.values) }.sorted { $0.lastSeen > $1.lastSeen } }
 
     public func bond(for identity: DeviceAddress) -> Bond? { state.withLock { $0.bonds[identity.bondIdentity] } }
@@ -142,7 +149,7 @@ public final class SecurityManager: Sendable {
     /// Recognises a bonded central (directly or through its IRK) and sends a Security Request when configured.
     public func linkOpened(_ link: Link) {
         let bond = state.withLock { state -> Bond? in
-            state.openLinks[link.id] = link
+            if state.links[link.id] == nil { state.links[link.id] = PerLink(link: link) }
             if let bond = state.bonds[link.peer.bondIdentity] { return bond }
             guard ResolvablePrivateAddress.isResolvable(link.peer) else { return nil }
             return state.bonds.values.first { bond in
@@ -176,17 +183,11 @@ public final class SecurityManager: Sendable {
     }
 
     public func linkClosed(_ link: Link) {
-        let entry = state.withLock { state -> SessionEntry? in
-            state.openLinks[link.id] = nil
-            state.deadLinks.remove(link.id)
-            state.bondKeyOffered.remove(link.id)
-            state.proven.remove(link.id)
-            return state.sessions.removeValue(forKey: link.id)
-        }
-        entry?.timer?.cancel()
-        resolvePairing(on: link, .failure(.linkClosed))
-        resolveEncryption(on: link, .linkClosed)
-        if let entry, !entry.session.isFinished {
+        guard let closed = state.withLock({ $0.links.removeValue(forKey: link.id) }) else { return }
+        closed.session?.timer?.cancel()
+        closed.pairWaiters.forEach { $0.resume(returning: .failure(.linkClosed)) }
+        closed.encryptWaiter?.continuations.forEach { $0.resume(returning: .failure(.linkClosed)) }
+        if let entry = closed.session, !entry.session.isFinished {
             eventSink.yield(.pairingFailed(link, .unspecifiedReason, detail: "the link closed during pairing"))
         }
     }
@@ -194,9 +195,15 @@ public final class SecurityManager: Sendable {
     // MARK: SMP PDUs
 
     public func receive(_ pdu: [UInt8], on link: Link) {
-        guard !state.withLock({ $0.deadLinks.contains(link.id) }) else {
+        switch state.withLock({ $0.links[link.id]?.smpTimedOut }) {
+        case nil:
+            logger.debug("\(link.id): SMP on a link that is not open; dropped")
+            return
+        case true?:
             logger.debug("\(link.id): SMP after its timeout; dropped")
             return
+        case false?:
+            break
         }
         let command: SMPCommand
         do throws(SMPDecodingError) {
@@ -229,9 +236,9 @@ public final class SecurityManager: Sendable {
     func step(on link: Link, serial expected: UInt64? = nil, isPairingFailed: Bool = false,
                       _ input: (inout PairingSession) -> [PairingAction]) {
         let outcome = state.withLock { state -> (UInt64, [PairingAction])? in
-            guard var entry = state.sessions[link.id], expected == nil || entry.serial == expected else { return nil }
+            guard var entry = state.links[link.id]?.session, expected == nil || entry.serial == expected else { return nil }
             let actions = input(&entry.session)
-            state.sessions[link.id] = entry
+            state.links[link.id]?.session = entry
             return (entry.serial, actions)
         }
         guard let (serial, actions) = outcome else {
@@ -290,10 +297,10 @@ public final class SecurityManager: Sendable {
 
     /// Malformed or unexpected input: the pairing in progress (if any) fails with `reason`.
     func failSession(on link: Link, reason: PairingFailureReason, detail: String) {
-        let entry = state.withLock { $0.sessions[link.id] }
+        let entry = state.withLock { $0.links[link.id]?.session }
         transmit(.pairingFailed(reason), on: link)
         if let entry, !entry.session.isFinished {
-            state.withLock { state in state.sessions[link.id]?.session = Self.finished(entry.session) }
+            state.withLock { state in state.links[link.id]?.session?.session = Self.finished(entry.session) }
             pairingFailed(on: link, serial: entry.serial, reason: reason, sent: true, detail: detail)
         }
     }

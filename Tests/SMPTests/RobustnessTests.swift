@@ -70,6 +70,29 @@ import TestSupport
         #expect(harness.sent.all.count == count)
     }
 
+    /// A link's state lives from `linkOpened` to `linkClosed` only: a PDU that arrives after the
+    /// close (a late packet of the old connection) neither gets an answer nor leaves state behind.
+    @Test func smpOnAClosedLinkIsDroppedAndLeavesNoState() async throws {
+        let harness = try await SMPHarness()
+        _ = await harness.exchange(TestInitiator().preq)
+        harness.manager.linkClosed(harness.link)
+        #expect(await harness.failure()?.1 == "the link closed during pairing")
+        let count = harness.sent.all.count
+        harness.feed(TestInitiator().preq)
+        harness.feed([0x42])
+        // A barrier: another link's request is answered, so the closed link's were handled before.
+        let other = harness.openLink(from: DeviceAddress(BluetoothAddress("C0:11:22:33:44:66")!, type: .randomDevice), handle: 0x41)
+        #expect(await harness.exchange(TestInitiator().preq, on: other).first?.first == 0x02)
+        #expect(harness.sent.all.count == count + 1)
+        #expect(harness.manager.state.withLock { Array($0.links.keys) } == [other.id])
+        // Never opened at all: the same.
+        let stranger = Link(handle: 0x42, role: .peripheral, peer: SMPHarness.central, parameters: .init(interval: 24, latency: 0, supervisionTimeout: 400))
+        harness.manager.receive(TestInitiator().preq, on: stranger)
+        #expect(await harness.exchange([0x42], on: other).first == [0x05, 0x07])
+        #expect(harness.sent.all.count == count + 2)
+        #expect(harness.manager.state.withLock { $0.links.count } == 1)
+    }
+
     @Test func repeatedAttemptsWaitLongerAfterEachFailure() async throws {
         let harness = try await SMPHarness()
         let central = TestInitiator(auth: [.bonding])
