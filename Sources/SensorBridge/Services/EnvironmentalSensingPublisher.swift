@@ -5,6 +5,7 @@ import GATT
 import GATTNotify
 import Peripheral
 import SIGProfiles
+import Sensors
 import Synchronization
 
 /// Environmental Sensing 0x181A: temperature 2A6E, humidity 2A6F and pressure 2A6D, each readable

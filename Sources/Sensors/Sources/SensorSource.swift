@@ -1,5 +1,3 @@
-import Sensors
-
 /// One reading of a sensor, in SI-ish units, with the calibration offsets applied.
 public struct Measurement: Sendable, Equatable {
     /// °C.

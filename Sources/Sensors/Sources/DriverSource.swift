@@ -1,12 +1,10 @@
-import BridgeConfiguration
-import Sensors
 import Synchronization
 
 /// A sensor source built from a driver: a read closure plus an optional one-time setup that is
 /// repeated after the chip reset (MAX3010x), and calibration offsets applied to every reading.
-final class DriverSource: SensorSource {
-    typealias Read = @Sendable () throws(SensorError) -> Measurement
-    typealias Setup = @Sendable () throws(SensorError) -> Void
+public final class DriverSource: SensorSource {
+    public typealias Read = @Sendable () throws(SensorError) -> Measurement
+    public typealias Setup = @Sendable () throws(SensorError) -> Void
 
     private let setup: Setup?
     private let readBody: Read
@@ -14,14 +12,14 @@ final class DriverSource: SensorSource {
     private let offsets: [Quantity: Double]
     private let needsSetup = Mutex(true)
 
-    init(offsets: [Quantity: Double], setup: Setup? = nil, read: @escaping Read, close: @escaping @Sendable () -> Void = {}) {
+    public init(offsets: [Quantity: Double], setup: Setup? = nil, read: @escaping Read, close: @escaping @Sendable () -> Void = {}) {
         self.offsets = offsets
         self.setup = setup
         self.readBody = read
         self.closeBody = close
     }
 
-    func read() throws(SensorError) -> Measurement {
+    public func read() throws(SensorError) -> Measurement {
         if let setup, needsSetup.withLock({ $0 }) {
             try setup()
             needsSetup.withLock { $0 = false }
@@ -35,7 +33,7 @@ final class DriverSource: SensorSource {
         }
     }
 
-    func close() { closeBody() }
+    public func close() { closeBody() }
 
     private func calibrated(_ measurement: Measurement) -> Measurement {
         guard !offsets.isEmpty else { return measurement }
