@@ -61,7 +61,7 @@ let package = Package(
         ]),
         // GATT server database; its Database Hash is an AES-CMAC from SecurityToolbox.
         .target(name: "GATT", dependencies: ["BLECore", "SecurityToolbox"]),
-        .target(name: "GATTNotify", dependencies: ["BLECore", "HCI"]),
+        .target(name: "GATTNotify", dependencies: ["ATT", "BLECore", "HCI"]),
         // LE security state that outlives a connection: bonds, our identity, per-client GATT state and
         // store-and-forward measurements, behind the BondStore protocol (with an in-memory store for tests).
         .target(name: "Bonding", dependencies: ["BLECore"]),

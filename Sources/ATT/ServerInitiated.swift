@@ -46,27 +46,29 @@ extension ATTPDU {
 
     /// A notification carrying the first `mtu` − 3 octets of the value (3.4.7.1).
     public static func handleValueNotification(handle: UInt16, value: [UInt8], mtu: Int) -> ATTPDU {
-        .handleValueNotification(handle: handle, value: Array(value.prefix(ATTConstants.clamped(mtu) - 3)))
+        .handleValueNotification(handle: handle, value: valuePrefix(of: value, mtu: mtu))
     }
 
     /// An indication carrying the first `mtu` − 3 octets of the value (3.4.7.2).
     public static func handleValueIndication(handle: UInt16, value: [UInt8], mtu: Int) -> ATTPDU {
-        .handleValueIndication(handle: handle, value: Array(value.prefix(ATTConstants.clamped(mtu) - 3)))
+        .handleValueIndication(handle: handle, value: valuePrefix(of: value, mtu: mtu))
+    }
+
+    /// The octets of `value` a notification or indication carries: the rule the engine ships, on a
+    /// clamped MTU.
+    private static func valuePrefix(of value: [UInt8], mtu: Int) -> [UInt8] {
+        Array(value.prefix(ATTValueFrame.maximumValueLength(mtu: ATTConstants.clamped(mtu))))
     }
 
     /// A Multiple Handle Value Notification with the leading whole tuples that fit in `mtu` − 1
     /// (tuples are never truncated, 3.4.7.4), and how many of `values` it carries. Nil when fewer than
     /// two fit: send the first value as a plain notification instead.
     public static func multipleHandleValueNotification(fitting values: [ATTHandleValue], mtu: Int) -> (pdu: ATTPDU, count: Int)? {
-        var room = ATTConstants.clamped(mtu) - 1
-        var kept: [ATTHandleValue] = []
+        var fit = ATTMultipleNotificationFit(mtu: ATTConstants.clamped(mtu))
         for value in values {
-            let size = 4 + value.value.count
-            guard size <= room, value.value.count <= Int(UInt16.max) else { break }
-            room -= size
-            kept.append(value)
+            guard fit.add(valueLength: value.value.count) else { break }
         }
-        guard kept.count >= 2 else { return nil }
-        return (.multipleHandleValueNotification(kept), kept.count)
+        guard fit.isWorthCombining else { return nil }
+        return (.multipleHandleValueNotification(Array(values.prefix(fit.count))), fit.count)
     }
 }

@@ -1,3 +1,4 @@
+import ATT
 import BLECore
 import HCI
 
@@ -21,8 +22,8 @@ struct Transmission {
             // Combined frames are rare; a copy to add the headroom is acceptable there.
             return headroom == 0 ? value : [UInt8](repeating: 0, count: headroom) + value
         }
-        return ATTValuePDU.frame(opcode: isIndication ? ATTValuePDU.indicationOpcode : ATTValuePDU.notificationOpcode,
-                                 handle: characteristic, value: value, length: length, headroom: headroom)
+        return ATTValueFrame.handleValue(isIndication ? .handleValueIndication : .handleValueNotification,
+                                         handle: characteristic, value: value, length: length, headroom: headroom)
     }
 }
 
@@ -95,7 +96,7 @@ struct ConnectionQueue {
         characteristicStates.append(CharacteristicQueueState(characteristic: characteristic))
         return characteristicStates.count - 1
     }
-    var maximumValueLength: Int { mtu - 3 }
+    var maximumValueLength: Int { ATTValueFrame.maximumValueLength(mtu: mtu) }
 
     /// Room to tell the application to resume: half the queue free, so ready/refused does not
     /// alternate on every single freed slot.
@@ -207,29 +208,26 @@ struct ConnectionQueue {
     /// reach the central in exactly the order the single-value path would send them.
     @inline(never) // Keeps the single-value path (which inlines its caller) small.
     private mutating func takeCombined(generation: UInt64) -> Transmission? {
-        var room = mtu - 1
-        var count = 0
-        var tuplesLength = 0
+        var fit = ATTMultipleNotificationFit(mtu: mtu)
         let head = notifications.head
-        scan: while head + QueueSequence(count) < notifications.tail {
-            let candidate = notifications[head + QueueSequence(count)]
-            let size = ATTValuePDU.tupleOverhead + candidate.length
-            guard size <= room else { break }
+        scan: while head + QueueSequence(fit.count) < notifications.tail {
+            let candidate = notifications[head + QueueSequence(fit.count)]
             // Runs are short (bounded by the queue's entries and the MTU), so a linear check is cheaper than a set.
-            for earlier in head..<(head + QueueSequence(count)) where notifications[earlier].characteristic == candidate.characteristic {
+            for earlier in head..<(head + QueueSequence(fit.count)) where notifications[earlier].characteristic == candidate.characteristic {
                 break scan
             }
-            room -= size
-            tuplesLength += size
-            count += 1
+            guard fit.add(valueLength: candidate.length) else { break }
         }
-        guard count >= 2 else { return nil }
+        guard fit.isWorthCombining else { return nil }
         let ring = notifications
-        let frame = ATTValuePDU.multipleNotificationFrame(count: count, tuplesLength: tuplesLength) { ring[head + QueueSequence($0)] }
+        let frame = ATTValueFrame.multipleHandleValueNotification(fit) { index in
+            let entry = ring[head + QueueSequence(index)]
+            return (entry.characteristic, entry.value, entry.length)
+        }
         transmitting = true
         transmittingIndication = false
-        transmittingNotifications = count
-        return Transmission(link: link, isIndication: false, combinedCount: UInt16(clamping: count),
+        transmittingNotifications = fit.count
+        return Transmission(link: link, isIndication: false, combinedCount: UInt16(clamping: fit.count),
                             characteristic: notifications[head].characteristic, value: frame, length: frame.count,
                             generation: generation)
     }
