@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import ATT
 
 /// The L2CAP frames the notification engine sends (Core v5.4 Vol 3 Part A 3.1 around Part F 3.4.7),
