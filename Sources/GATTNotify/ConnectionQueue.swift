@@ -48,7 +48,9 @@ enum Admission {
 struct ConnectionQueue {
     let link: Link
     var id: LinkID { link.id }
-    var mtu: Int
+    /// The link's ATT MTU now: read when a value is admitted (its truncation) and when queued
+    /// notifications are combined, so an Exchange MTU applies from the next value on with no relay.
+    var mtu: Int { link.mtu }
     let limits: QueueLimits
     var notifications: ValueRing
     var indications: ValueRing
@@ -79,9 +81,8 @@ struct ConnectionQueue {
     private var characteristicSlots: [UInt16: Int] = [:]
     private(set) var characteristicStates: [CharacteristicQueueState] = []
 
-    init(link: Link, mtu: Int, limits: QueueLimits) {
+    init(link: Link, limits: QueueLimits) {
         self.link = link
-        self.mtu = mtu
         self.limits = limits
         notifications = ValueRing(capacity: limits.maximumEntries)
         indications = ValueRing(capacity: limits.maximumEntries)

@@ -57,23 +57,15 @@ public final class NotificationEngine: Sendable {
 
     // MARK: Link lifecycle
 
-    /// Registers a link when it comes up, with its current ATT MTU (23 until exchanged).
+    /// Registers a link when it comes up. Its ATT MTU is read from the link whenever a value is
+    /// admitted, so values queued before an Exchange MTU keep their truncation (as CoreBluetooth
+    /// truncates when `updateValue` is called) and later ones use the new MTU.
     public func addLink(_ link: Link, limits: QueueLimits? = nil) throws(NotificationEngineError) {
         let mtu = link.mtu
         guard (23...Int(UInt16.max)).contains(mtu) else { throw .invalidMTU(mtu) }
         let limits = limits ?? defaultLimits
         try state.withLock { state throws(NotificationEngineError) in
-            guard state.add(ConnectionQueue(link: link, mtu: mtu, limits: limits)) else { throw .duplicateLink(link.id) }
-        }
-    }
-
-    /// Applies a new ATT MTU to values queued from now on (queued ones keep their truncation, as
-    /// CoreBluetooth truncates when `updateValue` is called).
-    public func updateMTU(_ mtu: Int, on link: LinkID) throws(NotificationEngineError) {
-        guard (23...Int(UInt16.max)).contains(mtu) else { throw .invalidMTU(mtu) }
-        try state.withLock { state throws(NotificationEngineError) in
-            guard let index = state.index(of: link) else { throw .unknownLink(link) }
-            state.connections[index].mtu = mtu
+            guard state.add(ConnectionQueue(link: link, limits: limits)) else { throw .duplicateLink(link.id) }
         }
     }
 

@@ -1,9 +1,8 @@
 import HCI
 
-/// Why a link could not be registered or changed in the notification engine.
+/// Why a link could not be registered in the notification engine.
 public enum NotificationEngineError: Error, Equatable, Sendable, CustomStringConvertible {
     case duplicateLink(LinkID)
-    case unknownLink(LinkID)
     case invalidMTU(Int)
     case invalidQueueLimits(entries: Int, bytes: Int)
 
@@ -11,8 +10,6 @@ public enum NotificationEngineError: Error, Equatable, Sendable, CustomStringCon
         switch self {
         case let .duplicateLink(link):
             return "\(link) is already registered: remove it before adding it again"
-        case let .unknownLink(link):
-            return "\(link) is not registered: add it when the link comes up"
         case let .invalidMTU(mtu):
             return "ATT MTU \(mtu) is invalid: it must be between 23 (the LE minimum) and 65535"
         case let .invalidQueueLimits(entries, bytes):

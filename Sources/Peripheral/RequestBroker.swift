@@ -252,11 +252,8 @@ final class RequestBroker: GATTServerDelegate, Sendable {
         return confirmed
     }
 
+    /// The notification engine reads the new MTU from the link itself; the application hears of it.
     func mtuChanged(link: Link, mtu: Int) {
-        let engine = state.withLock { $0.engine }
-        do { try engine?.updateMTU(mtu, on: link.id) } catch {
-            logger.warning("\(link.id): \(error)")
-        }
         if let central = central(link.id) { emit(.mtuChanged(central, mtu: mtu)) }
     }
 }

@@ -261,7 +261,7 @@ import Testing
         try engine.addConnection(1)
         let value = (0..<30).map { UInt8($0) }
         engine.update(value, characteristic: 0x20, to: 1)
-        try engine.updateMTU(100, on: 1)
+        engine.link(1).setMTU(100)  // an Exchange MTU: the engine reads it from the link
         engine.update(value, characteristic: 0x20, to: 1)
         let delivered = try sink.sent(on: 1).map(decode)
         #expect(delivered.map(\.value) == [Array(value[0..<20]), value])
@@ -329,8 +329,7 @@ import Testing
         try engine.addConnection(1)
         #expect(throws: NotificationEngineError.duplicateLink(engine.link(1).id)) { try engine.addLink(engine.link(1)) }
         #expect(throws: NotificationEngineError.invalidMTU(22)) { try engine.addConnection(2, mtu: 22) }
-        #expect(throws: NotificationEngineError.invalidMTU(70_000)) { try engine.updateMTU(70_000, on: 1) }
-        #expect(throws: NotificationEngineError.unknownLink(engine.link(3).id)) { try engine.updateMTU(100, on: 3) }
+        #expect(throws: NotificationEngineError.invalidMTU(70_000)) { try engine.addConnection(3, mtu: 70_000) }
         #expect(throws: NotificationEngineError.invalidQueueLimits(entries: 0, bytes: 10)) {
             try QueueLimits(maximumEntries: 0, maximumBytes: 10)
         }

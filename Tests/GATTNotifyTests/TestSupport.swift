@@ -66,8 +66,6 @@ extension NotificationEngine {
     @discardableResult
     func confirmationReceived(on handle: UInt16) -> Bool { confirmationReceived(on: link(handle).id) != nil }
 
-    func updateMTU(_ mtu: Int, on handle: UInt16) throws(NotificationEngineError) { try updateMTU(mtu, on: link(handle).id) }
-
     func setMultipleHandleValueNotifications(_ enabled: Bool, on handle: UInt16) {
         setMultipleHandleValueNotifications(enabled, on: link(handle).id)
     }

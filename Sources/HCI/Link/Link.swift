@@ -67,7 +67,6 @@ public final class Link: Sendable, Hashable, CustomStringConvertible {
         var identity: DeviceAddress?
         var parameters: Parameters
         var dataLength = DataLength()
-        var attMTU = 23
         var security = LinkSecurity.none
         /// The peer has a bond with us (recognised at connection, or it just bonded).
         var bonded = false
@@ -77,6 +76,8 @@ public final class Link: Sendable, Hashable, CustomStringConvertible {
     }
 
     private let state: Mutex<State>
+    /// Apart from `state`: the notification engine reads it for every value it admits.
+    private let attMTU = Atomic(23)
 
     /// Links are created by `HCIHost` when a connection completes; emulations and tests may build
     /// their own.
@@ -102,7 +103,7 @@ public final class Link: Sendable, Hashable, CustomStringConvertible {
     public var parameters: Parameters { state.withLock { $0.parameters } }
     public var dataLength: DataLength { state.withLock { $0.dataLength } }
     /// The ATT MTU (23 until an Exchange MTU completes).
-    public var mtu: Int { state.withLock { $0.attMTU } }
+    public var mtu: Int { attMTU.load(ordering: .acquiring) }
     public var security: LinkSecurity { state.withLock { $0.security } }
     /// Whether the peer is bonded: its missing encryption is then Insufficient Encryption, not
     /// Insufficient Authentication (it has keys and only needs to use them).
@@ -112,7 +113,7 @@ public final class Link: Sendable, Hashable, CustomStringConvertible {
     // MARK: Updates (by the layer that owns each fact)
 
     public func setIdentity(_ address: DeviceAddress) { state.withLock { $0.identity = address } }
-    public func setMTU(_ mtu: Int) { state.withLock { $0.attMTU = mtu } }
+    public func setMTU(_ mtu: Int) { attMTU.store(mtu, ordering: .releasing) }
     public func setBonded(_ bonded: Bool) { state.withLock { $0.bonded = bonded } }
 
     func update(_ body: (inout State) -> Void) { state.withLock { body(&$0) } }
