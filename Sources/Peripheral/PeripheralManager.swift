@@ -87,7 +87,9 @@ public actor PeripheralManager {
     nonisolated let logger: Logger
     /// Bonded centrals' GATT state across connections, when `configuration.security` is set.
     nonisolated let bondedClients: BondedClients?
-    private var builder: AttributeDatabaseBuilder?
+    /// The services added so far, or why the built-in GAP and GATT services could not be made
+    /// from the configuration (every call that needs the database reports that error).
+    private var builder: Result<AttributeDatabaseBuilder, GATTDatabaseError>
     private var state = PeripheralState.unknown
     private var gapTask: Task<Void, Never>? = nil
 
@@ -112,8 +114,10 @@ public actor PeripheralManager {
                                maxUndeliveredCommands: configuration.maxUndeliveredWriteCommands,
                                keepsLastValues: configuration.security != nil, logger: logger) { event in sink.yield(event) }
         events = PeripheralEvents(stream: stream, budget: broker.commandBudget)
-        builder = try? AttributeDatabaseBuilder(builtInServices: BuiltInServices(deviceName: configuration.deviceName,
-                                                                                 appearance: configuration.appearance))
+        builder = Result { () throws(GATTDatabaseError) in
+            try AttributeDatabaseBuilder(builtInServices: BuiltInServices(deviceName: configuration.deviceName,
+                                                                          appearance: configuration.appearance))
+        }
         channels.attach(to: host.links)
         if let setup = configuration.security {
             let channels = channels, address = localAddress, logger = logger, centralRole = centralRole
@@ -236,10 +240,10 @@ public actor PeripheralManager {
     /// After `publish()` the new database is served at once and connected centrals that enabled
     /// Service Changed indications are told which handles changed.
     public func add(_ service: GATTService) throws(PeripheralError) {
-        guard var builder else { throw .database(.deviceNameTooLong(configuration.deviceName.utf8.count)) }
+        var builder = try databaseBuilder()
         do { try builder.add(service) } catch { throw .database(error) }
         try republish(builder)
-        self.builder = builder
+        self.builder = .success(builder)
     }
 
     /// Removes a service added earlier (its characteristics' subscriptions, routes and queued values
@@ -247,7 +251,7 @@ public actor PeripheralManager {
     /// Changed, as for `add`. Throws when no such service was added, when it is the built-in GAP or
     /// GATT service, or when another service still includes it.
     public func remove(serviceUUID: BluetoothUUID) throws(PeripheralError) {
-        guard let builder else { throw .database(.deviceNameTooLong(configuration.deviceName.utf8.count)) }
+        let builder = try databaseBuilder()
         if serviceUUID == GATTUUID.genericAccessService || serviceUUID == GATTUUID.genericAttributeService {
             throw .builtInServiceNotRemovable(serviceUUID)
         }
@@ -265,7 +269,14 @@ public actor PeripheralManager {
             throw .database(error)
         }
         try republish(rebuilt)
-        self.builder = rebuilt
+        self.builder = .success(rebuilt)
+    }
+
+    private func databaseBuilder() throws(PeripheralError) -> AttributeDatabaseBuilder {
+        switch builder {
+        case let .success(builder): return builder
+        case let .failure(error): throw .database(error)
+        }
     }
 
     /// Serves the database `builder` builds, if services are published already: the server swaps
@@ -323,7 +334,7 @@ public actor PeripheralManager {
     /// Freezes the database and starts serving it.
     public func publish() throws(PeripheralError) {
         guard published.withLock({ $0 == nil }) else { throw .alreadyPublished }
-        guard let builder else { throw .database(.deviceNameTooLong(configuration.deviceName.utf8.count)) }
+        let builder = try databaseBuilder()
         let database: AttributeDatabase
         do { database = try builder.build() } catch { throw .database(error) }
         var serverConfiguration = GATTServer.Configuration()
