@@ -420,7 +420,7 @@ public actor PeripheralManager {
     /// `centralsReadyToUpdate(_:)` says which can take the value now. Values longer than MTU−3 are
     /// truncated in the notification, as CoreBluetooth does.
     @discardableResult
-    public nonisolated func updateValue(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [Central]? = nil) -> Bool {
+    public nonisolated func updateValue(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [ConnectedCentral]? = nil) -> Bool {
         guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: centrals, recording: value) else { return false }
         return published.engine.update(value, characteristic: route.valueHandle, notifying: route.notify, policy: route.policy,
                                        indicating: route.indicate)
@@ -433,7 +433,7 @@ public actor PeripheralManager {
     }
 
     /// `updateValue` that waits for room instead of returning `false`.
-    public nonisolated func updateValueWaitingForRoom(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [Central]? = nil) async throws(CancellationError) {
+    public nonisolated func updateValueWaitingForRoom(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [ConnectedCentral]? = nil) async throws(CancellationError) {
         guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: centrals, recording: value) else { return }
         try await published.engine.updateWaitingForRoom(value, characteristic: route.valueHandle, notifying: route.notify,
                                                         policy: route.policy, indicating: route.indicate)
@@ -441,7 +441,7 @@ public actor PeripheralManager {
 
     /// The subscribed centrals of `characteristic` whose transmit queues can take an update of
     /// `length` octets now; after `updateValue` returned `false`, update these while the others drain.
-    public nonisolated func centralsReadyToUpdate(_ characteristic: CharacteristicID, length: Int = 20) -> [Central] {
+    public nonisolated func centralsReadyToUpdate(_ characteristic: CharacteristicID, length: Int = 20) -> [ConnectedCentral] {
         guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: nil) else { return [] }
         let ready = published.engine.linksWithRoom(among: route.notify, characteristic: route.valueHandle, policy: route.policy, length: length)
             + published.engine.linksWithRoom(among: route.indicate, characteristic: route.valueHandle, policy: .indication, length: length)
@@ -456,11 +456,11 @@ public actor PeripheralManager {
     /// `updateValue`, must return quickly, never block, and never take a lock the application
     /// holds while calling `updateValue`. It is not called when no connected central is ready (the
     /// last one just closed), as updates to nobody are always accepted. `nil` goes back to `events`.
-    public nonisolated func setReadyToUpdateHandler(_ handler: (@Sendable ([Central]) -> Void)?) {
+    public nonisolated func setReadyToUpdateHandler(_ handler: (@Sendable ([ConnectedCentral]) -> Void)?) {
         readyHandler.withLock { $0 = handler.map(ReadyHandler.init(call:)) }
     }
 
-    struct ReadyHandler: Sendable { let call: @Sendable ([Central]) -> Void }
+    struct ReadyHandler: Sendable { let call: @Sendable ([ConnectedCentral]) -> Void }
 
     /// Queue counters per link and characteristic.
     public nonisolated func statistics() -> NotificationStatistics? {
@@ -473,7 +473,7 @@ public actor PeripheralManager {
     /// The characteristic's route, narrowed to `centrals` when given; `nil` for an unknown characteristic.
     /// An update of all subscribers (`recording` its value) is also what a bonded central that is
     /// away missed: the value is kept for its return and the central flagged (once) in the store.
-    private nonisolated func route(of characteristic: CharacteristicID, among centrals: [Central]?,
+    private nonisolated func route(of characteristic: CharacteristicID, among centrals: [ConnectedCentral]?,
                                    recording value: [UInt8]? = nil) -> SubscriberTable.Targets? {
         let found: SubscriberTable.Targets?
         if centrals == nil, let value, let recorded = subscribers.recordUpdate(of: characteristic, value: value) {
@@ -556,7 +556,7 @@ public actor PeripheralManager {
             guard link.role == .peripheral else { return }
             // First, so the server's first PDU of a bonded central already sees it bonded.
             security?.linkOpened(link)
-            let central = Central(link: link)
+            let central = ConnectedCentral(link: link)
             guard connectedCentrals.add(central) else { return }
             current?.server.linkOpened(link)
             do { try current?.engine.addLink(link) } catch {
