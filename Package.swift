@@ -62,8 +62,9 @@ let package = Package(
         // GATT server database; its Database Hash is an AES-CMAC from SecurityToolbox.
         .target(name: "GATT", dependencies: ["BLECore", "SecurityToolbox"]),
         .target(name: "GATTNotify", dependencies: ["BLECore", "HCI"]),
-        // LE security state that outlives a connection: bonds, our identity, per-client GATT state and
-        // store-and-forward measurements, behind the BondStore protocol (with an in-memory store for tests).
+        // LE security state that outlives a connection: bonds, our identity and per-client GATT state behind
+        // the BondStore protocol, store-and-forward measurements behind MeasurementStore (with an in-memory
+        // store of both for tests).
         .target(name: "Bonding", dependencies: ["BLECore"]),
         // The Security Manager, peripheral role: pairing (legacy and LE Secure Connections), LTK
         // requests from the bonds, private-address resolution, bonds through a BondStore.
@@ -71,7 +72,7 @@ let package = Package(
             "BLECore", "HCI", "SecurityToolbox", "Bonding",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // The persistent BondStore: one SQLite file (WAL, synchronous=FULL, mode 0600) through GRDB.
+        // The persistent BondStore and MeasurementStore: one SQLite file (WAL, synchronous=FULL, mode 0600) through GRDB.
         .target(name: "SQLiteBondStore", dependencies: [
             "BLECore", "Bonding",
             .product(name: "GRDB", package: "GRDB.swift"),

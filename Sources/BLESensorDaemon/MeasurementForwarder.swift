@@ -43,7 +43,8 @@ final class MeasurementForwarder: UpdateSink, Sendable {
 
     let measurement = SensorBridge.temperatureMeasurement
     private let manager: PeripheralManager
-    private let store: any BondStore
+    /// Both sides: the bonds say who is away and subscribed, the measurement queue holds their backlog.
+    private let store: any BondStore & MeasurementStore
     private let limit: Int
     private let logger: Logger
     /// Where `status` finds a failing store-and-forward write.
@@ -55,7 +56,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     /// A failing store is reported at most this often, with the count of what was lost meanwhile.
     static let unkeptReportInterval = Duration.seconds(60)
 
-    init(manager: PeripheralManager, store: any BondStore, limit: Int, health: BondStoreHealth? = nil, logger: Logger) {
+    init(manager: PeripheralManager, store: any BondStore & MeasurementStore, limit: Int, health: BondStoreHealth? = nil, logger: Logger) {
         self.manager = manager
         self.health = health
         self.store = store
