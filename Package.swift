@@ -1,12 +1,15 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Layers depend downwards only, mirroring the Bluetooth Core spec:
-// BLECore → HCI → HCITransports, VirtualController, L2CAP, GAP; ATT → GATT → GATTServer, GATTNotify;
-// BLECore → SecurityToolbox (the Security Manager's crypto: AES-CMAC, e, c1, s1, ah, f4–f6, g2, h6, h7,
-// P-256; the only target that links swift-crypto) → GATT and the Security Manager;
-// the Peripheral facade joins them; daemon and CLI on top, in one multi-call binary (MultiCall).
-// SIGProfiles (characteristic value codecs) and Sensors stand beside the stack; the daemon joins them.
+// Layers depend downwards only, mirroring the Bluetooth Core spec ("A → B": B builds on A):
+// BLECore → HCI → HCITransports, VirtualController, L2CAP, GAP, GATTNotify (the notification queues);
+// BLECore → ATT; BLECore → SecurityToolbox (the Security Manager's crypto: AES-CMAC, e, c1, s1, ah, f4–f6,
+// g2, h6, h7, P-256; the only target that links swift-crypto) → GATT (its Database Hash) and SMP;
+// HCI, ATT and GATT → GATTServer, GATTClient; BLECore → Bonding → SMP, SQLiteBondStore.
+// The Peripheral facade joins GAP, L2CAP, GATTServer, GATTNotify and SMP; the Central facade joins GAP,
+// L2CAP, GATTServer, GATTClient, SMP and SIGProfiles, and builds on Peripheral to share its controller.
+// The daemon and the CLI sit on top, in one multi-call binary (MultiCall).
+// SIGProfiles (characteristic value codecs) and Sensors stand beside the stack; SensorBridge and the daemon join them.
 let package = Package(
     name: "blesensor",
     platforms: [.macOS(.v15)],
@@ -62,8 +65,9 @@ let package = Package(
         // GATT server database; its Database Hash is an AES-CMAC from SecurityToolbox.
         .target(name: "GATT", dependencies: ["BLECore", "SecurityToolbox"]),
         .target(name: "GATTNotify", dependencies: ["ATT", "BLECore", "HCI"]),
-        // LE security state that outlives a connection: bonds, our identity, per-client GATT state and
-        // store-and-forward measurements, behind the BondStore protocol (with an in-memory store for tests).
+        // LE security state that outlives a connection: bonds, our identity and per-client GATT state behind
+        // the BondStore protocol, store-and-forward measurements behind MeasurementStore (with an in-memory
+        // store of both for tests).
         .target(name: "Bonding", dependencies: ["BLECore"]),
         // The Security Manager, peripheral role: pairing (legacy and LE Secure Connections), LTK
         // requests from the bonds, private-address resolution, bonds through a BondStore.
@@ -71,7 +75,7 @@ let package = Package(
             "BLECore", "HCI", "SecurityToolbox", "Bonding",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // The persistent BondStore: one SQLite file (WAL, synchronous=FULL, mode 0600) through GRDB.
+        // The persistent BondStore and MeasurementStore: one SQLite file (WAL, synchronous=FULL, mode 0600) through GRDB.
         .target(name: "SQLiteBondStore", dependencies: [
             "BLECore", "Bonding",
             .product(name: "GRDB", package: "GRDB.swift"),

@@ -11,7 +11,7 @@ import Synchronization
 /// `status`. Keyed by the link object's identity, never by a connection handle.
 final class CentralRegistry: Sendable {
     private struct Entry {
-        let central: Central
+        let central: ConnectedCentral
         var subscriptions: [CharacteristicID] = []
     }
 
@@ -32,24 +32,24 @@ final class CentralRegistry: Sendable {
         self.labels = labels
     }
 
-    func connected(_ central: Central) { entries.withLock { $0[central.link.id] = Entry(central: central) } }
-    func disconnected(_ central: Central) { _ = entries.withLock { $0.removeValue(forKey: central.link.id) } }
+    func connected(_ central: ConnectedCentral) { entries.withLock { $0[central.link.id] = Entry(central: central) } }
+    func disconnected(_ central: ConnectedCentral) { _ = entries.withLock { $0.removeValue(forKey: central.link.id) } }
 
-    func subscribed(_ central: Central, _ characteristic: CharacteristicID) {
+    func subscribed(_ central: ConnectedCentral, _ characteristic: CharacteristicID) {
         entries.withLock { entries in
             guard entries[central.link.id]?.subscriptions.contains(characteristic) == false else { return }
             entries[central.link.id]?.subscriptions.append(characteristic)
         }
     }
 
-    func unsubscribed(_ central: Central, _ characteristic: CharacteristicID) {
+    func unsubscribed(_ central: ConnectedCentral, _ characteristic: CharacteristicID) {
         entries.withLock { $0[central.link.id]?.subscriptions.removeAll { $0 == characteristic } }
     }
 
     var count: Int { entries.withLock { $0.count } }
 
     /// Connected, and whether it subscribed to anything yet (nil once it is gone).
-    func hasSubscriptions(_ central: Central) -> Bool? {
+    func hasSubscriptions(_ central: ConnectedCentral) -> Bool? {
         entries.withLock { $0[central.link.id].map { !$0.subscriptions.isEmpty } }
     }
 

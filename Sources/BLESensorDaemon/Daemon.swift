@@ -139,7 +139,7 @@ public struct Daemon: Sendable {
                 demo = Task { [central] in await central.run() }
             }
             let security = configuration.security
-            let drop = { [logger] (reason: HCIStatus) -> @Sendable (Central, String) -> Void in
+            let drop = { [logger] (reason: HCIStatus) -> @Sendable (ConnectedCentral, String) -> Void in
                 { central, why in
                     logger.notice("dropping \(central): \(why)")
                     Task { try? await manager.gap.disconnect(central.link, reason: reason) }

@@ -29,7 +29,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     struct State {
         var away: Set<DeviceAddress> = []
         /// Subscribed centrals that get values as they come; `identity` when it proved its bond.
-        var live: [LinkID: (central: Central, identity: DeviceAddress?)] = [:]
+        var live: [LinkID: (central: ConnectedCentral, identity: DeviceAddress?)] = [:]
         var draining: [LinkID: Drain] = [:]
         var confirmations: [LinkID: CheckedContinuation<Bool, Never>] = [:]
         var nextGeneration: UInt64 = 1
@@ -43,7 +43,8 @@ final class MeasurementForwarder: UpdateSink, Sendable {
 
     let measurement = SensorBridge.temperatureMeasurement
     private let manager: PeripheralManager
-    private let store: any BondStore
+    /// Both sides: the bonds say who is away and subscribed, the measurement queue holds their backlog.
+    private let store: any BondStore & MeasurementStore
     private let limit: Int
     private let logger: Logger
     /// Where `status` finds a failing store-and-forward write.
@@ -55,7 +56,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     /// A failing store is reported at most this often, with the count of what was lost meanwhile.
     static let unkeptReportInterval = Duration.seconds(60)
 
-    init(manager: PeripheralManager, store: any BondStore, limit: Int, health: BondStoreHealth? = nil, logger: Logger) {
+    init(manager: PeripheralManager, store: any BondStore & MeasurementStore, limit: Int, health: BondStoreHealth? = nil, logger: Logger) {
         self.manager = manager
         self.health = health
         self.store = store
@@ -100,7 +101,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     func updateValue(_ value: [UInt8], for characteristic: CharacteristicID) -> Bool {
         guard isEnabled, characteristic == measurement else { return manager.updateValue(value, for: characteristic) }
         let taken = Date()
-        let live = state.withLock { state -> [Central] in
+        let live = state.withLock { state -> [ConnectedCentral] in
             // Queued under the lock: a drain that ends (and turns its central live) is ordered
             // before or after this value, never between the decision and the write.
             let keepFor = Array(state.away) + state.draining.values.map(\.identity)
@@ -123,7 +124,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
 
     // MARK: Peripheral events
 
-    func subscribed(_ central: Central, _ characteristic: CharacteristicID) {
+    func subscribed(_ central: ConnectedCentral, _ characteristic: CharacteristicID) {
         guard isEnabled, characteristic == measurement else { return }
         let link = central.link
         // Only a link encrypted with its bond's key is the bonded central; anyone can claim its address.
@@ -144,7 +145,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
         Task { await self.drain(to: central, drain) }
     }
 
-    func unsubscribed(_ central: Central, _ characteristic: CharacteristicID) {
+    func unsubscribed(_ central: ConnectedCentral, _ characteristic: CharacteristicID) {
         guard isEnabled, characteristic == measurement else { return }
         // Indications turned off: nothing is kept for it any more.
         let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
@@ -155,7 +156,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
         waiter?.resume(returning: false)
     }
 
-    func disconnected(_ central: Central) {
+    func disconnected(_ central: ConnectedCentral) {
         guard isEnabled else { return }
         let link = central.link
         let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
@@ -169,7 +170,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     }
 
     /// The central bonded on this connection (it may have subscribed before pairing).
-    func bonded(_ central: Central) {
+    func bonded(_ central: ConnectedCentral) {
         guard isEnabled, manager.security?.isProvenBonded(central.link) == true else { return }
         let identity = central.link.identity.bondIdentity
         state.withLock { state in
@@ -183,7 +184,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
         _ = state.withLock { $0.away.remove(identity) }
     }
 
-    func confirmed(_ central: Central, _ characteristic: CharacteristicID) {
+    func confirmed(_ central: ConnectedCentral, _ characteristic: CharacteristicID) {
         guard characteristic == measurement else { return }
         let waiter = state.withLock { $0.confirmations.removeValue(forKey: central.link.id) }
         waiter?.resume(returning: true)
@@ -196,7 +197,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     }
 
     /// Indicates the central's stored measurements one by one, each removed once confirmed.
-    private func drain(to central: Central, _ drain: Drain) async {
+    private func drain(to central: ConnectedCentral, _ drain: Drain) async {
         let link = central.link, identity = drain.identity
         var sent = 0
         while isCurrent(drain, on: link) {
@@ -228,7 +229,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
 
     /// Sends one indication to `central` and waits for its confirmation; false when the central left,
     /// turned indications off or a newer drain took over.
-    private func indicate(_ value: [UInt8], to central: Central, _ drain: Drain) async -> Bool {
+    private func indicate(_ value: [UInt8], to central: ConnectedCentral, _ drain: Drain) async -> Bool {
         let link = central.link
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let (registered, superseded) = state.withLock { state -> (Bool, CheckedContinuation<Bool, Never>?) in
@@ -281,7 +282,7 @@ final class MeasurementForwarder: UpdateSink, Sendable {
     }
 
     /// Called by the writer in order: ends the drain when nothing arrived meanwhile, else drains on.
-    private func finishDrain(_ central: Central, _ drain: Drain) async {
+    private func finishDrain(_ central: ConnectedCentral, _ drain: Drain) async {
         let empty = (try? await store.pendingMeasurements(for: drain.identity).measurements.isEmpty) ?? true
         if empty {
             state.withLock { state in

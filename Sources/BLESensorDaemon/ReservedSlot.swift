@@ -38,10 +38,10 @@ struct ReservedSlot: Sendable {
     let bonds: (any BondProof)?
     /// A pairing window is open (`blesensor pair --window`).
     let windowOpen: @Sendable () -> Bool
-    let drop: @Sendable (Central, String) -> Void
+    let drop: @Sendable (ConnectedCentral, String) -> Void
 
     /// Call after the registry counted `central`.
-    func connected(_ central: Central) {
+    func connected(_ central: ConnectedCentral) {
         guard enabled, maxCentrals >= 2, registry.count >= maxCentrals, let bonds, bonds.hasBonds, !windowOpen() else { return }
         let link = central.link
         guard link.isBonded else {

@@ -12,14 +12,14 @@ struct SilentCentrals: Sendable {
     let clock: any HostClock
     let registry: CentralRegistry
     /// Disconnects the central; the text says why, for the log.
-    let drop: @Sendable (Central, String) -> Void
+    let drop: @Sendable (ConnectedCentral, String) -> Void
 
-    func connected(_ central: Central) {
+    func connected(_ central: ConnectedCentral) {
         guard timeout > .zero else { return }
         clock.schedule(after: timeout) { check(central) }
     }
 
-    func check(_ central: Central) {
+    func check(_ central: ConnectedCentral) {
         guard central.link.isOpen, let subscribed = registry.hasSubscriptions(central) else { return }
         // Using its slot: watched no longer.
         if subscribed || central.link.security.isEncrypted { return }

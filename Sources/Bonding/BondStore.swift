@@ -1,11 +1,12 @@
 import BLECore
 import Foundation
 
-/// Where bonds and the state that must outlive a connection are kept.
+/// Where bonds and the state that must outlive a connection are kept: keys, our identity and each
+/// bonded peer's GATT state. Measurements kept for away peers are a `MeasurementStore`'s.
 ///
 /// Identities are looked up by `DeviceAddress.bondIdentity`, so `.publicIdentity` finds a bond saved as
 /// `.publicDevice` and the other way round. Operations on one peer's state throw `.notBonded` when there is
-/// no bond; reads return nil or nothing pending.
+/// no bond; reads return nil.
 public protocol BondStore: Sendable {
     /// Our own identity, created once with `make` and kept forever after.
     func localIdentity(creating make: @Sendable () -> LocalIdentity) async throws(BondStoreError) -> LocalIdentity
@@ -16,7 +17,8 @@ public protocol BondStore: Sendable {
     /// bond of bond.identity, inserts `bond`, and sets its GATT state to `gattState` (CCCDs written during the
     /// pairing connection). Throws `.full` when the store is at its bound and nothing is replaced.
     func saveBond(_ bond: Bond, gattState: PeerGATTState, replacing: DeviceAddress?) async throws(BondStoreError)
-    /// Removes the bond with its GATT state and stored measurements; false if there was none.
+    /// Removes the bond with its GATT state (and, in a store that is also a `MeasurementStore`, its stored
+    /// measurements); false if there was none.
     func removeBond(_ identity: DeviceAddress) async throws(BondStoreError) -> Bool
     func touch(_ identity: DeviceAddress, at: Date) async throws(BondStoreError)
     /// Stores the counter as given: the caller checks it increases before accepting a signed write.
@@ -32,39 +34,9 @@ public protocol BondStore: Sendable {
     /// a bond are skipped, since a bond may be removed while the caller builds the list.
     func markChangedWhileAway(valueHandle: UInt16, for identities: [DeviceAddress]) async throws(BondStoreError)
     func clearChangedWhileAway(for identity: DeviceAddress) async throws(BondStoreError)
-    /// Keeps a measurement for a disconnected bonded peer; at most `limit` (≥ 1) per peer and handle, the oldest
-    /// dropped first and counted. Returns the sequence.
-    func enqueueMeasurement(
-        valueHandle: UInt16, value: [UInt8], takenAt: Date, for identity: DeviceAddress, limit: Int
-    ) async throws(BondStoreError) -> Int64
-    /// The same measurement for several away peers, in one write (one sync to disk, not one per
-    /// peer); returns the identities that have no bond (skipped: removed since the list was made).
-    func enqueueMeasurement(
-        valueHandle: UInt16, value: [UInt8], takenAt: Date, for identities: [DeviceAddress], limit: Int
-    ) async throws(BondStoreError) -> [DeviceAddress]
-    /// Nothing pending when there is no bond.
-    func pendingMeasurements(for identity: DeviceAddress) async throws(BondStoreError) -> PendingMeasurements
-    /// The peer confirmed (indication acknowledged) everything up to and including `sequence`; also resets the
-    /// dropped count.
-    func acknowledgeMeasurements(through sequence: Int64, for identity: DeviceAddress) async throws(BondStoreError)
 }
 
 extension BondStore {
-    /// One write per peer, for stores where a write costs no sync.
-    public func enqueueMeasurement(
-        valueHandle: UInt16, value: [UInt8], takenAt: Date, for identities: [DeviceAddress], limit: Int
-    ) async throws(BondStoreError) -> [DeviceAddress] {
-        var unbonded: [DeviceAddress] = []
-        for identity in identities {
-            do throws(BondStoreError) {
-                _ = try await enqueueMeasurement(valueHandle: valueHandle, value: value, takenAt: takenAt, for: identity, limit: limit)
-            } catch .notBonded {
-                unbonded.append(identity)
-            }
-        }
-        return unbonded
-    }
-
     public func count() async throws(BondStoreError) -> Int {
         try await bonds().count
     }

@@ -1,8 +1,8 @@
 import BLECore
 import Foundation
 
-/// A `BondStore` that forgets everything when released, with the same semantics as the persistent one: for tests
-/// and for running without a bond database.
+/// A `BondStore` and `MeasurementStore` that forgets everything when released, with the same semantics as the
+/// persistent one: for tests and for running without a bond database.
 public actor InMemoryBondStore: BondStore {
     private struct Entry {
         var bond: Bond
@@ -85,6 +85,15 @@ public actor InMemoryBondStore: BondStore {
         try update(identity) { $0.gatt.changedWhileAway = [] }
     }
 
+    private func update(_ identity: DeviceAddress, _ change: (inout Entry) -> Void) throws(BondStoreError) {
+        let key = identity.bondIdentity
+        guard var entry = entries[key] else { throw .notBonded(key) }
+        change(&entry)
+        entries[key] = entry
+    }
+}
+
+extension InMemoryBondStore: MeasurementStore {
     public func enqueueMeasurement(
         valueHandle: UInt16, value: [UInt8], takenAt: Date, for identity: DeviceAddress, limit: Int
     ) throws(BondStoreError) -> Int64 {
@@ -112,12 +121,5 @@ public actor InMemoryBondStore: BondStore {
             entry.measurements.removeAll { $0.sequence <= sequence }
             entry.dropped = 0
         }
-    }
-
-    private func update(_ identity: DeviceAddress, _ change: (inout Entry) -> Void) throws(BondStoreError) {
-        let key = identity.bondIdentity
-        guard var entry = entries[key] else { throw .notBonded(key) }
-        change(&entry)
-        entries[key] = entry
     }
 }

@@ -5,12 +5,12 @@ import Logging
 /// The kernel delivers one H4 packet (indicator included) per read and takes one per write.
 /// Opening takes the adapter from the kernel's stack (bluetoothd) itself: see `AdapterTakeover`.
 ///
-/// Checked `Sendable` (no `@unchecked` needed): all mutable state lives in `LinkLifecycle`'s mutex.
+/// Checked `Sendable` (no `@unchecked` needed): all mutable state lives in `TransportLifecycle`'s mutex.
 public final class HCIUserChannelTransport: HCITransport, Sendable {
     public let index: UInt16
     public let name: String
     private let logger: Logger
-    private let lifecycle: LinkLifecycle
+    private let lifecycle: TransportLifecycle
     private let options: TransportOptions
     private let probe: BluetoothAdapterProbe
 
@@ -21,7 +21,7 @@ public final class HCIUserChannelTransport: HCITransport, Sendable {
         self.index = index
         self.name = TransportSpecification.hciUserChannel(index: index).description
         self.logger = logger
-        self.lifecycle = LinkLifecycle(name: name)
+        self.lifecycle = TransportLifecycle(name: name)
         self.probe = probe
     }
 
@@ -29,24 +29,24 @@ public final class HCIUserChannelTransport: HCITransport, Sendable {
 
     public func open(handler: @escaping @Sendable (HCITransportEvent) -> Void) async throws(HCITransportError) {
         _ = try lifecycle.beginOpen()
-        let link: DescriptorLink
+        let loop: DescriptorEventLoop
         do {
             let takeover = AdapterTakeover(index: index, probe: probe, clock: options.clock, logger: logger)
             let fd = try await takeover.take { [lifecycle] in lifecycle.isClosed }
             // Closes the descriptor itself should it fail.
-            link = try DescriptorLink(
+            loop = try DescriptorEventLoop(
                 descriptor: fd, name: name, framing: .datagram, isSocket: false,
                 endOfStreamMessage: "\(device) was removed or reset by the kernel", options: options)
         } catch {
             lifecycle.failOpen()
             throw error
         }
-        try lifecycle.finishOpen(link, handler: handler)
+        try lifecycle.finishOpen(loop, handler: handler)
         logger.info("opened HCI user channel on \(device)")
     }
 
     public func send(_ packet: HCIPacket) throws(HCITransportError) {
-        try lifecycle.link().send(packet.h4Bytes)
+        try lifecycle.loop().send(packet.h4Bytes)
     }
 
     public func discardQueuedACL(handle: UInt16) { lifecycle.discardQueuedACL(handle: handle) }

@@ -14,7 +14,7 @@ final class CreditSource: Sendable {
     }
 }
 
-/// Where a link reports what happens outside its loop thread (stalls, refused packets).
+/// Where a descriptor event loop reports what happens outside its thread (stalls, refused packets).
 final class TransportEventHandler: Sendable {
     let call: @Sendable (HCITransportEvent) -> Void
 

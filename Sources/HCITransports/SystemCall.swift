@@ -22,7 +22,7 @@ enum SystemCall {
     /// Errno values after which the peer or device is gone, rather than the call being wrong.
     /// The HCI user channel gives EPIPE once its adapter is being unregistered, EBADFD once the
     /// socket lost it (unplugged, btvirt gone), ENETDOWN when it is not up.
-    static func meansLinkLost(_ code: Int32) -> Bool {
+    static func meansControllerGone(_ code: Int32) -> Bool {
         switch code {
         case EIO, ENXIO, ENODEV, EPIPE, EBADFD, ECONNRESET, ECONNABORTED, ETIMEDOUT, ENETDOWN, EHOSTUNREACH, ENOTCONN:
             return true

@@ -6,13 +6,13 @@ import Logging
 /// H4 over TCP to a controller server (an emulator, `btproxy`, a remote board), `tcp:HOST:PORT`.
 /// We are the client; `open` keeps retrying until the server listens, so start order does not matter.
 ///
-/// Checked `Sendable` (no `@unchecked` needed): all mutable state lives in `LinkLifecycle`'s mutex.
+/// Checked `Sendable` (no `@unchecked` needed): all mutable state lives in `TransportLifecycle`'s mutex.
 public final class TCPTransport: HCITransport, Sendable {
     public let host: String
     public let port: UInt16
     public let name: String
     private let logger: Logger
-    private let lifecycle: LinkLifecycle
+    private let lifecycle: TransportLifecycle
     private let options: TransportOptions
 
     public init(host: String, port: UInt16, logger: Logger, options: TransportOptions = TransportOptions()) {
@@ -21,7 +21,7 @@ public final class TCPTransport: HCITransport, Sendable {
         self.port = port
         self.name = TransportSpecification.tcp(host: host, port: port).description
         self.logger = logger
-        self.lifecycle = LinkLifecycle(name: name)
+        self.lifecycle = TransportLifecycle(name: name)
     }
 
     public func open(handler: @escaping @Sendable (HCITransportEvent) -> Void) async throws(HCITransportError) {
@@ -44,16 +44,16 @@ public final class TCPTransport: HCITransport, Sendable {
                 lifecycle.failOpen()
                 throw .cancelled("connecting to \(name)")
             }
-            let link: DescriptorLink
+            let loop: DescriptorEventLoop
             do {
-                link = try DescriptorLink(
+                loop = try DescriptorEventLoop(
                     descriptor: fd, name: name, framing: .stream, isSocket: true,
                     endOfStreamMessage: "tcp peer closed the connection", options: options)
             } catch {
                 lifecycle.failOpen()
                 throw error
             }
-            try lifecycle.finishOpen(link, handler: handler)
+            try lifecycle.finishOpen(loop, handler: handler)
             logger.info("connected to controller at \(name)")
         case let .failed(error):
             lifecycle.failOpen()
@@ -65,7 +65,7 @@ public final class TCPTransport: HCITransport, Sendable {
     }
 
     public func send(_ packet: HCIPacket) throws(HCITransportError) {
-        try lifecycle.link().send(packet.h4Bytes)
+        try lifecycle.loop().send(packet.h4Bytes)
     }
 
     public func discardQueuedACL(handle: UInt16) { lifecycle.discardQueuedACL(handle: handle) }
@@ -78,7 +78,7 @@ public final class TCPTransport: HCITransport, Sendable {
     }
 
     /// Packets waiting to be written, and (system calls, packets) written so far; nil when not open.
-    var queuedPackets: Int { lifecycle.openLink?.queuedPackets ?? 0 }
-    var writeStatistics: (calls: Int64, packets: Int64)? { lifecycle.openLink?.writeStatistics }
-    var timesWaitedForCredits: Int? { lifecycle.openLink?.timesWaitedForCredits }
+    var queuedPackets: Int { lifecycle.runningLoop?.queuedPackets ?? 0 }
+    var writeStatistics: (calls: Int64, packets: Int64)? { lifecycle.runningLoop?.writeStatistics }
+    var timesWaitedForCredits: Int? { lifecycle.runningLoop?.timesWaitedForCredits }
 }

@@ -11,14 +11,14 @@ import Logging
 
 /// H4 over a serial port (`uart:/dev/ttyAMA0?baud=115200&flow=on`), raw 8N1, optional RTS/CTS.
 ///
-/// Checked `Sendable` (no `@unchecked` needed): all mutable state lives in `LinkLifecycle`'s mutex.
+/// Checked `Sendable` (no `@unchecked` needed): all mutable state lives in `TransportLifecycle`'s mutex.
 public final class UARTTransport: HCITransport, Sendable {
     public let path: String
     public let baudRate: UInt32
     public let flowControl: Bool
     public let name: String
     private let logger: Logger
-    private let lifecycle: LinkLifecycle
+    private let lifecycle: TransportLifecycle
     private let options: TransportOptions
 
     public init(path: String, baudRate: UInt32, flowControl: Bool, logger: Logger, options: TransportOptions = TransportOptions()) {
@@ -28,27 +28,27 @@ public final class UARTTransport: HCITransport, Sendable {
         self.flowControl = flowControl
         self.name = TransportSpecification.uart(path: path, baudRate: baudRate, flowControl: flowControl).description
         self.logger = logger
-        self.lifecycle = LinkLifecycle(name: name)
+        self.lifecycle = TransportLifecycle(name: name)
     }
 
     public func open(handler: @escaping @Sendable (HCITransportEvent) -> Void) async throws(HCITransportError) {
         _ = try lifecycle.beginOpen()
-        let link: DescriptorLink
+        let loop: DescriptorEventLoop
         do {
             let fd = try openPort()
-            link = try DescriptorLink(
+            loop = try DescriptorEventLoop(
                 descriptor: fd, name: name, framing: .stream, isSocket: false,
                 endOfStreamMessage: "serial port \(path) closed (was the adapter unplugged?)", options: options)
         } catch {
             lifecycle.failOpen()
             throw error
         }
-        try lifecycle.finishOpen(link, handler: handler)
+        try lifecycle.finishOpen(loop, handler: handler)
         logger.info("opened \(name)")
     }
 
     public func send(_ packet: HCIPacket) throws(HCITransportError) {
-        try lifecycle.link().send(packet.h4Bytes)
+        try lifecycle.loop().send(packet.h4Bytes)
     }
 
     public func discardQueuedACL(handle: UInt16) { lifecycle.discardQueuedACL(handle: handle) }

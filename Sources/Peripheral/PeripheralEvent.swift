@@ -19,32 +19,32 @@ public struct AbandonedUpdate: Sendable, Equatable {
 public enum PeripheralEvent: Sendable {
     case stateChanged(PeripheralState)
     case advertisingStarted(AdvertisingPlan)
-    case centralConnected(Central)
-    case centralDisconnected(Central, reason: HCIStatus)
-    case mtuChanged(Central, mtu: Int)
+    case centralConnected(ConnectedCentral)
+    case centralDisconnected(ConnectedCentral, reason: HCIStatus)
+    case mtuChanged(ConnectedCentral, mtu: Int)
     /// The central's link was encrypted (or its encryption failed); `security` is what it has now.
-    case securityChanged(Central, LinkSecurity)
+    case securityChanged(ConnectedCentral, LinkSecurity)
     /// Pairing with the central completed; `bonded` when its keys were stored.
-    case paired(Central, bonded: Bool)
+    case paired(ConnectedCentral, bonded: Bool)
     /// Pairing failed or was refused; `detail` says why, in words (the agent's refusal, say).
-    case pairingFailed(Central, PairingFailureReason, detail: String)
+    case pairingFailed(ConnectedCentral, PairingFailureReason, detail: String)
     case readRequest(ReadRequest)
     case writeRequests(WriteBatch)
-    case subscribed(Central, CharacteristicID)
-    case unsubscribed(Central, CharacteristicID)
+    case subscribed(ConnectedCentral, CharacteristicID)
+    case unsubscribed(ConnectedCentral, CharacteristicID)
     /// `updateValue` returned `false` earlier and a central that refused has room again (or left):
     /// retry (CoreBluetooth's `peripheralManagerIsReady(toUpdateSubscribers:)`). The centrals listed
     /// are those that can take updates now, so one stalled central never holds the others back.
-    case readyToUpdateSubscribers([Central])
+    case readyToUpdateSubscribers([ConnectedCentral])
     /// Indications that will never be confirmed: the central disconnected, turned indications off,
     /// or timed out.
-    case indicationsAbandoned(Central, [AbandonedUpdate])
+    case indicationsAbandoned(ConnectedCentral, [AbandonedUpdate])
     /// The central confirmed an indication of this characteristic (applications that must know a
     /// value arrived, like store-and-forward, wait for it).
-    case indicationConfirmed(Central, CharacteristicID)
+    case indicationConfirmed(ConnectedCentral, CharacteristicID)
     /// The central left an indication unconfirmed for the ATT transaction timeout (30 s); its link
     /// is being disconnected, as no further ATT PDU may be sent on it.
-    case indicationTimedOut(Central)
+    case indicationTimedOut(ConnectedCentral)
     /// The controller is gone for good; `.stateChanged(.poweredOff)` follows and the events end.
     case controllerLost(ControllerLoss)
 }

@@ -48,7 +48,7 @@ extension PeripheralManager {
     }
 
     /// A CCCD, Client Supported Features or change-awareness changed on a link.
-    nonisolated func clientStateChanged(_ link: Link, _ change: RequestBroker.ClientStateChange) {
+    nonisolated func clientStateChanged(_ link: Link, _ change: PeripheralServerDelegate.ClientStateChange) {
         guard let bondedClients, bondedClients.liveIdentity(of: link.id) != nil else { return }
         switch change {
         case let .subscription(id, configuration):
@@ -75,13 +75,13 @@ extension PeripheralManager {
     /// Tells the update path which away centrals to flag, from what the store has.
     nonisolated func refreshAwayRoutes() {
         guard let bondedClients, let database = published.withLock({ $0?.server.database }) else { return }
-        broker.subscribers.setAway(bondedClients.awayRoutes(in: database))
+        subscribers.setAway(bondedClients.awayRoutes(in: database))
     }
 
     /// A link was encrypted: if it was with its bond's key (a re-pairing's new key proves nothing
     /// about the old bond), the bonded central's stored state becomes live on it.
     nonisolated func restoreBondedState(of link: Link) {
-        guard let bondedClients, security?.isProvenBonded(link) == true, link.security.isEncrypted, link.isOpen, broker.central(link.id) != nil,
+        guard let bondedClients, security?.isProvenBonded(link) == true, link.security.isEncrypted, link.isOpen, connectedCentrals.central(on: link.id) != nil,
               let current = published.withLock({ $0 }) else { return }
         let identity = link.identity.bondIdentity
         guard let stored = bondedClients.beginRestore(link.id, identity: identity) else { return }
@@ -97,7 +97,7 @@ extension PeripheralManager {
         // Routed now (the server reported them as subscriptions): stop flagging, then send what was missed.
         refreshAwayRoutes()
         if !link.isOpen {
-            broker.subscribers.remove(link.id)
+            subscribers.remove(link.id)
             _ = bondedClients.linkClosed(link.id)
             return
         }
@@ -112,8 +112,8 @@ extension PeripheralManager {
     private nonisolated func sendChangedWhileAway(_ valueHandles: Set<UInt16>, to link: Link, in current: Published) {
         for valueHandle in valueHandles.sorted() {
             guard let characteristic = current.server.database.characteristic(forValueHandle: valueHandle),
-                  let value = broker.subscribers.lastValue(of: characteristic.id),
-                  let targets = broker.subscribers.targets(of: characteristic.id) else { continue }
+                  let value = subscribers.lastValue(of: characteristic.id),
+                  let targets = subscribers.targets(of: characteristic.id) else { continue }
             let indicate = targets.indicate.contains(link.id), notify = targets.notify.contains(link.id)
             guard indicate || notify else { continue }
             send(value, characteristic: valueHandle, policy: targets.policy, to: link.id, indicate: indicate, in: current)

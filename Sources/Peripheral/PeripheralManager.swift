@@ -79,7 +79,14 @@ public actor PeripheralManager {
     /// A central role on this controller (`CentralManager(sharingControllerOf:)`), if one joined.
     nonisolated let centralRole = CentralRoleSlot()
     private var securityTask: Task<Void, Never>? = nil
-    nonisolated let broker: RequestBroker
+    /// The centrals of our open peripheral links, as the application's events name them.
+    nonisolated let connectedCentrals = ConnectedCentrals()
+    /// Reads and write batches the application has not answered yet.
+    nonisolated let pendingRequests: PendingRequests
+    nonisolated let subscribers: SubscriberTable
+    /// Write commands handed to the application and not yet taken from its event stream.
+    nonisolated let commandBudget: CommandBudget
+    nonisolated let serverDelegate: PeripheralServerDelegate
     nonisolated let published = Mutex<Published?>(nil)
     private nonisolated let roomWaiters = LinkRoomWaiters()
     private nonisolated let readyHandler = Mutex<ReadyHandler?>(nil)
@@ -110,10 +117,12 @@ public actor PeripheralManager {
         parameterRequests = configuration.connectionParameterRequest.map {
             ConnectionParameterRequests(request: $0, channels: channels, clock: configuration.clock, logger: logger)
         }
-        broker = RequestBroker(requestTimeout: configuration.requestTimeout, clock: configuration.clock,
-                               maxUndeliveredCommands: configuration.maxUndeliveredWriteCommands,
-                               keepsLastValues: configuration.security != nil, logger: logger) { event in sink.yield(event) }
-        events = PeripheralEvents(stream: stream, budget: broker.commandBudget)
+        pendingRequests = PendingRequests(timeout: configuration.requestTimeout, clock: configuration.clock, logger: logger)
+        subscribers = SubscriberTable(keepsLastValues: configuration.security != nil)
+        commandBudget = CommandBudget(limit: configuration.maxUndeliveredWriteCommands)
+        serverDelegate = PeripheralServerDelegate(centrals: connectedCentrals, requests: pendingRequests, subscribers: subscribers,
+                                                  commandBudget: commandBudget, logger: logger) { event in sink.yield(event) }
+        events = PeripheralEvents(stream: stream, budget: commandBudget)
         builder = Result { () throws(GATTDatabaseError) in
             try AttributeDatabaseBuilder(builtInServices: BuiltInServices(deviceName: configuration.deviceName,
                                                                           appearance: configuration.appearance))
@@ -152,7 +161,7 @@ public actor PeripheralManager {
         host.acl.addDrainObserver { link in waiters.resume(link.id) }
         host.links.addObserver { [weak self] change in self?.linkChanged(change) }
         if bondedClients != nil {
-            broker.observeClientState { [weak self] link, change in self?.clientStateChanged(link, change) }
+            serverDelegate.observeClientState { [weak self] link, change in self?.clientStateChanged(link, change) }
             // Saved with the bond in one transaction: subscriptions made before pairing completed.
             security?.setGATTStateProvider { [weak self] link in self?.gattSnapshot(of: link) ?? .empty }
         }
@@ -200,7 +209,7 @@ public actor PeripheralManager {
         await gap.setLongTermKeyProvider { link, random, ediv in
             security.longTermKey(for: link, random: random, ediv: ediv).map { LongTermKey(value: $0.key, properties: $0.properties) }
         }
-        let broker = broker, sink = eventSink, centralRole = centralRole
+        let centrals = connectedCentrals, sink = eventSink, centralRole = centralRole
         securityTask = Task { [weak self] in
             for await event in security.events {
                 if let link = event.link, link.role == .central {
@@ -210,9 +219,9 @@ public actor PeripheralManager {
                 switch event {
                 case let .paired(link, _, bonded):
                     if bonded { self?.bondEstablished(on: link) }
-                    if let central = broker.central(link.id) { sink.yield(.paired(central, bonded: bonded)) }
+                    if let central = centrals.central(on: link.id) { sink.yield(.paired(central, bonded: bonded)) }
                 case let .pairingFailed(link, reason, detail):
-                    if let central = broker.central(link.id) { sink.yield(.pairingFailed(central, reason, detail: detail)) }
+                    if let central = centrals.central(on: link.id) { sink.yield(.pairingFailed(central, reason, detail: detail)) }
                 case let .bondRemoved(identity):
                     self?.bondRemoved(identity)
                 case let .bondTakeoverRefused(link, _):
@@ -290,8 +299,8 @@ public actor PeripheralManager {
         let range = ServiceChangedRange.affected(from: current.database, to: database)
         let removed = current.database.characteristics.filter { database.characteristic(id: $0.id) == nil }
         current.server.replaceDatabase(database)
-        broker.subscribers.republish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }),
-                                     removed: Set(removed.map(\.id)))
+        subscribers.republish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }),
+                              removed: Set(removed.map(\.id)))
         // Before `published` moves on: abandoned indications of removed characteristics are still
         // named from the database they were queued under.
         for characteristic in removed { current.engine.purge(characteristic: characteristic.valueHandle) }
@@ -339,21 +348,21 @@ public actor PeripheralManager {
         do { database = try builder.build() } catch { throw .database(error) }
         var serverConfiguration = GATTServer.Configuration()
         serverConfiguration.mtu = configuration.mtu
-        let server = GATTServer(database: database, configuration: serverConfiguration, delegate: broker, logger: logger,
+        let server = GATTServer(database: database, configuration: serverConfiguration, delegate: serverDelegate, logger: logger,
                                 output: attOutput())
         let engine = NotificationEngine(sink: ACLNotificationSink(flowController: host.acl), defaultLimits: configuration.queueLimits,
                                         clock: configuration.clock, indicationTimeout: configuration.indicationTimeout) { [weak self] event in
             self?.engineEvent(event)
         }
         host.acl.addDrainObserver { [weak engine] _ in engine?.pump() }
-        broker.attach(engine) { server.supportsMultipleHandleValueNotifications($0) }
+        serverDelegate.attach(engine) { server.supportsMultipleHandleValueNotifications($0) }
         // Our server serves the links where we are the peripheral; a central role sharing the
         // controller has its own client and server for its links.
         channels.setHandler(for: L2CAPChannelID.attribute, role: .peripheral) { link, payload in server.receive(payload, on: link) }
         if let security {
             server.setSignedWriteVerifier(SignedWriteVerifier { link, pdu in security.verifySignedWrite(pdu, on: link) })
         }
-        broker.subscribers.publish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }))
+        subscribers.publish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }))
         published.withLock { $0 = Published(database: database, server: server, engine: engine) }
         refreshAwayRoutes()
         // Links that opened before publication are served from now on.
@@ -400,20 +409,20 @@ public actor PeripheralManager {
 
     /// Answers a read request exactly once; a second answer is reported, never applied.
     public nonisolated func respond(to request: ReadRequest, with result: Result<[UInt8], ATTErrorCode>) throws(RespondError) {
-        try broker.respond(to: request.id, read: result)
+        try pendingRequests.respond(to: request.id, read: result)
     }
 
     /// Answers a write batch exactly once, as a whole.
     public nonisolated func respond(to batch: WriteBatch, with result: Result<Void, ATTErrorCode>) throws(RespondError) {
         guard batch.needsResponse else { return }
-        try broker.respond(to: batch.id, write: result)
+        try pendingRequests.respond(to: batch.id, write: result)
     }
 
     // MARK: Updates
 
     /// How queued values of a notifying characteristic combine (default: only the latest matters).
     public nonisolated func setUpdatePolicy(_ policy: UpdatePolicy, for characteristic: CharacteristicID) {
-        broker.subscribers.setPolicy(policy, for: characteristic)
+        subscribers.setPolicy(policy, for: characteristic)
     }
 
     /// Sends `value` to the subscribed centrals (all of them, or those listed). All or nothing:
@@ -422,7 +431,7 @@ public actor PeripheralManager {
     /// `centralsReadyToUpdate(_:)` says which can take the value now. Values longer than MTU−3 are
     /// truncated in the notification, as CoreBluetooth does.
     @discardableResult
-    public nonisolated func updateValue(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [Central]? = nil) -> Bool {
+    public nonisolated func updateValue(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [ConnectedCentral]? = nil) -> Bool {
         guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: centrals, recording: value) else { return false }
         return published.engine.update(value, characteristic: route.valueHandle, notifying: route.notify, policy: route.policy,
                                        indicating: route.indicate)
@@ -435,7 +444,7 @@ public actor PeripheralManager {
     }
 
     /// `updateValue` that waits for room instead of returning `false`.
-    public nonisolated func updateValueWaitingForRoom(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [Central]? = nil) async throws(CancellationError) {
+    public nonisolated func updateValueWaitingForRoom(_ value: [UInt8], for characteristic: CharacteristicID, onSubscribedCentrals centrals: [ConnectedCentral]? = nil) async throws(CancellationError) {
         guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: centrals, recording: value) else { return }
         try await published.engine.updateWaitingForRoom(value, characteristic: route.valueHandle, notifying: route.notify,
                                                         policy: route.policy, indicating: route.indicate)
@@ -443,11 +452,11 @@ public actor PeripheralManager {
 
     /// The subscribed centrals of `characteristic` whose transmit queues can take an update of
     /// `length` octets now; after `updateValue` returned `false`, update these while the others drain.
-    public nonisolated func centralsReadyToUpdate(_ characteristic: CharacteristicID, length: Int = 20) -> [Central] {
+    public nonisolated func centralsReadyToUpdate(_ characteristic: CharacteristicID, length: Int = 20) -> [ConnectedCentral] {
         guard let published = published.withLock({ $0 }), let route = route(of: characteristic, among: nil) else { return [] }
         let ready = published.engine.linksWithRoom(among: route.notify, characteristic: route.valueHandle, policy: route.policy, length: length)
             + published.engine.linksWithRoom(among: route.indicate, characteristic: route.valueHandle, policy: .indication, length: length)
-        return broker.centrals(ready)
+        return connectedCentrals.centrals(on: ready)
     }
 
     /// Delivers "ready to update subscribers" straight from the thread that freed the room
@@ -458,11 +467,11 @@ public actor PeripheralManager {
     /// `updateValue`, must return quickly, never block, and never take a lock the application
     /// holds while calling `updateValue`. It is not called when no connected central is ready (the
     /// last one just closed), as updates to nobody are always accepted. `nil` goes back to `events`.
-    public nonisolated func setReadyToUpdateHandler(_ handler: (@Sendable ([Central]) -> Void)?) {
+    public nonisolated func setReadyToUpdateHandler(_ handler: (@Sendable ([ConnectedCentral]) -> Void)?) {
         readyHandler.withLock { $0 = handler.map(ReadyHandler.init(call:)) }
     }
 
-    struct ReadyHandler: Sendable { let call: @Sendable ([Central]) -> Void }
+    struct ReadyHandler: Sendable { let call: @Sendable ([ConnectedCentral]) -> Void }
 
     /// Queue counters per link and characteristic.
     public nonisolated func statistics() -> NotificationStatistics? {
@@ -470,21 +479,21 @@ public actor PeripheralManager {
     }
 
     /// Write commands dropped because the application did not take its events fast enough.
-    public nonisolated var droppedWriteCommands: Int64 { broker.commandBudget.dropped }
+    public nonisolated var droppedWriteCommands: Int64 { commandBudget.dropped }
 
     /// The characteristic's route, narrowed to `centrals` when given; `nil` for an unknown characteristic.
     /// An update of all subscribers (`recording` its value) is also what a bonded central that is
     /// away missed: the value is kept for its return and the central flagged (once) in the store.
-    private nonisolated func route(of characteristic: CharacteristicID, among centrals: [Central]?,
+    private nonisolated func route(of characteristic: CharacteristicID, among centrals: [ConnectedCentral]?,
                                    recording value: [UInt8]? = nil) -> SubscriberTable.Targets? {
         let found: SubscriberTable.Targets?
-        if centrals == nil, let value, let recorded = broker.subscribers.recordUpdate(of: characteristic, value: value) {
+        if centrals == nil, let value, let recorded = subscribers.recordUpdate(of: characteristic, value: value) {
             found = recorded.0
             if !recorded.away.isEmpty, recorded.0.valueHandle != 0 {
                 bondedClients?.markChanged(valueHandle: recorded.0.valueHandle, for: recorded.away)
             }
         } else {
-            found = broker.subscribers.targets(of: characteristic)
+            found = subscribers.targets(of: characteristic)
         }
         guard var route = found, route.valueHandle != 0 else { return nil }
         if let centrals {
@@ -500,7 +509,7 @@ public actor PeripheralManager {
     private nonisolated func engineEvent(_ event: NotificationEvent) {
         switch event {
         case let .readyToUpdateSubscribers(links):
-            let centrals = broker.centrals(links)
+            let centrals = connectedCentrals.centrals(on: links)
             if let handler = readyHandler.withLock({ $0 }) {
                 // No central left to update (the last one just closed): a handler that refills
                 // until refused would spin, as updates to nobody are always accepted.
@@ -509,7 +518,7 @@ public actor PeripheralManager {
                 eventSink.yield(.readyToUpdateSubscribers(centrals))
             }
         case let .indicationsAbandoned(link, indications):
-            guard let central = broker.central(link) else { return }
+            guard let central = connectedCentrals.central(on: link) else { return }
             let database = published.withLock { $0?.database }
             let updates = indications.map {
                 AbandonedUpdate(characteristic: database?.characteristic(forValueHandle: $0.characteristic)?.id
@@ -519,11 +528,11 @@ public actor PeripheralManager {
             eventSink.yield(.indicationsAbandoned(central, updates))
         case let .indicationTimedOut(link):
             logger.error("\(link.id): indication not confirmed within the ATT transaction timeout (\(configuration.indicationTimeout)); disconnecting")
-            if let central = broker.central(link.id) { eventSink.yield(.indicationTimedOut(central)) }
+            if let central = connectedCentrals.central(on: link.id) { eventSink.yield(.indicationTimedOut(central)) }
             let gap = gap
             Task { try? await gap.disconnect(link, reason: .remoteUserTerminated) }
         case let .indicationConfirmed(link, handle):
-            guard let central = broker.central(link),
+            guard let central = connectedCentrals.central(on: link),
                   let id = published.withLock({ $0?.database.characteristic(forValueHandle: handle)?.id }) else { return }
             eventSink.yield(.indicationConfirmed(central, id))
         }
@@ -535,7 +544,7 @@ public actor PeripheralManager {
         case let .encryptionChanged(link, status):
             security?.encryptionChanged(on: link, status: status)
             if status == .success { restoreBondedState(of: link) }
-            if let central = broker.central(link.id) { eventSink.yield(.securityChanged(central, link.security)) }
+            if let central = connectedCentrals.central(on: link.id) { eventSink.yield(.securityChanged(central, link.security)) }
         case .connected, .disconnected, .advertisingStarted, .advertisingStopped, .connectionUpdated, .dataLengthChanged,
              .remoteVersion, .controllerResetting, .controllerRecovered, .controllerFailed, .transportClosed:
             break
@@ -558,8 +567,8 @@ public actor PeripheralManager {
             guard link.role == .peripheral else { return }
             // First, so the server's first PDU of a bonded central already sees it bonded.
             security?.linkOpened(link)
-            let central = Central(link: link)
-            guard broker.centralConnected(central) else { return }
+            let central = ConnectedCentral(link: link)
+            guard connectedCentrals.add(central) else { return }
             current?.server.linkOpened(link)
             do { try current?.engine.addLink(link) } catch {
                 logger.error("notification queue for \(link.id): \(error)")
@@ -571,13 +580,15 @@ public actor PeripheralManager {
             guard link.role == .peripheral else { return }
             security?.linkClosed(link)
             parameterRequests?.linkClosed(link)
-            guard let central = broker.central(link.id) else { return }
+            guard let central = connectedCentrals.central(on: link.id) else { return }
             current?.server.linkClosed(link)
             // Its subscriptions go first: removing its queue can wake a streaming application's
             // ready handler, whose updates must no longer be routed to this link.
-            broker.subscribers.remove(link.id)
+            subscribers.remove(link.id)
             current?.engine.removeLink(link.id)
-            broker.centralDisconnected(link.id)
+            connectedCentrals.remove(link.id)
+            // The server has dropped the link: what it still waits for from the application fails.
+            pendingRequests.failAll(on: link.id)
             // Its central is away from now on: updates flag it.
             if bondedClients?.linkClosed(link.id) == true { refreshAwayRoutes() }
             roomWaiters.resume(link.id)

@@ -13,7 +13,7 @@ public struct ATTRequestID: Hashable, Sendable, CustomStringConvertible {
 /// A central reads a dynamic value. Answer with `PeripheralManager.respond(to:with:)`.
 public struct ReadRequest: Sendable, Equatable {
     public let id: ATTRequestID
-    public let central: Central
+    public let central: ConnectedCentral
     public let characteristic: CharacteristicID
     /// Set when a dynamic descriptor is read rather than the characteristic value.
     public let descriptor: BluetoothUUID?
@@ -31,7 +31,7 @@ public struct WriteRequest: Sendable, Equatable {
 /// Writes without response need no answer (`needsResponse == false`).
 public struct WriteBatch: Sendable, Equatable {
     public let id: ATTRequestID
-    public let central: Central
+    public let central: ConnectedCentral
     public let requests: [WriteRequest]
     public let kind: GATTWriteKind
 

@@ -3,7 +3,7 @@ import Bonding
 import Foundation
 import GRDB
 
-extension SQLiteBondStore {
+extension SQLiteBondStore: MeasurementStore {
     public func enqueueMeasurement(
         valueHandle: UInt16, value: [UInt8], takenAt: Date, for identity: DeviceAddress, limit: Int
     ) async throws(BondStoreError) -> Int64 {

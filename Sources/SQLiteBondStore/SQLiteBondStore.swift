@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// The persistent `BondStore`: one SQLite file in WAL mode with `synchronous = FULL`, so a write that returned
+/// The persistent `BondStore` and `MeasurementStore`: one SQLite file in WAL mode with `synchronous = FULL`, so a write that returned
 /// survives a power cut or kill -9. Every access after `init` goes through GRDB's async `read`/`write`, which
 /// run on GRDB's own dispatch queue, never blocking the Swift cooperative pool.
 public final class SQLiteBondStore: BondStore {

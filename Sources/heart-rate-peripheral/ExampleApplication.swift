@@ -25,8 +25,8 @@ final class ExampleApplication: Sendable {
     struct State {
         var echo: [UInt8] = Array("hello".utf8)
         var counter: UInt32 = 0
-        var heartRateSubscribers: Set<Central> = []
-        var counterSubscribers: Set<Central> = []
+        var heartRateSubscribers: Set<ConnectedCentral> = []
+        var counterSubscribers: Set<ConnectedCentral> = []
         var heartRateTimer: RepeatingTimer?
         var counterTimer: RepeatingTimer?
         var counterSending = false
@@ -111,7 +111,7 @@ final class ExampleApplication: Sendable {
         }
     }
 
-    private func subscriptionStarted(_ central: Central, _ characteristic: CharacteristicID) {
+    private func subscriptionStarted(_ central: ConnectedCentral, _ characteristic: CharacteristicID) {
         switch characteristic {
         case ExampleServices.measurement:
             let first = state.withLock { $0.heartRateSubscribers.insert(central).inserted && $0.heartRateSubscribers.count == 1 }
@@ -139,7 +139,7 @@ final class ExampleApplication: Sendable {
         }
     }
 
-    private func subscriptionEnded(_ central: Central, _ characteristic: CharacteristicID) {
+    private func subscriptionEnded(_ central: ConnectedCentral, _ characteristic: CharacteristicID) {
         let timer: RepeatingTimer? = state.withLock { state in
             switch characteristic {
             case ExampleServices.measurement:

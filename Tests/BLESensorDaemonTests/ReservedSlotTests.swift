@@ -29,12 +29,12 @@ import TestSupport
         return (slot, registry, clock, bonds, drops)
     }
 
-    static func connect(_ central: Central, _ slot: ReservedSlot, _ registry: CentralRegistry) {
+    static func connect(_ central: ConnectedCentral, _ slot: ReservedSlot, _ registry: CentralRegistry) {
         registry.connected(central)
         slot.connected(central)
     }
 
-    static func bonded(_ last: UInt8) -> Central {
+    static func bonded(_ last: UInt8) -> ConnectedCentral {
         let central = SilentCentralsTests.central(last)
         central.link.setBonded(true)
         return central

@@ -47,13 +47,13 @@ struct SecurityFixture {
     }
 
     /// A central connected from a resolvable private address that resolved to `identity`.
-    func connect(_ identity: DeviceAddress, bonded: Bool) -> Central {
+    func connect(_ identity: DeviceAddress, bonded: Bool) -> ConnectedCentral {
         let link = Link(handle: 0x40, role: .peripheral, peer: DeviceAddress(BluetoothAddress("4A:00:00:00:00:01")!, type: .randomDevice),
                         parameters: .init(interval: 24, latency: 0, supervisionTimeout: 400))
         link.setIdentity(DeviceAddress(identity.address, type: identity.type == .publicDevice ? .publicIdentity : .randomIdentity))
         link.setBonded(bonded)
         security.linkOpened(link)
-        let central = Central(link: link)
+        let central = ConnectedCentral(link: link)
         centrals.connected(central)
         return central
     }

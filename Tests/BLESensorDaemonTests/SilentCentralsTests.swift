@@ -11,13 +11,13 @@ import TestSupport
 /// subscribes is dropped once the slots are full or encryption is required, on the injected clock.
 @Suite struct SilentCentralsTests {
     final class Drops: Sendable {
-        let list = Mutex<[(Central, String)]>([])
-        var centrals: [Central] { list.withLock { $0.map(\.0) } }
+        let list = Mutex<[(ConnectedCentral, String)]>([])
+        var centrals: [ConnectedCentral] { list.withLock { $0.map(\.0) } }
         var reasons: [String] { list.withLock { $0.map(\.1) } }
     }
 
-    static func central(_ last: UInt8) -> Central {
-        Central(link: Link(handle: UInt16(last), role: .peripheral,
+    static func central(_ last: UInt8) -> ConnectedCentral {
+        ConnectedCentral(link: Link(handle: UInt16(last), role: .peripheral,
                            peer: DeviceAddress(BluetoothAddress(littleEndian: [last, 0, 0, 0, 0x66, 0xC0]), type: .randomDevice),
                            parameters: .init(interval: 24, latency: 0, supervisionTimeout: 400)))
     }
@@ -29,7 +29,7 @@ import TestSupport
         return (silent, registry, clock, drops)
     }
 
-    static func connect(_ central: Central, _ silent: SilentCentrals, _ registry: CentralRegistry) {
+    static func connect(_ central: ConnectedCentral, _ silent: SilentCentrals, _ registry: CentralRegistry) {
         registry.connected(central)
         silent.connected(central)
     }

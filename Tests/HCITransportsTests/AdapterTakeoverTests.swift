@@ -10,7 +10,7 @@ import Testing
 /// copy (this machine's kernel has no Bluetooth). Back-offs run on a `ManualClock`.
 @Suite struct AdapterTakeoverTests {
     /// A transport on fakes. A successful bind hands the transport one end of a real socket pair,
-    /// so the link it builds on the descriptor is real.
+    /// so the event loop it builds on the descriptor is real.
     final class Rig: Sendable {
         let tree = SysfsTree()
         let clock = ManualClock()

@@ -28,8 +28,8 @@ enum KernelHCI {
         _ = await recorder.wait(timeout: liveness) { closed($0) }
     }
 
-    static func stop(_ link: DescriptorLink, _ recorder: EventRecorder) async {
-        link.stop()
+    static func stop(_ loop: DescriptorEventLoop, _ recorder: EventRecorder) async {
+        loop.stop()
         _ = await recorder.wait(timeout: liveness) { closed($0) }
     }
 

@@ -90,7 +90,7 @@ struct KernelHCIUserChannelTests {
     /// The kernel frees a packet's send-buffer charge in its transmit work (a high-priority
     /// kworker), which on an idle machine runs between two of our writes and keeps the buffer
     /// empty. So the hci group pins hci0's workqueue to one CPU and names it; the flush and the
-    /// link's loop thread run there at SCHED_FIFO, and the kworker waits until the loop blocks in poll.
+    /// event loop's thread run there at SCHED_FIFO, and the kworker waits until the loop blocks in poll.
     @Test(.enabled(if: KernelHCI.transmitWorkCPU != nil, "set BLESENSOR_TEST_HCI_TX_WORK_CPU to the CPU hci0's workqueue is pinned to (Tests/KernelVM/guest/hci.sh)"))
     func aFullSendBufferQueuesTheRestAndLosesNothing() async throws {
         let index = try #require(KernelHCI.index)
@@ -100,8 +100,8 @@ struct KernelHCIUserChannelTests {
         let descriptor = try await takeover.take { false }
         var smallest: Int32 = 1  // raised by the kernel to its minimum (SOCK_MIN_SNDBUF)
         #expect(setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &smallest, socklen_t(MemoryLayout<Int32>.size)) == 0)
-        let link = try DescriptorLink(descriptor: descriptor, name: "hci:\(index)", framing: .datagram, isSocket: false,
-                                      endOfStreamMessage: "hci\(index) was removed")
+        let loop = try DescriptorEventLoop(descriptor: descriptor, name: "hci:\(index)", framing: .datagram, isSocket: false,
+                                           endOfStreamMessage: "hci\(index) was removed")
         let recorder = EventRecorder()
         let data = HCIACLPacket.frame(handle: 0x0EFF, boundary: .firstNonFlushable, fragment: ArraySlice(repeating: 0xA5, count: 1000))
         // The flush writes on this thread until EAGAIN, then the loop thread (started here) goes on.
@@ -110,11 +110,11 @@ struct KernelHCIUserChannelTests {
             var started = false
             do {
                 try RealtimeThread.running(onCPU: cpu) { () throws(HCITransportError) in
-                    link.start(handler: recorder.handler)
+                    loop.start(handler: recorder.handler)
                     started = true
-                    try link.combiningWrites { () throws(HCITransportError) in
-                        for _ in 0..<200 { try link.send(data.h4Bytes) }
-                        try link.send(KernelHCI.command(0x1009).h4Bytes)
+                    try loop.combiningWrites { () throws(HCITransportError) in
+                        for _ in 0..<200 { try loop.send(data.h4Bytes) }
+                        try loop.send(KernelHCI.command(0x1009).h4Bytes)
                     }
                 }
                 return (started, nil)
@@ -124,7 +124,7 @@ struct KernelHCIUserChannelTests {
         }
         if let error = outcome.error {
             // Close the socket here, or every later test finds hci0 taken.
-            if outcome.started { await KernelHCI.stop(link, recorder) } else { link.discard() }
+            if outcome.started { await KernelHCI.stop(loop, recorder) } else { loop.discard() }
             throw error
         }
         _ = await recorder.wait(timeout: KernelHCI.liveness) { events in
@@ -132,8 +132,8 @@ struct KernelHCIUserChannelTests {
         }
         #expect(recorder.closures.isEmpty, "the link closed: \(recorder.closures)")
         #expect(KernelHCI.answered(recorder.events) == [0x1009])
-        #expect(link.timesBlocked > 0, "the kernel never answered EAGAIN: the full-socket path was not exercised")
-        #expect(link.queuedPackets == 0)
-        await KernelHCI.stop(link, recorder)
+        #expect(loop.timesBlocked > 0, "the kernel never answered EAGAIN: the full-socket path was not exercised")
+        #expect(loop.queuedPackets == 0)
+        await KernelHCI.stop(loop, recorder)
     }
 }

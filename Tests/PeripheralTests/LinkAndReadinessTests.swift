@@ -217,7 +217,7 @@ extension PeripheralEvent {
         let client = try await fixture.connect(1)
         try await fixture.subscribe(client, to: TestIDs.notifying, value: 0x0001)
         let central = try #require(fixture.central(of: client))
-        let (calls, call) = AsyncStream.makeStream(of: [Central].self)
+        let (calls, call) = AsyncStream.makeStream(of: [ConnectedCentral].self)
         let refilled = Mutex(0)
         let manager = fixture.manager
         manager.setReadyToUpdateHandler { centrals in

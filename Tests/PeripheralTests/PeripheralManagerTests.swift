@@ -121,8 +121,8 @@ struct PeripheralFixture {
         _ = await client.request(.readByGroupTypeRequest(startHandle: 0x0001, endHandle: 0xFFFF, groupType: GATTUUID.primaryService))
     }
 
-    func central(of client: ATTTestClient) -> Central? {
-        manager.host.links.link(handle: client.link.peripheralHandle).map(Central.init(link:))
+    func central(of client: ATTTestClient) -> ConnectedCentral? {
+        manager.host.links.link(handle: client.link.peripheralHandle).map(ConnectedCentral.init(link:))
     }
 
     func count(where predicate: (PeripheralEvent) -> Bool) -> Int { recorder.count(where: predicate) }

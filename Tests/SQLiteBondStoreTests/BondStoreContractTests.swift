@@ -3,7 +3,7 @@ import Bonding
 import Foundation
 import Testing
 
-/// The BondStore protocol's semantics, on the in-memory and the SQLite store alike.
+/// The BondStore and MeasurementStore protocols' semantics, on the in-memory and the SQLite store alike.
 @Suite struct BondStoreContractTests {
     @Test(arguments: StoreKind.allCases) func localIdentityIsCreatedOnce(kind: StoreKind) async throws {
         let directory = TemporaryDirectory()

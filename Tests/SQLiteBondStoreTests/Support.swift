@@ -22,7 +22,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomStringConvertible {
     case inMemory, sqlite, sqliteCopyInMemory
     var description: String { rawValue }
 
-    func make(in directory: TemporaryDirectory, maximumBonds: Int = BondStoreLimits.defaultMaximumBonds) throws -> any BondStore {
+    func make(in directory: TemporaryDirectory, maximumBonds: Int = BondStoreLimits.defaultMaximumBonds) throws -> any BondStore & MeasurementStore {
         switch self {
         case .inMemory: return InMemoryBondStore(maximumBonds: maximumBonds)
         case .sqlite: return try SQLiteBondStore(path: directory.database, maximumBonds: maximumBonds)

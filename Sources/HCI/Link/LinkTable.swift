@@ -7,8 +7,10 @@ public enum LinkChange: Sendable {
 }
 
 /// The open links, by the handle the controller uses for each, and the hooks upper layers attach
-/// to them. The only table keyed by connection handle: it translates the controller's handles into
-/// links at the edge of the host, and an entry goes the moment its link closes.
+/// to them. It translates the controller's handles into links at the edge of the host, and an
+/// entry goes the moment its link closes; layers above key their state by `LinkID`, which is never
+/// reused. The one other handle index is `ACLFlowController`'s, for Number Of Completed Packets
+/// (which names handles); its entry goes with the link's queue.
 ///
 /// Calling context: any thread. Observers and the data handler run synchronously on the thread
 /// that delivers controller packets, in controller order: an observer sees `.opened` before any

@@ -2,13 +2,13 @@ import HCI
 import Synchronization
 
 /// The open/close state machine shared by the descriptor-based transports, so each transport
-/// only has to say how its descriptor is obtained.
-final class LinkLifecycle: Sendable {
+/// only has to say how its descriptor is obtained; once open, it holds the descriptor's event loop.
+final class TransportLifecycle: Sendable {
     private enum Phase {
         case idle
         /// `interrupt` is signalled by `close()` to abandon a slow open (TCP retrying).
         case opening(interrupt: WakePipe)
-        case open(DescriptorLink)
+        case open(DescriptorEventLoop)
         case closed
     }
 
@@ -33,21 +33,21 @@ final class LinkLifecycle: Sendable {
         return interrupt
     }
 
-    /// Installs the link and starts its reader, unless `close()` ran while opening.
+    /// Installs the event loop and starts it, unless `close()` ran while opening.
     func finishOpen(
-        _ link: DescriptorLink, handler: @escaping @Sendable (HCITransportEvent) -> Void
+        _ loop: DescriptorEventLoop, handler: @escaping @Sendable (HCITransportEvent) -> Void
     ) throws(HCITransportError) {
         let installed = phase.withLock { phase -> Bool in
             guard case .opening = phase else { return false }
-            phase = .open(link)
+            phase = .open(loop)
             return true
         }
         guard installed else {
-            link.discard()
+            loop.discard()
             throw .cancelled("opening \(name)")
         }
-        if let source = creditSource.withLock({ $0 }) { link.setCreditSource(source) }
-        link.start(handler: handler)
+        if let source = creditSource.withLock({ $0 }) { loop.setCreditSource(source) }
+        loop.start(handler: handler)
     }
 
     /// Returns to idle after a failed open so the caller may try again (unless closed meanwhile).
@@ -65,44 +65,45 @@ final class LinkLifecycle: Sendable {
         }
     }
 
-    func link() throws(HCITransportError) -> DescriptorLink {
+    /// The running event loop; throws unless the transport is open.
+    func loop() throws(HCITransportError) -> DescriptorEventLoop {
         try phase.withLock { phase throws(HCITransportError) in
-            guard case let .open(link) = phase else { throw .notOpen(name) }
-            return link
+            guard case let .open(loop) = phase else { throw .notOpen(name) }
+            return loop
         }
     }
 
-    /// The open link, if any (nil while opening or after close).
-    var openLink: DescriptorLink? {
+    /// The running event loop, if any (nil while opening or after close).
+    var runningLoop: DescriptorEventLoop? {
         phase.withLock { phase in
-            if case let .open(link) = phase { return link }
+            if case let .open(loop) = phase { return loop }
             return nil
         }
     }
 
-    // What every descriptor transport forwards to its open link (nothing to do when none is open).
+    // What every descriptor transport forwards to its event loop (nothing to do when none runs).
 
     func discardQueuedACL(handle: UInt16) {
-        openLink?.discardQueuedACL(handle: handle)
+        runningLoop?.discardQueuedACL(handle: handle)
     }
 
     func discardQueuedPackets() {
-        openLink?.discardQueuedPackets()
+        runningLoop?.discardQueuedPackets()
     }
 
     func combiningWrites<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        guard let link = openLink else { return try body() }
-        return try link.combiningWrites(body)
+        guard let loop = runningLoop else { return try body() }
+        return try loop.combiningWrites(body)
     }
 
-    /// Kept for the link an open makes, and given to the one already open.
+    /// Kept for the event loop an open starts, and given to the one already running.
     func setCreditSource(_ read: @escaping @Sendable () -> ACLCredits) {
         let source = CreditSource(read)
         creditSource.withLock { $0 = source }
-        openLink?.setCreditSource(source)
+        runningLoop?.setCreditSource(source)
     }
 
-    /// Idempotent; an open link reports `.closed(nil)` from its reader thread.
+    /// Idempotent; a running event loop reports `.closed(nil)` from its thread.
     func close() {
         phase.withLock { phase in
             switch phase {
@@ -110,8 +111,8 @@ final class LinkLifecycle: Sendable {
             case let .opening(interrupt):
                 interrupt.signal()
                 phase = .closed
-            case let .open(link):
-                link.stop()
+            case let .open(loop):
+                loop.stop()
                 phase = .closed
             case .closed: break
             }

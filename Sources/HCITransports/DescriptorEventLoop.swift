@@ -31,8 +31,8 @@ import Synchronization
 /// queued in the host only while credits come back within a window of each other.
 ///
 /// A datagram the kernel refuses as malformed (EINVAL, EMSGSIZE) is a bug in the host: it is
-/// dropped and reported as `.refused`, and the link goes on; the host's timeouts recover the
-/// command or the link it belonged to.
+/// dropped and reported as `.refused`, and the loop goes on; the host's timeouts recover the
+/// command or the BLE link it belonged to.
 ///
 /// The combining count is shared: while any scope is open, every thread's sends wait for the last
 /// scope to end. Scopes are for short bursts (one timer tick's updates), never for waiting.
@@ -40,11 +40,11 @@ import Synchronization
 /// A queue that makes no progress for `stallTimeout` is reported once as `.stalled` (from the
 /// clock's context): the controller stopped reading. `stop()` always ends the loop at once, pending
 /// writes or not. The loop alone emits `.closed`, exactly once, and closes the descriptor only after
-/// marking the link released under the writer lock, so no write ever reaches a recycled descriptor.
+/// marking the loop released under the writer lock, so no write ever reaches a recycled descriptor.
 ///
 /// `@unchecked Sendable`: the descriptor numbers are immutable; everything else is in `outbound`
 /// (a `Mutex`) or the thread-safe pipes.
-final class DescriptorLink: @unchecked Sendable {
+final class DescriptorEventLoop: @unchecked Sendable {
     enum Framing: Sendable {
         /// An H4 byte stream cut into packets by `H4StreamFramer` (UART, TCP).
         case stream
@@ -68,7 +68,7 @@ final class DescriptorLink: @unchecked Sendable {
         var stallCheck: TimerHandle?
         var stallReported = false
         var released = false
-        /// A write failed for good; the loop reports it as the reason the link closed.
+        /// A write failed for good; the loop reports it as the reason the transport closed.
         var failure: HCITransportError?
         /// Packets the kernel refused, to be reported once the lock is released.
         var refusals: [HCITransportError] = []
@@ -151,12 +151,12 @@ final class DescriptorLink: @unchecked Sendable {
         }
     }
 
-    /// Closes a link whose loop was never started (open was abandoned half way).
+    /// Closes the descriptor of a loop that was never started (open was abandoned half way).
     func discard() {
         release()
     }
 
-    /// Asks the loop to finish; it reports `.closed(nil)` unless the link already failed.
+    /// Asks the loop to finish; it reports `.closed(nil)` unless a write already failed.
     func stop() {
         stopPipe.signal()
     }
@@ -375,7 +375,7 @@ final class DescriptorLink: @unchecked Sendable {
         if chunks < 0 {
             let code = errno
             if code == EINTR || code == EAGAIN || code == EWOULDBLOCK { return nil }
-            if framing == .datagram, SystemCall.meansLinkLost(code) {
+            if framing == .datagram, SystemCall.meansControllerGone(code) {
                 return .disconnected("\(endOfStreamMessage) (reading \(name): \(SystemCall.message(code)), errno \(code))")
             }
             return .disconnected("reading \(name) failed: \(SystemCall.message(code)) (errno \(code))")
@@ -547,7 +547,7 @@ final class DescriptorLink: @unchecked Sendable {
         switch code {
         case EINTR, EAGAIN, EWOULDBLOCK, ENOBUFS:
             return .wouldBlock
-        case _ where SystemCall.meansLinkLost(code):
+        case _ where SystemCall.meansControllerGone(code):
             return .failed(.disconnected("writing to \(name) failed: \(SystemCall.message(code)) (errno \(code))"))
         default:
             return .failed(SystemCall.failure("write to \(name)", errno: code))
@@ -574,7 +574,7 @@ final class DescriptorLink: @unchecked Sendable {
     private enum DirectWrite {
         case written(Int)
         case wouldBlock
-        /// The kernel refused this datagram as malformed (EINVAL, EMSGSIZE): a host bug, not a lost link.
+        /// The kernel refused this datagram as malformed (EINVAL, EMSGSIZE): a host bug, not a lost controller.
         case refused(Int32)
         case failed(HCITransportError)
     }
@@ -639,7 +639,7 @@ final class DescriptorLink: @unchecked Sendable {
         handler.call(.stalled(stalled))
     }
 
-    /// Marks the link released under the writer lock (no write starts after it), drops what is
+    /// Marks the loop released under the writer lock (no write starts after it), drops what is
     /// queued, then closes the descriptors.
     private func release() {
         stopPipe.signal()

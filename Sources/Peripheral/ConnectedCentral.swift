@@ -1,8 +1,9 @@
 import BLECore
 import HCI
 
-/// A connected central, as the application sees it.
-public struct Central: Hashable, Sendable, CustomStringConvertible {
+/// A remote central connected to this peripheral, as the application sees it (CoreBluetooth's
+/// `CBCentral`). Not the central role, which is the `Central` module.
+public struct ConnectedCentral: Hashable, Sendable, CustomStringConvertible {
     /// The link to the central: its security, MTU and parameters, and whether it is still open.
     public let link: Link
 
@@ -17,7 +18,7 @@ public struct Central: Hashable, Sendable, CustomStringConvertible {
     /// CoreBluetooth's `maximumUpdateValueLength`.
     public var maximumUpdateValueLength: Int { link.mtu - 3 }
 
-    public static func == (lhs: Central, rhs: Central) -> Bool { lhs.link.id == rhs.link.id }
+    public static func == (lhs: ConnectedCentral, rhs: ConnectedCentral) -> Bool { lhs.link.id == rhs.link.id }
     public func hash(into hasher: inout Hasher) { hasher.combine(link.id) }
 
     public var description: String { address.address.description }
