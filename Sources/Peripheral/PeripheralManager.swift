@@ -88,9 +88,9 @@ public actor PeripheralManager {
     nonisolated let commandBudget: CommandBudget
     nonisolated let serverDelegate: PeripheralServerDelegate
     nonisolated let published = Mutex<Published?>(nil)
-    private nonisolated let roomWaiters = LinkRoomWaiters()
+    nonisolated let roomWaiters = LinkRoomWaiters()
     private nonisolated let readyHandler = Mutex<ReadyHandler?>(nil)
-    private nonisolated let eventSink: AsyncStream<PeripheralEvent>.Continuation
+    nonisolated let eventSink: AsyncStream<PeripheralEvent>.Continuation
     nonisolated let logger: Logger
     /// Bonded centrals' GATT state across connections, when `configuration.security` is set.
     nonisolated let bondedClients: BondedClients?
@@ -365,8 +365,12 @@ public actor PeripheralManager {
         subscribers.publish(Dictionary(uniqueKeysWithValues: database.characteristics.map { ($0.id, $0.valueHandle) }))
         published.withLock { $0 = Published(database: database, server: server, engine: engine) }
         refreshAwayRoutes()
-        // Links that opened before publication are served from now on.
-        for link in host.links.openLinks where link.role == .peripheral { linkChanged(.opened(link)) }
+        // Links whose centrals connected before publication are served from now on.
+        let served = ServedLink(current: published.withLock { $0 }, logger: logger)
+        for link in host.links.openLinks where link.role == .peripheral && connectedCentrals.central(on: link.id) != nil {
+            _ = served.server?.opened(link)
+            _ = served.engine?.opened(link)
+        }
         logger.info("published \(builder.services.count) service(s), \(database.lastHandle) attributes")
     }
 
@@ -542,9 +546,7 @@ public actor PeripheralManager {
         if let lifecycle = event.lifecycle { return follow(lifecycle) }
         switch event {
         case let .encryptionChanged(link, status):
-            security?.encryptionChanged(on: link, status: status)
-            if status == .success { restoreBondedState(of: link) }
-            if let central = connectedCentrals.central(on: link.id) { eventSink.yield(.securityChanged(central, link.security)) }
+            linkAttachments().encryptionChanged(link, status: status)
         case .connected, .disconnected, .advertisingStarted, .advertisingStopped, .connectionUpdated, .dataLengthChanged,
              .remoteVersion, .controllerResetting, .controllerRecovered, .controllerFailed, .transportClosed:
             break
@@ -561,38 +563,13 @@ public actor PeripheralManager {
     /// Per-link set-up and tear-down, run synchronously in the host's inbound order so the first
     /// ATT PDU of a new link always finds the server ready for it.
     private nonisolated func linkChanged(_ change: LinkChange) {
-        let current = published.withLock { $0 }
         switch change {
         case let .opened(link):
             guard link.role == .peripheral else { return }
-            // First, so the server's first PDU of a bonded central already sees it bonded.
-            security?.linkOpened(link)
-            let central = ConnectedCentral(link: link)
-            guard connectedCentrals.add(central) else { return }
-            current?.server.linkOpened(link)
-            do { try current?.engine.addLink(link) } catch {
-                logger.error("notification queue for \(link.id): \(error)")
-            }
-            eventSink.yield(.centralConnected(central))
-            parameterRequests?.linkOpened(link)
+            linkAttachments().opened(link)
         case let .closed(link, reason):
-            // A central role sharing the controller tells the Security Manager about its own links.
             guard link.role == .peripheral else { return }
-            security?.linkClosed(link)
-            parameterRequests?.linkClosed(link)
-            guard let central = connectedCentrals.central(on: link.id) else { return }
-            current?.server.linkClosed(link)
-            // Its subscriptions go first: removing its queue can wake a streaming application's
-            // ready handler, whose updates must no longer be routed to this link.
-            subscribers.remove(link.id)
-            current?.engine.removeLink(link.id)
-            connectedCentrals.remove(link.id)
-            // The server has dropped the link: what it still waits for from the application fails.
-            pendingRequests.failAll(on: link.id)
-            // Its central is away from now on: updates flag it.
-            if bondedClients?.linkClosed(link.id) == true { refreshAwayRoutes() }
-            roomWaiters.resume(link.id)
-            eventSink.yield(.centralDisconnected(central, reason: reason))
+            linkAttachments().closed(link, reason: reason)
         }
     }
 }

@@ -8,6 +8,12 @@ import Synchronization
 /// its update policy and which links are subscribed, kept up to date from CCCD writes and link
 /// closures so the hot path reads ready-made target lists (no allocation, one hash of the identifier).
 ///
+/// The GATT server's CCCD values are the record of what each client asked for; this table is their
+/// index for `updateValue`, never a second record. Its subscription rows have one writer,
+/// `PeripheralServerDelegate.subscriptionChanged`, which the server calls for every CCCD change, a
+/// client's write or one restored from a bond alike; a link's rows go when the link closes
+/// (`SubscriberAttachment`, and `restoreBondedState` for a link that closed during a restore).
+///
 /// With bonds, the same lookup also keeps the characteristic's last value (sent to a bonded central
 /// that comes back after it changed) and hands out, once, the bonded centrals that are subscribed
 /// but away and not yet flagged as having missed a change of it.
