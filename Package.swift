@@ -5,7 +5,7 @@ import PackageDescription
 // BLECore → HCI → HCITransports, VirtualController, L2CAP, GAP, GATTNotify (the notification queues);
 // BLECore → ATT; BLECore → SecurityToolbox (the Security Manager's crypto: AES-CMAC, e, c1, s1, ah, f4–f6,
 // g2, h6, h7, P-256; the only target that links swift-crypto) → GATT (its Database Hash) and SMP;
-// HCI, ATT and GATT → GATTServer, GATTClient; BLECore → Bonding → SMP, SQLiteBondStore.
+// HCI, L2CAP (the ATT bearer), ATT and GATT → GATTServer, GATTClient; BLECore → Bonding → SMP, SQLiteBondStore.
 // The Peripheral facade joins GAP, L2CAP, GATTServer, GATTNotify and SMP; the Central facade joins GAP,
 // L2CAP, GATTServer, GATTClient, SMP and SIGProfiles, and builds on Peripheral to share its controller.
 // The daemon and the CLI sit on top, in one multi-call binary (MultiCall).
@@ -81,12 +81,12 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .target(name: "GATTServer", dependencies: [
-            "BLECore", "HCI", "ATT", "GATT",
+            "BLECore", "HCI", "L2CAP", "ATT", "GATT",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The ATT client role on one link: MTU exchange, discovery, reads, writes, subscriptions, Service Changed.
         .target(name: "GATTClient", dependencies: [
-            "BLECore", "HCI", "ATT", "GATT",
+            "BLECore", "HCI", "L2CAP", "ATT", "GATT",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "ProfileCommands", dependencies: [
@@ -206,8 +206,8 @@ let package = Package(
         .testTarget(name: "GATTTests", dependencies: ["BLECore", "GATT"]),
         .testTarget(name: "SecurityToolboxTests", dependencies: ["BLECore", "SecurityToolbox"]),
         .testTarget(name: "SMPTests", dependencies: ["BLECore", "HCI", "SecurityToolbox", "Bonding", "SMP", "TestSupport"]),
-        .testTarget(name: "GATTServerTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer", "TestSupport"]),
-        .testTarget(name: "GATTClientTests", dependencies: ["BLECore", "HCI", "ATT", "GATT", "GATTServer", "GATTClient", "TestSupport"]),
+        .testTarget(name: "GATTServerTests", dependencies: ["BLECore", "HCI", "L2CAP", "ATT", "GATT", "GATTServer", "TestSupport"]),
+        .testTarget(name: "GATTClientTests", dependencies: ["BLECore", "HCI", "L2CAP", "ATT", "GATT", "GATTServer", "GATTClient", "TestSupport"]),
         .testTarget(name: "CentralTests", dependencies: [
             "BLECore", "HCI", "GAP", "GATT", "GATTClient", "SMP", "Bonding", "Peripheral", "Central", "VirtualController", "TestSupport",
         ]),
@@ -237,7 +237,7 @@ let package = Package(
         // libFuzzer's driver, built by scripts/fuzz.sh with -sanitize=fuzzer,address -DFUZZING.
         .target(name: "FuzzTargets", dependencies: [
             "ATT", "BLECore", "Bonding", "BridgeConfiguration", "ControlSocket", "GAP", "GATT", "GATTClient", "GATTServer", "HCI",
-            "HCITransports", "Sensors", "SMP",
+            "HCITransports", "L2CAP", "Sensors", "SMP",
         ]),
         .executableTarget(name: "blesensor-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Driver"),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["BLECore", "FuzzTargets", "TestSupport"]),

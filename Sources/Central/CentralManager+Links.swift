@@ -38,7 +38,7 @@ extension CentralManager {
             security?.linkOpened(link)
             let gatt = GATTClient(link: link, configuration: .init(transactionTimeout: configuration.transactionTimeout,
                                                                    clock: configuration.clock, rxMTU: configuration.mtu),
-                                  output: clientOutput(), logger: logger)
+                                  output: ATTBearer.fixedChannel(of: channels, acl: host.acl, waiters: roomWaiters), logger: logger)
             let peripheral = RemotePeripheral(link: link, gatt: gatt, gap: gap, security: security, roomWaiters: roomWaiters)
             peripherals.withLock { $0[link.id] = peripheral }
             localServer?.linkOpened(link)
@@ -65,24 +65,6 @@ extension CentralManager {
         }
     }
 
-    /// ATT PDUs to L2CAP, waiting for the link's ACL queue to drain when it is full. A write
-    /// without response goes only when nothing of the link waits for a controller credit, so such
-    /// writes are paced by the credits instead of filling the host queue.
-    nonisolated func clientOutput() -> GATTClientOutput {
-        let channels = channels, acl = host.acl, waiters = roomWaiters
-        return GATTClientOutput(send: { link, pdu in
-            switch channels.trySend(pdu, channel: L2CAPChannelID.attribute, on: link) {
-            case .sent: .sent
-            case .full: .full
-            case .closed: .closed
-            }
-        }, waitForRoom: { link in
-            await waiters.waitForQueueRoom(on: link, in: acl)
-        }, hasRoomForCommand: { link in
-            acl.queuedPDUs(on: link) == 0
-        })
-    }
-
     /// The GAP and GATT services every device serves; a central has nothing else to offer.
     static func makeLocalServer(deviceName: String, mtu: Int, channels: L2CAPFixedChannels, acl: ACLFlowController,
                                 waiters: LinkRoomWaiters, logger: Logger) -> GATTServer? {
@@ -96,15 +78,7 @@ extension CentralManager {
         var serverConfiguration = GATTServer.Configuration()
         serverConfiguration.mtu = mtu
         return GATTServer(database: database, configuration: serverConfiguration, delegate: BuiltInOnlyDelegate(), logger: logger,
-                          output: ATTOutput(send: { link, pdu in
-                              switch channels.trySend(pdu, channel: L2CAPChannelID.attribute, on: link) {
-                              case .sent: .sent
-                              case .full: .full
-                              case .closed: .closed
-                              }
-                          }, waitForRoom: { link in
-                              await waiters.waitForQueueRoom(on: link, in: acl)
-                          }))
+                          output: ATTBearer.fixedChannel(of: channels, acl: acl, waiters: waiters))
     }
 
     // MARK: Events from below

@@ -3,6 +3,7 @@ import BLECore
 import Dispatch
 @_spi(Fuzzing) import GATTClient
 import HCI
+import L2CAP
 import Synchronization
 
 /// The GATT client against a hostile server: MTU exchange, service, characteristic and descriptor
@@ -26,7 +27,7 @@ enum GATTClientFuzzing {
                         parameters: .init(interval: 24, latency: 0, supervisionTimeout: 400))
         // The transaction timeout never fires: the clock is never advanced.
         let client = GATTClient(link: link, configuration: .init(clock: ManualClock(), updateBufferLimit: 16),
-                                output: GATTClientOutput(send: { _, _ in
+                                output: ATTBearer(send: { _, _ in
                                     changed.signal()
                                     return .sent
                                 }, waitForRoom: { _ in }, hasRoomForCommand: { _ in true }))

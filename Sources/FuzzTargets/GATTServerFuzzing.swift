@@ -4,6 +4,7 @@ import Dispatch
 import GATT
 import GATTServer
 import HCI
+import L2CAP
 import Synchronization
 
 /// The GATT server as a client drives it: a sequence of ATT PDUs (requests, commands, prepare and
@@ -49,7 +50,7 @@ enum GATTServerFuzzing {
         }
         let sent = Mutex<[[UInt8]]>([])
         let anything = DispatchSemaphore(value: 0)
-        let output = ATTOutput(send: { _, pdu in
+        let output = ATTBearer(send: { _, pdu in
             sent.withLock { $0.append(pdu) }
             anything.signal()
             return .sent

@@ -2,6 +2,7 @@ import ATT
 import BLECore
 import GATT
 import HCI
+import L2CAP
 import Logging
 import Synchronization
 
@@ -36,7 +37,7 @@ public final class GATTClient: Sendable {
 
     public let link: Link
     let configuration: Configuration
-    let output: GATTClientOutput
+    let output: ATTBearer
     let logger: Logger
     let state = Mutex(ClientState())
 
@@ -55,7 +56,7 @@ public final class GATTClient: Sendable {
     public let readyToSendWriteWithoutResponse: AsyncStream<Void>
     let readySink: AsyncStream<Void>.Continuation
 
-    public init(link: Link, configuration: Configuration = .init(), output: GATTClientOutput,
+    public init(link: Link, configuration: Configuration = .init(), output: ATTBearer,
                 logger: Logger = Logger(label: "blesensor.gatt-client")) {
         self.link = link
         self.configuration = configuration

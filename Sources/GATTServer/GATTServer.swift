@@ -2,23 +2,9 @@ import ATT
 import BLECore
 import GATT
 import HCI
+import L2CAP
 import Logging
 import Synchronization
-
-/// Where the server's PDUs go: L2CAP's ATT channel, with backpressure.
-public struct ATTOutput: Sendable {
-    public enum Outcome: Sendable { case sent, full, closed }
-
-    /// Sends one ATT PDU (no L2CAP header); `.full` when the link's transmit queue has no room.
-    public var send: @Sendable (_ link: Link, _ pdu: [UInt8]) -> Outcome
-    /// Suspends until the link's transmit queue drained (or the link closed).
-    public var waitForRoom: @Sendable (_ link: Link) async -> Void
-
-    public init(send: @escaping @Sendable (Link, [UInt8]) -> Outcome, waitForRoom: @escaping @Sendable (Link) async -> Void) {
-        self.send = send
-        self.waitForRoom = waitForRoom
-    }
-}
 
 /// The ATT server role over an immutable `AttributeDatabase` (Core v5.4 Vol 3 Part F 3.4, Part G),
 /// which `replaceDatabase` may swap as a whole for another (a service added or removed).
@@ -46,7 +32,7 @@ public final class GATTServer: Sendable {
     let configuration: Configuration
     let delegate: any GATTServerDelegate
     let logger: Logger
-    let output: ATTOutput
+    let output: ATTBearer
     let state: Mutex<ServerState>
     /// Our Rx MTU as sent in Exchange MTU Responses.
     let serverRxMTU: UInt16
@@ -55,7 +41,7 @@ public final class GATTServer: Sendable {
 
     public init(database: AttributeDatabase, configuration: Configuration = .init(),
                 delegate: any GATTServerDelegate, logger: Logger = Logger(label: "blesensor.gatt"),
-                output: ATTOutput) {
+                output: ATTBearer) {
         self.configuration = configuration
         self.delegate = delegate
         self.logger = logger

@@ -349,7 +349,7 @@ public actor PeripheralManager {
         var serverConfiguration = GATTServer.Configuration()
         serverConfiguration.mtu = configuration.mtu
         let server = GATTServer(database: database, configuration: serverConfiguration, delegate: serverDelegate, logger: logger,
-                                output: attOutput())
+                                output: ATTBearer.fixedChannel(of: channels, acl: host.acl, waiters: roomWaiters))
         let engine = NotificationEngine(sink: ACLNotificationSink(flowController: host.acl), defaultLimits: configuration.queueLimits,
                                         clock: configuration.clock, indicationTimeout: configuration.indicationTimeout) { [weak self] event in
             self?.engineEvent(event)
@@ -375,20 +375,6 @@ public actor PeripheralManager {
     }
 
     public var database: AttributeDatabase? { published.withLock { $0?.database } }
-
-    /// ATT PDUs to L2CAP, waiting for the link's ACL queue to drain when it is full.
-    private nonisolated func attOutput() -> ATTOutput {
-        let channels = channels, acl = host.acl, waiters = roomWaiters
-        return ATTOutput(send: { link, pdu in
-            switch channels.trySend(pdu, channel: L2CAPChannelID.attribute, on: link) {
-            case .sent: .sent
-            case .full: .full
-            case .closed: .closed
-            }
-        }, waitForRoom: { link in
-            await waiters.waitForQueueRoom(on: link, in: acl)
-        })
-    }
 
     // MARK: Advertising
 

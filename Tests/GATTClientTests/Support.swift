@@ -4,6 +4,7 @@ import GATT
 import GATTClient
 import GATTServer
 import HCI
+import L2CAP
 import Synchronization
 import TestSupport
 
@@ -95,13 +96,13 @@ final class ServerPair: Sendable {
         serverConfiguration.mtu = serverMTU
         let box = Mutex<GATTClient?>(nil)
         server = GATTServer(database: try Fixture.database(), configuration: serverConfiguration, delegate: delegate,
-                            output: ATTOutput(send: { _, pdu in
+                            output: ATTBearer(send: { _, pdu in
                                 box.withLock { $0 }?.receive(pdu)
                                 return .sent
                             }, waitForRoom: { _ in }))
         let serverRef = server, serverLink = serverLink, commandRoom = commandRoom, commands = commands
         client = GATTClient(link: clientLink, configuration: .init(clock: clock, rxMTU: clientMTU),
-                            output: GATTClientOutput(send: { _, pdu in
+                            output: ATTBearer(send: { _, pdu in
                                 if pdu.first == ATTOpcode.writeCommand.rawValue {
                                     guard commandRoom.value else { return .full }
                                     commands.append(pdu)
@@ -128,7 +129,7 @@ final class ScriptedPeer: Sendable {
         let sent = sent
         link.setMTU(mtu)
         client = GATTClient(link: link, configuration: .init(clock: clock, updateBufferLimit: updateBufferLimit),
-                            output: GATTClientOutput(send: { _, pdu in
+                            output: ATTBearer(send: { _, pdu in
                                 sent.append(pdu)
                                 return .sent
                             }, waitForRoom: { _ in }, hasRoomForCommand: { _ in true }))

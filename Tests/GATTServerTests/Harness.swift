@@ -2,6 +2,7 @@ import ATT
 import BLECore
 import GATT
 import GATTServer
+import L2CAP
 @testable import HCI
 import Synchronization
 import TestSupport
@@ -43,7 +44,7 @@ final class Harness: Sendable {
         let delegate = FakeDelegate()
         let outbox = Outbox()
         server = GATTServer(database: try database ?? TestDatabase.make(), configuration: configuration, delegate: delegate,
-                            output: ATTOutput(send: { link, pdu in
+                            output: ATTBearer(send: { link, pdu in
                                 outbox.push(link.handle, pdu)
                                 return .sent
                             }, waitForRoom: { _ in }))

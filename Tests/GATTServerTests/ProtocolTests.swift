@@ -2,6 +2,7 @@ import ATT
 import BLECore
 import GATT
 import GATTServer
+import L2CAP
 import Synchronization
 import Testing
 import TestSupport
@@ -176,7 +177,7 @@ func hexLE(_ handle: UInt16) -> String {
         let link = Harness.makeLink(1)
         let followUps = Mutex(3)
         let server = Mutex<GATTServer?>(nil)
-        let made = GATTServer(database: try TestDatabase.make(), delegate: delegate, output: ATTOutput(send: { link, pdu in
+        let made = GATTServer(database: try TestDatabase.make(), delegate: delegate, output: ATTBearer(send: { link, pdu in
             outbox.push(link.handle, pdu)
             let again = followUps.withLock { count -> Bool in
                 defer { count -= 1 }
