@@ -3,7 +3,7 @@ import PackageDescription
 
 // Layers depend downwards only, mirroring the Bluetooth Core spec ("A → B": B builds on A):
 // BLECore → HCI → HCITransports, VirtualController, L2CAP, GAP, GATTNotify (the notification queues);
-// BLECore → ATT; BLECore → SecurityToolbox (the Security Manager's crypto: AES-CMAC, e, c1, s1, ah, f4–f6,
+// BLECore → ATT → GATTNotify (its framing); BLECore → SecurityToolbox (the Security Manager's crypto: AES-CMAC, e, c1, s1, ah, f4–f6,
 // g2, h6, h7, P-256; the only target that links swift-crypto) → GATT (its Database Hash) and SMP;
 // HCI, L2CAP (the ATT bearer), ATT and GATT → GATTServer, GATTClient; BLECore → Bonding → SMP, SQLiteBondStore.
 // The Peripheral facade joins GAP, L2CAP, GATTServer, GATTNotify and SMP; the Central facade joins GAP,
