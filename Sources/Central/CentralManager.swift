@@ -41,11 +41,12 @@ public actor CentralManager {
 
     public nonisolated let events: AsyncStream<CentralEvent>
     public nonisolated let configuration: Configuration
-    public nonisolated let host: HCIHost
-    public nonisolated let gap: GAPCentral
+    /// The stack below the facade: the package's daemon and tests reach into it, applications do not.
+    package nonisolated let host: HCIHost
+    package nonisolated let gap: GAPCentral
     /// The Security Manager of our links: our own, or the peripheral manager's when sharing its
     /// controller (see `init(sharingControllerOf:configuration:logger:)`).
-    public nonisolated let security: SecurityManager?
+    package nonisolated let security: SecurityManager?
     nonisolated let channels: L2CAPFixedChannels
     nonisolated let peripherals = Locked<[LinkID: RemotePeripheral]>([:])
     nonisolated let roomWaiters = LinkRoomWaiters()

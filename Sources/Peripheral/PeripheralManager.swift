@@ -68,12 +68,13 @@ public actor PeripheralManager {
 
     public nonisolated let events: PeripheralEvents
     public nonisolated let configuration: Configuration
-    public nonisolated let host: HCIHost
-    public nonisolated let gap: GAPPeripheral
+    /// The stack below the facade: the package's daemon and tests reach into it, applications do not.
+    package nonisolated let host: HCIHost
+    package nonisolated let gap: GAPPeripheral
     nonisolated let channels: L2CAPFixedChannels
     nonisolated let parameterRequests: ConnectionParameterRequests?
     /// The Security Manager when `configuration.security` is set.
-    public nonisolated let security: SecurityManager?
+    package nonisolated let security: SecurityManager?
     /// Our address on links, known once GAP applied the address policy (c1, f5 and f6 take it).
     private nonisolated let localAddress = Locked(DeviceAddress(.zero, type: .publicDevice))
     /// A central role on this controller (`CentralManager(sharingControllerOf:)`), if one joined.
