@@ -14,6 +14,9 @@ let package = Package(
     name: "blesensor",
     platforms: [.macOS(.v15)],
     products: [
+        // What an application imports: one module per role (CoreBluetooth is one import).
+        .library(name: "BLEPeripheral", targets: ["BLEPeripheral"]),
+        .library(name: "BLECentral", targets: ["BLECentral"]),
         .library(name: "BLEHost", targets: ["BLECore", "HCI", "HCITransports", "L2CAP", "GAP"]),
         .library(name: "BLEVirtualController", targets: ["VirtualController"]),
         .library(name: "SIGProfiles", targets: ["SIGProfiles"]),
@@ -119,6 +122,11 @@ let package = Package(
             "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTClient", "SMP", "Bonding", "SIGProfiles", "Peripheral",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The application-facing umbrellas (re-exports only), one per role.
+        .target(name: "BLEPeripheral", dependencies: ["ATT", "BLECore", "GAP", "GATT", "HCI", "HCITransports", "Peripheral", "SMP"]),
+        .target(name: "BLECentral", dependencies: [
+            "ATT", "BLECore", "Central", "GAP", "GATT", "GATTClient", "HCI", "HCITransports", "SIGProfiles", "SMP",
+        ]),
         // The daemon's configuration file (YAML, with the line of every value) and board profiles.
         .target(name: "BridgeConfiguration", dependencies: [
             "BLECore", "HCITransports", "Sensors",
@@ -165,7 +173,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "heart-rate-peripheral", dependencies: [
-            "BLECore", "HCI", "ATT", "GATT", "GAP", "Peripheral", "HCITransports", "VirtualController",
+            "BLEPeripheral", "VirtualController",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

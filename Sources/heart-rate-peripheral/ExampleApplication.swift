@@ -1,8 +1,5 @@
-import ATT
-import BLECore
-import GATT
+import BLEPeripheral
 import Logging
-import Peripheral
 import Synchronization
 
 /// The application side: answers requests, keeps the echo value, and pushes the heart rate and the

@@ -1,5 +1,4 @@
-import BLECore
-import GATT
+import BLEPeripheral
 
 /// The example's GATT services, declared the way CoreBluetooth's guide builds a CBMutableService.
 enum ExampleServices {

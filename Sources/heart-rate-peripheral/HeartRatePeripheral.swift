@@ -1,16 +1,10 @@
 import ArgumentParser
+import BLEPeripheral
 import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
-import ATT
-import BLECore
-import GAP
-import GATT
-import HCI
-import HCITransports
 import Logging
-import Peripheral
 import Synchronization
 import VirtualController
 
