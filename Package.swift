@@ -219,8 +219,12 @@ let package = Package(
         .testTarget(name: "CentralTests", dependencies: [
             "BLECore", "HCI", "GAP", "GATT", "GATTClient", "SMP", "Bonding", "Peripheral", "Central", "VirtualController", "TestSupport",
         ]),
+        // A published peripheral on a virtual radio with scripted centrals (raw ATT clients) for any test target.
+        .target(name: "PeripheralTestSupport", dependencies: [
+            "ATT", "BLECore", "GATT", "GATTNotify", "HCI", "L2CAP", "Peripheral", "TestSupport", "VirtualController",
+        ], path: "Tests/PeripheralTestSupport"),
         .testTarget(name: "PeripheralTests", dependencies: [
-            "BLECore", "HCI", "L2CAP", "GAP", "ATT", "GATT", "GATTNotify", "Peripheral", "VirtualController", "TestSupport",
+            "BLECore", "HCI", "L2CAP", "GAP", "ATT", "GATT", "GATTNotify", "Peripheral", "VirtualController", "TestSupport", "PeripheralTestSupport",
             "Bonding", "SMP", "SecurityToolbox",
         ]),
         .testTarget(name: "SensorBridgeTests", dependencies: [
@@ -266,7 +270,7 @@ let package = Package(
 if let only = Context.environment["BLESENSOR_ONLY_TEST_TARGETS"] {
     let keptTests = Set(only.split(separator: ",").map(String.init))
     let programs: Set<String> = ["blesensord", "blesensor", "heart-rate-peripheral"]
-    let testAndBenchmarkSupport: Set<String> = ["TestSupport", "FuzzTargets", "MallocCounter"]
+    let testAndBenchmarkSupport: Set<String> = ["TestSupport", "PeripheralTestSupport", "FuzzTargets", "MallocCounter"]
     package.targets.removeAll { target in
         switch target.type {
         case .test: !keptTests.contains(target.name)

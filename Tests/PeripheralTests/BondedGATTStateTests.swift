@@ -8,6 +8,7 @@ import SecurityToolbox
 import SMP
 import Testing
 import VirtualController
+import PeripheralTestSupport
 import TestSupport
 @testable import Peripheral
 

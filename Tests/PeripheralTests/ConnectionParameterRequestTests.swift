@@ -3,6 +3,7 @@ import BLECore
 import GATT
 import L2CAP
 import Testing
+import PeripheralTestSupport
 import TestSupport
 import VirtualController
 @testable import Peripheral

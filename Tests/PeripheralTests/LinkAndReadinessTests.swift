@@ -7,6 +7,7 @@ import HCI
 import Synchronization
 import Testing
 import VirtualController
+import PeripheralTestSupport
 import TestSupport
 @testable import Peripheral
 

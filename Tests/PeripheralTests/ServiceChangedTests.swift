@@ -2,6 +2,7 @@ import ATT
 import BLECore
 import GATT
 import Testing
+import PeripheralTestSupport
 import TestSupport
 @testable import Peripheral
 

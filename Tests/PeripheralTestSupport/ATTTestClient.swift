@@ -6,25 +6,25 @@ import TestSupport
 import VirtualController
 
 /// Values collected as they arrive (notifications, indications), with barriers.
-typealias Collected<Element: Sendable> = Recorder<Element>
+public typealias Collected<Element: Sendable> = Recorder<Element>
 
 /// A raw ATT client on a scripted central: sends requests and separates responses from
 /// notifications and indications (which it confirms, like a real client).
-final class ATTTestClient: Sendable {
-    let link: VirtualLink
+public final class ATTTestClient: Sendable {
+    public let link: VirtualLink
     private let responses = Mailbox<ATTPDU>()
-    let notifications = Collected<(handle: UInt16, value: [UInt8])>()
-    let indications = Collected<(handle: UInt16, value: [UInt8])>()
+    public let notifications = Collected<(handle: UInt16, value: [UInt8])>()
+    public let indications = Collected<(handle: UInt16, value: [UInt8])>()
     /// The tuples of each Multiple Handle Value Notification, in arrival order.
-    let multipleNotifications = Collected<[ATTHandleValue]>()
+    public let multipleNotifications = Collected<[ATTHandleValue]>()
     /// SMP PDUs from the peripheral (the test plays the central's side of pairing with them).
-    let smp = Collected<[UInt8]>()
+    public let smp = Collected<[UInt8]>()
     /// LE signaling commands from the peripheral (connection parameter update requests).
-    let signaling = Collected<[UInt8]>()
-    let confirmIndications: Mutex<Bool>
+    public let signaling = Collected<[UInt8]>()
+    public let confirmIndications: Mutex<Bool>
     private let reader: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    init(link: VirtualLink, confirmIndications: Bool = true) {
+    public init(link: VirtualLink, confirmIndications: Bool = true) {
         self.link = link
         self.confirmIndications = Mutex(confirmIndications)
         let task = Task { [link, weak self] in
@@ -57,15 +57,15 @@ final class ATTTestClient: Sendable {
 
     deinit { reader.withLock { $0?.cancel() } }
 
-    func send(_ pdu: ATTPDU) {
+    public func send(_ pdu: ATTPDU) {
         try? link.send(l2capPDU: L2CAPBasicFrame.pdu(channelID: L2CAPChannelID.attribute, payload: pdu.encode()))
     }
 
-    func sendSMP(_ payload: [UInt8]) {
+    public func sendSMP(_ payload: [UInt8]) {
         try? link.send(l2capPDU: L2CAPBasicFrame.pdu(channelID: L2CAPChannelID.securityManager, payload: payload))
     }
 
-    func sendRaw(_ payload: [UInt8]) {
+    public func sendRaw(_ payload: [UInt8]) {
         try? link.send(l2capPDU: L2CAPBasicFrame.pdu(channelID: L2CAPChannelID.attribute, payload: payload))
     }
 
@@ -73,9 +73,9 @@ final class ATTTestClient: Sendable {
 
     /// The next response, or `nil` after `timeout` (a safety limit, so a missing answer fails the
     /// test instead of hanging it).
-    func nextResponse(timeout: Duration = .seconds(3)) async -> ATTPDU? { await responses.next(timeout: timeout) }
+    public func nextResponse(timeout: Duration = .seconds(3)) async -> ATTPDU? { await responses.next(timeout: timeout) }
 
-    func request(_ pdu: ATTPDU, timeout: Duration = .seconds(3)) async -> ATTPDU? {
+    public func request(_ pdu: ATTPDU, timeout: Duration = .seconds(3)) async -> ATTPDU? {
         send(pdu)
         return await nextResponse(timeout: timeout)
     }
