@@ -1,3 +1,4 @@
+import BLECore
 import TestSupport
 import Testing
 @testable import BridgeConfiguration

@@ -1,17 +1,5 @@
+import BLECore
 import Foundation
-
-/// Deterministic pseudo-random numbers (SplitMix64) so synthetic signals are reproducible.
-public struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A pulse train with known RR-intervals, as a beat-per-pulse receiver would produce.
 public struct PulseTrain: Sendable {
@@ -64,7 +52,7 @@ public struct SyntheticPPG: Sendable {
         self.amplitude = amplitude
         self.noise = noise
         self.wander = wander
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let mean = 60 / beatsPerMinute
         var times: [Double] = []
         var t = 0.3

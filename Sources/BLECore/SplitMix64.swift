@@ -1,5 +1,6 @@
-/// A seeded generator (SplitMix64), so a failing randomised round reproduces from its seed.
-public struct SplitMix64: RandomNumberGenerator {
+/// Deterministic pseudo-random numbers (SplitMix64), for what must reproduce from a seed: the
+/// simulated sensors' synthetic signals and the tests' randomised rounds. Not for keys or nonces.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     public init(seed: UInt64) { state = seed }
