@@ -20,5 +20,32 @@ if grep -E "^$(pwd)/(Sources|Tests|Benchmarks)/.*warning:" "$log_dir/build"; the
 fi
 
 echo "== swift test"
-# A hung test must fail the run, not stall it.
-timeout 900 swift test --skip-build "$@"
+# The test bundle is run directly (what `swift test` runs; we have no XCTest cases) so that a
+# watchdog knows its pid: a hung test must fail the run with its name and every thread's stack,
+# not stall it. BLESENSOR_TEST_LIMIT changes the limit (seconds).
+bundle="$(swift build --show-bin-path)/blesensorPackageTests.xctest"
+limit=${BLESENSOR_TEST_LIMIT:-600}
+events="$log_dir/events.jsonl"
+"$bundle" --testing-library swift-testing --event-stream-output-path "$events" --event-stream-version 0 "$@" &
+tests=$!
+start=$SECONDS
+while kill -0 "$tests" 2>/dev/null && (( SECONDS - start < limit )); do sleep 1; done
+if kill -0 "$tests" 2>/dev/null; then
+    echo "== swift test: still running after $limit s; what it was doing:" >&2
+    python3 scripts/unfinished-tests.py "$events" >&2 || true
+    echo "-- its child processes:" >&2
+    ps -o pid,etimes,args --ppid "$tests" >&2 || true
+    echo "-- its threads:" >&2
+    # gdb (scripts/install-deps.sh installs it); the toolchain's lldb needs a libpython it may lack.
+    if command -v gdb >/dev/null; then
+        timeout 120 gdb -batch -p "$tests" -ex "thread apply all bt" 2>/dev/null | grep -E "^(Thread|#)" \
+            | { if command -v swift-demangle >/dev/null; then swift-demangle --simplified; else cat; fi; } >&2 || true
+    else
+        timeout 120 lldb --batch -p "$tests" -o "thread backtrace all" >&2 || true
+    fi
+    kill -KILL "$tests" 2>/dev/null || true
+    wait "$tests" || true
+    echo "== swift test: FAILED, a test hung (above)" >&2
+    exit 124
+fi
+wait "$tests"
