@@ -239,7 +239,7 @@ let package = Package(
             "ServiceManager",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "BridgeConfigurationTests", dependencies: ["BridgeConfiguration", "BLECore", "TestSupport"]),
+        .testTarget(name: "BridgeConfigurationTests", dependencies: ["BridgeConfiguration", "BLECore", "Sensors", "TestSupport"]),
         .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "TestSupport"]),
         .testTarget(name: "BondingTests", dependencies: ["BLECore", "Bonding"]),
         .testTarget(name: "DoctorTests", dependencies: [

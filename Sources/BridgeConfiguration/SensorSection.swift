@@ -20,16 +20,9 @@ struct SensorSection {
     /// The heart-rate drivers sample into a FIFO that holds ~320 ms at 100 Hz, so they are polled faster.
     static func isHeartRate(_ driver: SensorDriver) -> Bool { driver.quantities.contains(.heartRate) }
 
-    static func defaultPollInterval(_ driver: SensorDriver) -> Duration {
-        if driver == .max30100 { return .milliseconds(100) }
-        return isHeartRate(driver) ? .milliseconds(250) : .seconds(1)
-    }
+    static func defaultPollInterval(_ driver: SensorDriver) -> Duration { driver.descriptor.defaultPollInterval }
 
-    /// The MAX30100's FIFO holds 16 samples, 160 ms at 100 Hz.
-    static func pollRange(_ driver: SensorDriver) -> ClosedRange<Duration> {
-        if driver == .max30100 { return .milliseconds(50) ... .milliseconds(150) }
-        return isHeartRate(driver) ? .milliseconds(50) ... .seconds(1) : .milliseconds(100) ... .seconds(3600)
-    }
+    static func pollRange(_ driver: SensorDriver) -> ClosedRange<Duration> { driver.descriptor.pollRange }
 
     static var i2cDrivers: [SensorDriver] { SensorDriver.allCases.filter { $0.defaultAddress != nil } }
 
@@ -301,24 +294,16 @@ struct SensorSection {
         "\(driver.rawValue) does not measure \(quantity.rawValue); it measures \(driver.quantities.map(\.rawValue).joined(separator: ", "))"
     }
 
-    static let optionDrivers: [(key: String, drivers: [SensorDriver])] = [
-        ("oversampling", [.bme280]),
-        ("iir-filter", [.bme280]),
-        ("sample-rate", [.max30102, .max30101, .max30100]),
-        ("led-current-ma", [.max30102, .max30101, .max30100]),
-        ("mode", [.tmp117, .max30205]),
-        ("conversion-cycle", [.tmp117]),
-        ("averaging", [.tmp117]),
-        ("data-format", [.max30205]),
-        ("edge", [.gpioPulse]),
-        ("bias", [.gpioPulse]),
-        ("conversion-rate", [.tmp102]),
-        ("extended-mode", [.tmp102]),
-        ("resolution", [.mcp9808]),
-        ("repeatability", [.sht31]),
-        ("heater", [.sht31, .sht4x]),
-        ("precision", [.sht4x]),
+    /// Every `options:` key this loader parses, in the order it checks them; which drivers take
+    /// each is what their descriptors say (`SensorDriverDescriptor.optionKeys`).
+    static let parsedOptionKeys = [
+        "oversampling", "iir-filter", "sample-rate", "led-current-ma", "mode", "conversion-cycle", "averaging",
+        "data-format", "edge", "bias", "conversion-rate", "extended-mode", "resolution", "repeatability", "heater", "precision",
     ]
+
+    static let optionDrivers: [(key: String, drivers: [SensorDriver])] = parsedOptionKeys.map { key in
+        (key, SensorDriver.allCases.filter { $0.descriptor.optionKeys.contains(key) })
+    }
 
     static func options(_ value: YAMLValue, path: String, driver: SensorDriver?, problems: inout ProblemList) -> DriverOptions? {
         guard let map = value.map(path: path, known: optionDrivers.map(\.key), problems: &problems) else { return nil }
@@ -630,14 +615,12 @@ struct SensorSection {
                                   registers: registers)
     }
 
-    /// The register ranges each chip's simulation can be loaded with: the result registers, and for
-    /// the BME280 its calibration NVM and the 8 data bytes every forced measurement then produces.
-    static let simulatedRegisterRanges: [SensorDriver: [(range: ClosedRange<Int>, name: String, exact: Bool)]] = [
-        .tmp102: [(0x00...0x01, "the temperature register", true)],
-        .mcp9808: [(0x05...0x06, "the ambient temperature register", true)],
-        .bme280: [(0x88...0xA1, "calibration block 1", false), (0xE1...0xE7, "calibration block 2", false),
-                  (0xF7...0xFE, "the data registers press_msb…hum_lsb", true)],
-    ]
+    /// The register ranges each chip's simulation can be loaded with, as its descriptor lists them.
+    static let simulatedRegisterRanges: [SensorDriver: [SimulatedRegisterRange]] = Dictionary(uniqueKeysWithValues:
+        SensorDriver.allCases.compactMap { driver in
+            guard let ranges = driver.i2c?.simulatedRegisters, !ranges.isEmpty else { return nil }
+            return (driver, ranges)
+        })
 
     /// `{0x88: "70 6B 43 67", 0xF7: "65 5A C0 7E ED 00 75 30"}`: hex bytes from a start register.
     private static func simulatedRegisters(_ value: YAMLValue, path: String, driver: SensorDriver?,

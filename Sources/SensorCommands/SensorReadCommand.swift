@@ -171,22 +171,22 @@ public struct SensorReadCommand: ParsableCommand {
     }
 
     private func wiringArguments() throws(SensorCommandError) -> ValidatedArguments {
-        switch driver {
-        case .gpioPulse:
+        switch driver.descriptor.connection {
+        case .gpio:
             guard !chip.isEmpty else { throw .usage("--chip must name a GPIO chip, e.g. gpiochip0 (list them with gpiodetect)") }
             guard let line, !line.isEmpty else {
                 throw .usage("gpio-pulse needs --line: a line offset such as 17 or a name such as GPIO17 (list them with gpioinfo)")
             }
             return ValidatedArguments(line: line)
-        case .ds18b20:
+        case .oneWire:
             // The id becomes a sysfs path component, so it must be a plain name.
             if let id, id.isEmpty || id.contains("/") || id.hasPrefix(".") {
                 throw .usage("'\(id)' is not a 1-Wire device id: use the name from /sys/bus/w1/devices, e.g. 28-0316a2795dff")
             }
             return ValidatedArguments()
-        case .cpuTemperature:
+        case .thermalZone:
             return ValidatedArguments()
-        case .iio, .hwmon:
+        case .kernel:
             let example = driver == .iio ? "dht11 (cat /sys/bus/iio/devices/*/name)" : "w1_slave_temp (cat /sys/class/hwmon/*/name)"
             guard let device, !device.isEmpty else {
                 throw .usage("\(driver.rawValue) needs --device: the kernel device's name, e.g. \(example), or its sysfs directory")
@@ -195,7 +195,7 @@ public struct SensorReadCommand: ParsableCommand {
                 throw Self.usage(problems)
             }
             return ValidatedArguments()
-        default:
+        case .i2c:
             return ValidatedArguments(address: try parsedAddress())
         }
     }
@@ -219,8 +219,8 @@ public struct SensorReadCommand: ParsableCommand {
         let unit = arguments.unit
         let simulation = simulated ? SimulatedHardware() : nil
         let clock: any SensorClock = simulation?.clock ?? SystemSensorClock()
-        switch driver {
-        case .cpuTemperature:
+        switch driver.descriptor.connection {
+        case .thermalZone:
             let zones: ThermalZones
             let tree: SimulatedThermalTree?
             if simulated {
@@ -238,8 +238,8 @@ public struct SensorReadCommand: ParsableCommand {
             }
             let reading = try CPUTemperature(zones: zones).read()
             _ = tree
-            return "cpu-temp: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
-        case .ds18b20:
+            return "cpu-temp: " + ReadingText.temperature(reading.celsius + offsets.temperature, unit: unit)
+        case .oneWire:
             var tree: SimulatedOneWireTree?
             let oneWire: OneWireBus
             if simulated {
@@ -258,10 +258,10 @@ public struct SensorReadCommand: ParsableCommand {
             if let id { sensor = DS18B20(bus: oneWire, id: id) } else { sensor = try DS18B20.first(on: oneWire) }
             let reading = try sensor.read()
             tree = nil  // removes the simulated tree now that it has been read
-            return "ds18b20 \(sensor.id): " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
-        case .iio, .hwmon:
+            return "ds18b20 \(sensor.id): " + ReadingText.temperature(reading.celsius + offsets.temperature, unit: unit)
+        case .kernel:
             return try readKernelSensor(simulated: simulated, unit: unit, offsets: offsets)
-        case .gpioPulse:
+        case .gpio:
             let lineSpec = arguments.line ?? ""
             let gpioLine: any GPIOLine
             if let simulation {
@@ -277,8 +277,8 @@ public struct SensorReadCommand: ParsableCommand {
                 simulation.drivePulses(on: simulatedLine, seconds: seconds)
             }
             clock.sleep(milliseconds: seconds * 1000)
-            return Self.format(heartRate: try receiver.reading(), name: "gpio-pulse")
-        default:
+            return ReadingText.heartRate(try receiver.reading(), name: "gpio-pulse")
+        case .i2c:
             break
         }
         guard let address = arguments.address else {
@@ -290,112 +290,9 @@ public struct SensorReadCommand: ParsableCommand {
         } else {
             do { i2c = try LinuxI2CBus(busNumber: bus) } catch { throw .bus(error) }
         }
-        switch driver {
-        case .tmp102:
-            let sensor = TMP102(bus: i2c, address: address, clock: clock)
-            if options.extendedMode != nil || options.conversionRate != nil {
-                try sensor.configure(extendedMode: options.extendedMode ?? false, conversionRate: options.conversionRate)
-            }
-            return "tmp102: " + Self.format(unit: unit, celsius: try sensor.read().celsius + offsets.temperature)
-        case .mcp9808:
-            let sensor = MCP9808(bus: i2c, address: address, clock: clock)
-            if let resolution = options.resolution { try sensor.configure(resolution: resolution) }
-            return "mcp9808: " + Self.format(unit: unit, celsius: try sensor.read().celsius + offsets.temperature)
-        case .bme280:
-            // One read from the command line: x1 on every channel by default (the datasheet's
-            // weather-monitoring setting), not the daemon's continuous-use x2/x16/x1.
-            let reading = try BME280(bus: i2c, address: address, clock: clock,
-                                     temperature: DriverOptions.bme280Oversampling(options.temperatureOversampling, default: .x1),
-                                     pressure: DriverOptions.bme280Oversampling(options.pressureOversampling, default: .x1),
-                                     humidity: DriverOptions.bme280Oversampling(options.humidityOversampling, default: .x1),
-                                     filter: options.iirFilter ?? .off).read()
-            // A channel with oversampling 0 is skipped by the chip and left out here.
-            return "bme280: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
-                + (reading.pascals.map { String(format: ", %.2f hPa", ($0 + offsets.pressure) / 100) } ?? "")
-                + (reading.relativeHumidity.map { String(format: ", %.1f %%RH", Self.clampedHumidity($0 + offsets.humidity)) } ?? "")
-        case .sht31:
-            let sensor = SHT31(bus: i2c, address: address, clock: clock, repeatability: options.repeatability ?? .high)
-            if let heater = options.heater { try sensor.setHeater(heater) }
-            let reading = try sensor.read()
-            return "sht31: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
-                + String(format: ", %.1f %%RH", Self.clampedHumidity(reading.relativeHumidity + offsets.humidity))
-                + (options.heater == true ? " (heater on: not the ambient temperature)" : "")
-        case .sht4x:
-            let sensor = SHT4x(bus: i2c, address: address, clock: clock, precision: options.precision ?? .high)
-            let reading = if let pulse = options.heaterPulse { try sensor.heat(pulse) } else { try sensor.read() }
-            return "sht4x: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
-                + String(format: ", %.1f %%RH", Self.clampedHumidity(reading.relativeHumidity + offsets.humidity))
-                + (options.heaterPulse.map { " (measured at the end of a heater pulse, \($0): the hot die, not the ambient values)" } ?? "")
-        case .max17048:
-            let reading = try MAX17048(bus: i2c, address: address).read()
-            // As the daemon does: the offset moves the state of charge, which Battery Level clamps to 0…100.
-            return String(format: "max17048: %.3f V, %.1f %%", reading.cellVolts, min(100, max(0, reading.stateOfChargePercent + offsets.batteryLevel)))
-                + (reading.resetDetected ? " (\(MAX17048.resetNotice); reset indicator cleared)" : "")
-        case .tmp117:
-            let sensor = TMP117(bus: i2c, address: address, settings: options.tmp117Settings, clock: clock)
-            try sensor.configure()
-            return "tmp117: " + Self.format(unit: unit, celsius: try sensor.read().celsius + offsets.temperature)
-        case .max30205:
-            let sensor = MAX30205(bus: i2c, address: address, settings: options.max30205Settings, clock: clock)
-            try sensor.configure()
-            return "max30205: " + Self.format(unit: unit, celsius: try sensor.read().celsius + offsets.temperature)
-        case .mlx90614:
-            let reading = try MLX90614(bus: i2c, address: address).read()
-            // The offset calibrates the published object temperature; the chip's own ambient is shown as measured.
-            return "mlx90614: object " + Self.format(unit: unit, celsius: reading.objectCelsius + offsets.temperature)
-                + ", ambient " + Self.format(unit: unit, celsius: reading.ambientCelsius)
-        case .aht20:
-            let reading = try AHT20(bus: i2c, address: address, clock: clock).read()
-            return "aht20: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
-                + String(format: ", %.1f %%RH", Self.clampedHumidity(reading.relativeHumidity + offsets.humidity))
-        case .shtc3:
-            let sensor = SHTC3(bus: i2c, address: address, clock: clock)
-            try sensor.verifyIdentity()
-            let reading = try sensor.read()
-            return "shtc3: " + Self.format(unit: unit, celsius: reading.celsius + offsets.temperature)
-                + String(format: ", %.1f %%RH", Self.clampedHumidity(reading.relativeHumidity + offsets.humidity))
-        case .max30100:
-            let sensor = MAX30100(bus: i2c, address: address, configuration: options.max30100Configuration, clock: clock)
-            try sensor.configure()
-            return try Self.collectHeartRate(PPGHeartRateMonitor(sensor: sensor, fingerThreshold: MAX30100.fingerThreshold),
-                                             pollMilliseconds: 100, seconds: seconds, clock: clock, name: driver.rawValue)
-        case .max30102, .max30101:
-            let variant: MAX3010x.Variant = driver == .max30101 ? .max30101 : .max30102
-            let sensor = MAX3010x(bus: i2c, address: address, variant: variant, configuration: options.max3010xConfiguration, clock: clock)
-            try sensor.configure()
-            return try Self.collectHeartRate(PPGHeartRateMonitor(sensor: sensor), pollMilliseconds: 200, seconds: seconds,
-                                             clock: clock, name: driver.rawValue)
-        case .ds18b20, .gpioPulse, .cpuTemperature, .iio, .hwmon:
-            return ""
-        }
-    }
-
-    /// Drains the FIFO every `pollMilliseconds` (the 32-sample MAX3010x FIFO holds 320 ms at 100 Hz,
-    /// the MAX30100's 16 samples 160 ms) for `seconds` and reports the rate with every RR-interval seen.
-    private static func collectHeartRate(_ monitor: PPGHeartRateMonitor, pollMilliseconds: Double, seconds: Double,
-                                         clock: any SensorClock, name: String) throws(SensorError) -> String {
-        let polls = max(1, Int(saturating: seconds * 1000 / pollMilliseconds))
-        var intervals: [Double] = []
-        for _ in 0..<polls {
-            clock.sleep(milliseconds: pollMilliseconds)
-            try monitor.poll()
-            if let partial = try? monitor.reading() { intervals += partial.rrIntervalsMilliseconds }
-        }
-        var reading = try monitor.reading()
-        reading.rrIntervalsMilliseconds = intervals + reading.rrIntervalsMilliseconds
-        let rate = format(heartRate: reading, name: name)
-        guard reading.contact != .notDetected, let oxygenSaturation = monitor.oxygenSaturation() else { return rate }
-        return rate + "; " + format(oxygenSaturation: oxygenSaturation)
-    }
-
-    /// SpO2 with its perfusion index, or why there is none (never a number from a gated signal).
-    static func format(oxygenSaturation: Result<SpO2Estimator.Estimate, SpO2Estimator.Gate>) -> String {
-        switch oxygenSaturation {
-        case let .success(estimate):
-            return String(format: "SpO2 %.1f %% (perfusion index %.2f %%)", estimate.percent, estimate.perfusionIndexPercent)
-        case let .failure(gate):
-            return "SpO2 unavailable: \(gate)"
-        }
+        guard let descriptor = driver.i2c else { return "" }
+        let chip = I2CDriverContext(bus: i2c, address: address, clock: clock, options: options, offsets: arguments.calibrationOffsets)
+        return try descriptor.readOnce(SensorReadRequest(chip: chip, unit: unit, seconds: seconds))
     }
 
     /// An iio / hwmon device: every channel it has, with units.
@@ -420,8 +317,8 @@ public struct SensorReadCommand: ParsableCommand {
         let reading = try KernelSensor(kind: kind, device: name, root: tree?.root ?? KernelSensor.defaultRoot).read()
         tree = nil  // removes the simulated tree now that it has been read
         var parts: [String] = []
-        if let celsius = reading.celsius { parts.append(Self.format(unit: unit, celsius: celsius + offsets.temperature)) }
-        if let humidity = reading.relativeHumidity { parts.append(String(format: "%.1f %%RH", Self.clampedHumidity(humidity + offsets.humidity))) }
+        if let celsius = reading.celsius { parts.append(ReadingText.temperature(celsius + offsets.temperature, unit: unit)) }
+        if let humidity = reading.relativeHumidity { parts.append(String(format: "%.1f %%RH", ReadingText.clampedHumidity(humidity + offsets.humidity))) }
         if let pascals = reading.pascals { parts.append(String(format: "%.2f hPa", (pascals + offsets.pressure) / 100)) }
         return "\(driver.rawValue) \(name): " + parts.joined(separator: ", ")
     }
@@ -436,24 +333,6 @@ public struct SensorReadCommand: ParsableCommand {
             pressure = offsets[.pressure] ?? 0
             batteryLevel = offsets[.batteryLevel] ?? 0
         }
-    }
-
-    /// As the daemon does: an offset cannot push relative humidity outside 0…100 %.
-    static func clampedHumidity(_ value: Double) -> Double { min(100, max(0, value)) }
-
-    static func format(unit: TemperatureUnit = .celsius, celsius: Double) -> String {
-        String(format: "%.2f ", unit.value(celsius: celsius)) + unit.symbol
-    }
-
-    static func format(heartRate: HeartRateReading, name: String) -> String {
-        if heartRate.beatsPerMinute == nil, heartRate.contact == .notDetected {
-            return "\(name): no contact (no finger on the sensor)"
-        }
-        guard let bpm = heartRate.beatsPerMinute else {
-            return "\(name): collecting beats (no rate yet)"
-        }
-        let rr = heartRate.rrIntervalsMilliseconds.map { String(format: "%.0f", $0) }.joined(separator: " ")
-        return String(format: "\(name): %.0f bpm", bpm) + (rr.isEmpty ? "" : ", RR ms: \(rr)")
     }
 }
 

@@ -9,27 +9,8 @@ struct SimulatedHardware {
     func i2cBus(_ number: Int, driver: SensorDriver) throws(SensorError) -> any I2CBus {
         guard number == Self.busNumber else { throw .bus(.busMissing(bus: number)) }
         let bus = SimulatedI2CBus(busNumber: number)
-        guard let address = driver.defaultAddress else { return bus }
-        switch driver {
-        case .tmp102: bus.attach(SimulatedTMP102(celsius: 23.5, clock: clock), at: address)
-        case .mcp9808: bus.attach(SimulatedMCP9808(celsius: 21.25, clock: clock), at: address)
-        case .bme280:
-            let chip = SimulatedBME280(clock: clock)
-            chip.setEnvironment(celsius: 21.5, pascals: 101_325, relativeHumidity: 40)
-            bus.attach(chip, at: address)
-        case .sht31: bus.attach(SimulatedSHT31(celsius: 22.5, relativeHumidity: 48, clock: clock), at: address)
-        case .sht4x: bus.attach(SimulatedSHT4x(celsius: 22.5, relativeHumidity: 48, clock: clock), at: address)
-        case .max30102, .max30101:
-            bus.attach(SimulatedMAX3010x(clock: clock, waveform: SimulatedFinger.steady(beatsPerMinute: 72)), at: address)
-        case .max17048: bus.attach(SimulatedMAX17048(cellVolts: 3.92, percent: 81.5), at: address)
-        case .tmp117: bus.attach(SimulatedTMP117(celsius: 36.75, clock: clock), at: address)
-        case .max30205: bus.attach(SimulatedMAX30205(celsius: 36.9, clock: clock), at: address)
-        case .mlx90614: bus.attach(SimulatedMLX90614(objectCelsius: 34.51, ambientCelsius: 23.25, address: address), at: address)
-        case .aht20: bus.attach(SimulatedAHT20(celsius: 22.5, relativeHumidity: 48, calibrated: false, clock: clock), at: address)
-        case .shtc3: bus.attach(SimulatedSHTC3(celsius: 22.5, relativeHumidity: 48, clock: clock), at: address)
-        case .max30100:
-            bus.attach(SimulatedMAX30100(clock: clock, waveform: SimulatedFinger.steady16Bit(beatsPerMinute: 72)), at: address)
-        case .ds18b20, .gpioPulse, .cpuTemperature, .iio, .hwmon: break
+        if let descriptor = driver.i2c, let address = driver.defaultAddress {
+            bus.attach(descriptor.makeDemoChip(address: address, clock: clock), at: address)
         }
         return bus
     }

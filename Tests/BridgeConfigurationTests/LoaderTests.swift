@@ -1,5 +1,6 @@
 import BLECore
 import Foundation
+import Sensors
 import Testing
 @testable import BridgeConfiguration
 

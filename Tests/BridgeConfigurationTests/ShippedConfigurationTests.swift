@@ -1,4 +1,5 @@
 import BLECore
+import Sensors
 import Testing
 @testable import BridgeConfiguration
 

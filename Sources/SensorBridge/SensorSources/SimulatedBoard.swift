@@ -39,15 +39,15 @@ public final class SimulatedBoard: Sendable {
     func makeSource(for sensor: SensorConfiguration, heaterMemory: SHT4xHeaterCycle.Memory) throws(SensorError) -> any SensorSource {
         let settings = sensor.simulation
         let failAt = settings.failAfter.map { started.saturatingAdd(UInt64(max(0, $0.saturatingNanoseconds))) }
-        switch sensor.driver {
-        case .cpuTemperature, .ds18b20:
+        switch sensor.driver.descriptor.connection {
+        case .thermalZone, .oneWire:
             return try sysfsSource(for: sensor, failAt: failAt)
-        case .gpioPulse where gpioChips != nil:
+        case .gpio where gpioChips != nil:
             let line = try SensorSourceFactory.resolveLine(sensor.gpioLine ?? "", chips: gpioChips ?? [])
             return try SensorSourceFactory.pulseSource(line: line, sensor: sensor, clock: clock)
-        case .iio, .hwmon:
+        case .kernel:
             return try kernelSource(for: sensor, failAt: failAt)
-        case .gpioPulse:
+        case .gpio:
             let chip = SimulatedGPIOChip(name: "gpiochip0", lineNames: (0..<28).map { "GPIO\($0)" })
             let line: SimulatedGPIOLine
             do {
@@ -57,72 +57,26 @@ public final class SimulatedBoard: Sendable {
             } catch { throw .gpio(error) }
             let pulses = PulseScript(clock: clock, beatsPerMinute: settings.beatsPerMinute ?? 72, failAt: failAt)
             return try SensorSourceFactory.pulseSource(line: line, sensor: sensor, clock: clock) { pulses.emitDue(on: line) }
-        default:
+        case let .i2c(defaultAddress):
+            guard let descriptor = sensor.driver.i2c else {
+                throw .unsupportedConfiguration(sensor: sensor.name, reason: "\(sensor.driver.rawValue) has no I2C descriptor")
+            }
             let busNumber = sensor.i2cBus ?? 1
-            let address = sensor.i2cAddress ?? sensor.driver.defaultAddress ?? 0
+            let address = sensor.i2cAddress ?? defaultAddress
             let bus = bus(busNumber)
+            let clock = self.clock
             let chip = chips.withLock { chips in
                 if let existing = chips[sensor.name] { return existing }
-                let made = self.chip(for: sensor)
+                let made = descriptor.makeSimulatedChip(settings, address: address, clock: clock)
                 chips[sensor.name] = made
                 return made
             }
             bus.attach(chip, at: address)
-            let clock = self.clock
             let source = try SensorSourceFactory.i2cSource(sensor: sensor, bus: bus, clock: clock, heaterMemory: heaterMemory)
             guard let failAt else { return source }
             return FailingAfter(source: source, failAt: failAt, clock: clock) { bus.inject(.nack, at: address) }
         }
     }
-
-    private func chip(for sensor: SensorConfiguration) -> any SimulatedI2CDevice {
-        let settings = sensor.simulation
-        let celsius = settings.celsius ?? 21.5
-        let humidity = settings.relativeHumidity ?? 45
-        // Raw registers (checked by the configuration: which chip, which ranges) replace the values.
-        let registers = settings.registers
-        func word(at start: UInt8) -> UInt16? {
-            registers.first { $0.start == start && $0.bytes.count == 2 }.map { UInt16($0.bytes[0]) << 8 | UInt16($0.bytes[1]) }
-        }
-        switch sensor.driver {
-        case .tmp102:
-            let chip = SimulatedTMP102(celsius: celsius, clock: clock)
-            if let raw = word(at: 0x00) { chip.setRawTemperature(raw) }
-            return chip
-        case .mcp9808:
-            let chip = SimulatedMCP9808(celsius: celsius, clock: clock)
-            if let raw = word(at: 0x05) { chip.setRawTemperature(raw) }
-            return chip
-        case .bme280:
-            let chip = SimulatedBME280(clock: clock)
-            guard !registers.isEmpty else {
-                chip.setEnvironment(celsius: celsius, pascals: settings.pascals ?? 101_325, relativeHumidity: humidity)
-                return chip
-            }
-            for block in registers {
-                if block.start == 0xF7 { chip.setDataRegisters(block.bytes) } else { chip.setRegisters(block.bytes, at: block.start) }
-            }
-            return chip
-        case .sht31: return SimulatedSHT31(celsius: celsius, relativeHumidity: humidity, clock: clock)
-        case .sht4x: return SimulatedSHT4x(celsius: celsius, relativeHumidity: humidity, clock: clock)
-        case .max17048: return SimulatedMAX17048(cellVolts: 3.9, percent: settings.batteryPercent ?? 87)
-        case .tmp117: return SimulatedTMP117(celsius: settings.celsius ?? Self.bodyCelsius, clock: clock)
-        case .max30205: return SimulatedMAX30205(celsius: settings.celsius ?? Self.bodyCelsius, clock: clock)
-        case .mlx90614:
-            return SimulatedMLX90614(objectCelsius: settings.celsius ?? Self.bodyCelsius, ambientCelsius: 23,
-                                     address: sensor.i2cAddress ?? MLX90614.defaultAddress)
-        case .aht20: return SimulatedAHT20(celsius: celsius, relativeHumidity: humidity, clock: clock)
-        case .shtc3: return SimulatedSHTC3(celsius: celsius, relativeHumidity: humidity, clock: clock)
-        case .max30100:
-            return SimulatedMAX30100(clock: clock, waveform: SimulatedFinger.steady16Bit(beatsPerMinute: settings.beatsPerMinute))
-        default:
-            // max30102 / max30101: a finger with a steady pulse.
-            return SimulatedMAX3010x(clock: clock, waveform: SimulatedFinger.steady(beatsPerMinute: settings.beatsPerMinute))
-        }
-    }
-
-    /// What the body-temperature chips report when the file sets no `celsius`.
-    static let bodyCelsius = 36.8
 
     /// A fake sysfs tree holding the named device with the channels the driver reads: temperature
     /// and humidity for a dht11-like IIO device (plus pressure when the file sets one), temperature
