@@ -237,7 +237,7 @@ import Testing
         #expect(problems(yaml) == [
             "sensors[0].name (line 3): 'a b' is not a sensor name: use letters, digits, '-' and '_' (e.g. room-1)",
             "sensors[0].address (line 3): 0x78 is outside the 7-bit I2C address range (use 0x03…0x77, e.g. 0x48)",
-            "sensors[1].bus (line 4): 'bus' applies to the I2C drivers (tmp102, mcp9808, bme280, sht31, sht4x, max30102, max30101, max17048, tmp117, max30205, mlx90614, max30100, aht20, shtc3), not to ds18b20",
+            "sensors[1].bus (line 4): 'bus' applies to the I2C drivers (tmp102, mcp9808, bme280, sht31, sht4x, max30102, max30101, max17048, tmp117, max30205, mlx90614, max30100, aht20, shtc3, hdc1080), not to ds18b20",
             "sensors[1].id (line 4): '28-XYZ' is not a 1-Wire id like 28-0316a2795dff (ls /sys/bus/w1/devices)",
             "sensors[2].calibration-offset.heart-rate (line 5): bme280 does not measure heart-rate; it measures temperature, humidity, pressure",
             "sensors[2].options.oversampling.pressure (line 5): 3 is not one of 0, 1, 2, 4, 8, 16",

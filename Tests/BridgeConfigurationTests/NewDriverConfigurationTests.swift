@@ -72,7 +72,7 @@ import Testing
             "sensors[4].device (line 7): missing; iio needs the kernel device's name, e.g. dht11 or bme280 (cat /sys/bus/iio/devices/*/name)",
             "sensors[5].device (line 8): '../hwmon0' is not a device name (like dht11, no spaces or '/') or an absolute path of its /sys/class/hwmon directory",
             "sensors[6].device (line 9): 'device' applies to iio and hwmon (the kernel device's name), not to aht20",
-            "sensors[7].address (line 10): 'address' applies to the I2C drivers (tmp102, mcp9808, bme280, sht31, sht4x, max30102, max30101, max17048, tmp117, max30205, mlx90614, max30100, aht20, shtc3), not to iio",
+            "sensors[7].address (line 10): 'address' applies to the I2C drivers (tmp102, mcp9808, bme280, sht31, sht4x, max30102, max30101, max17048, tmp117, max30205, mlx90614, max30100, aht20, shtc3, hdc1080), not to iio",
             "sensors[8].options.conversion-cycle (line 11): conversion-cycle sets the pace of mode: continuous; in one-shot mode the chip converts once per read, so leave it out",
         ])
     }

@@ -35,7 +35,7 @@ import Testing
             "sensors[0].simulation.registers (line 3): '0x100' is not a register number 0x00…0xFF",
             "sensors[0].simulation.registers.0x88 (line 3): '7G' is not hex bytes like \"70 6B 43\"",
             "sensors[1].simulation.registers (line 4): give the chip's registers or its values (celsius), not both",
-            "sensors[2].simulation.registers (line 5): sht31 is simulated from values only; registers apply to bme280, mcp9808, tmp102",
+            "sensors[2].simulation.registers (line 5): sht31 is simulated from values only; registers apply to bme280, hdc1080, mcp9808, tmp102",
             "sensors[3].simulation.registers (line 6): expected a map of start register to hex bytes, e.g. {0x88: \"70 6B 43 67\"}, found a list",
         ])
     }

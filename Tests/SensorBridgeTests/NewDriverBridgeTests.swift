@@ -65,7 +65,7 @@ import TestSupport
         #expect(abs((measurement.temperature.doubleValue ?? 0) - row.expected) < 0.011)
     }
 
-    @Test(arguments: [SensorDriver.aht20, .shtc3])
+    @Test(arguments: [SensorDriver.aht20, .shtc3, .hdc1080])
     func humiditySensorsFeedEnvironmentalSensing(driver: SensorDriver) async throws {
         let sensor = SensorConfiguration(name: "room", driver: driver, pollInterval: .seconds(1),
                                          calibrationOffsets: [.humidity: 2], publish: [.environmentalTemperature, .humidity],

@@ -29,6 +29,16 @@ import Testing
         #expect(pulse.hasPrefix("max30100: 7"), "\(pulse)")
     }
 
+    /// Added through the driver catalogue only: `sensor read` finds it there.
+    @Test func readsTheSimulatedHDC1080() throws {
+        #expect(try run(["read", "hdc1080", "--simulated"]) == "hdc1080: 22.50 °C, 48.0 %RH")
+        #expect(try run(["read", "hdc1080", "--simulated", "--unit", "fahrenheit", "--calibration-offset", "humidity=2"])
+                == "hdc1080: 72.50 °F, 50.0 %RH")
+        #expect(throws: SensorCommandError.usage("--heater: hdc1080 takes no 'heater' option; it applies to sht31, sht4x")) {
+            try run(["read", "hdc1080", "--simulated", "--heater", "on"])
+        }
+    }
+
     @Test func settingsUseTheConfigurationNamesAndAreChecked() throws {
         #expect(throws: SensorCommandError.usage("--mode: sht31 takes no 'mode' option; it applies to tmp117, max30205")) {
             try run(["read", "sht31", "--simulated", "--mode", "one-shot"])

@@ -7,6 +7,7 @@ public enum SensorDriverCatalogue {
         DS18B20Driver(), GPIOPulseDriver(), CPUTemperatureDriver(),
         TMP117Driver(), MAX30205Driver(), MLX90614Driver(), MAX30100Driver(), AHT20Driver(), SHTC3Driver(),
         KernelSensorDriver(kind: .iio), KernelSensorDriver(kind: .hwmon),
+        HDC1080Driver(),
     ]
 
     private static let byName: [String: any SensorDriverDescriptor] = Dictionary(
