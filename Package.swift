@@ -111,21 +111,26 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The CoreBluetooth-shaped peripheral facade over GAP, L2CAP, the GATT server and the notification engine.
+        // The host below both roles (Bumble's Device): HCI host, L2CAP, the Security Manager, ATT bearers.
+        .target(name: "Host", dependencies: [
+            "BLECore", "HCI", "L2CAP", "SMP", "Bonding",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "Peripheral", dependencies: [
-            "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTNotify", "SMP", "Bonding",
+            "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTNotify", "SMP", "Bonding", "Host",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The CoreBluetooth-shaped central facade: scanning, connecting, a GATT client and pairing per
         // link, over the same host layers; SIGProfiles names and decodes values for its users. It may
         // run on a PeripheralManager's controller (scanning while advertising), hence Peripheral.
         .target(name: "Central", dependencies: [
-            "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTClient", "SMP", "Bonding", "SIGProfiles", "Peripheral",
+            "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTServer", "GATTClient", "SMP", "Bonding", "SIGProfiles", "Host",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The application-facing umbrellas (re-exports only), one per role.
-        .target(name: "BLEPeripheral", dependencies: ["ATT", "BLECore", "GAP", "GATT", "HCI", "HCITransports", "Peripheral", "SMP"]),
+        .target(name: "BLEPeripheral", dependencies: ["ATT", "BLECore", "GAP", "GATT", "HCI", "HCITransports", "Host", "Peripheral", "SMP"]),
         .target(name: "BLECentral", dependencies: [
-            "ATT", "BLECore", "Central", "GAP", "GATT", "GATTClient", "HCI", "HCITransports", "SIGProfiles", "SMP",
+            "ATT", "BLECore", "Central", "GAP", "GATT", "GATTClient", "HCI", "HCITransports", "Host", "SIGProfiles", "SMP",
         ]),
         // The daemon's configuration file (YAML, with the line of every value) and board profiles.
         .target(name: "BridgeConfiguration", dependencies: [
@@ -217,7 +222,7 @@ let package = Package(
         .testTarget(name: "GATTServerTests", dependencies: ["BLECore", "HCI", "L2CAP", "ATT", "GATT", "GATTServer", "TestSupport"]),
         .testTarget(name: "GATTClientTests", dependencies: ["BLECore", "HCI", "L2CAP", "ATT", "GATT", "GATTServer", "GATTClient", "TestSupport"]),
         .testTarget(name: "CentralTests", dependencies: [
-            "BLECore", "HCI", "GAP", "GATT", "GATTClient", "SMP", "Bonding", "Peripheral", "Central", "VirtualController", "TestSupport",
+            "BLECore", "HCI", "GAP", "GATT", "GATTClient", "SMP", "Bonding", "Peripheral", "Central", "Host", "VirtualController", "TestSupport",
         ]),
         // A published peripheral on a virtual radio with scripted centrals (raw ATT clients) for any test target.
         .target(name: "PeripheralTestSupport", dependencies: [

@@ -9,5 +9,6 @@
 @_exported import GATTClient
 @_exported import HCI
 @_exported import HCITransports
+@_exported import Host
 @_exported import SIGProfiles
 @_exported import SMP

@@ -3,6 +3,7 @@ import Bonding
 import GAP
 import GATTClient
 import HCI
+import Host
 import SMP
 
 /// Why a central-role call failed, phrased so the user knows what to do next.
@@ -23,8 +24,10 @@ public enum CentralError: Error, Sendable, CustomStringConvertible {
     /// The characteristic or service is not in the peripheral's database.
     case attributeNotFound(BluetoothUUID)
     case disconnected(HCIStatus)
-    /// Another central role already runs on the peripheral manager's controller.
-    case controllerAlreadyShared
+    /// `init(stack:)` on a stack that has a central role already.
+    case stack(BLEStackError)
+    /// `init(stack:)` with a security setup in the configuration: the stack's serves both roles.
+    case securityBelongsToTheStack
 
     public var description: String {
         switch self {
@@ -40,7 +43,9 @@ public enum CentralError: Error, Sendable, CustomStringConvertible {
         case let .gatt(error): return "\(error)"
         case let .attributeNotFound(uuid): return "the peripheral has no attribute \(uuid)"
         case let .disconnected(reason): return "the peripheral disconnected (\(reason))"
-        case .controllerAlreadyShared: return "a central role already runs on this peripheral's controller; use that one"
+        case let .stack(error): return error.description
+        case .securityBelongsToTheStack:
+            return "the security setup belongs to the BLEStack (BLEStack.Configuration.security), which serves both roles; leave it nil here"
         }
     }
 }

@@ -23,10 +23,7 @@ extension CentralManager {
                 server?.receive(payload, on: link)
             }
         }
-        // A shared Security Manager is the peripheral manager's, which routes SMP to it already.
-        if let security, ownsSecurity {
-            channels.setHandler(for: L2CAPChannelID.securityManager, role: .central) { link, payload in security.receive(payload, on: link) }
-        }
+        // SMP goes to the stack's Security Manager, which the stack routes to for both roles.
     }
 
     /// Run synchronously in the host's inbound order, so the first PDU of a new link finds its client.
@@ -38,7 +35,7 @@ extension CentralManager {
             security?.linkOpened(link)
             let gatt = GATTClient(link: link, configuration: .init(transactionTimeout: configuration.transactionTimeout,
                                                                    clock: configuration.clock, rxMTU: configuration.mtu),
-                                  output: ATTBearer.fixedChannel(of: channels, acl: host.acl, waiters: roomWaiters), logger: logger)
+                                  output: stack.attBearer, logger: logger)
             let peripheral = RemotePeripheral(link: link, gatt: gatt, gap: gap, security: security, roomWaiters: roomWaiters)
             peripherals.withLock { $0[link.id] = peripheral }
             localServer?.linkOpened(link)
@@ -66,8 +63,7 @@ extension CentralManager {
     }
 
     /// The GAP and GATT services every device serves; a central has nothing else to offer.
-    static func makeLocalServer(deviceName: String, mtu: Int, channels: L2CAPFixedChannels, acl: ACLFlowController,
-                                waiters: LinkRoomWaiters, logger: Logger) -> GATTServer? {
+    static func makeLocalServer(deviceName: String, mtu: Int, output: ATTBearer, logger: Logger) -> GATTServer? {
         let database: AttributeDatabase
         do {
             database = try AttributeDatabaseBuilder(builtInServices: BuiltInServices(deviceName: deviceName)).build()
@@ -78,7 +74,7 @@ extension CentralManager {
         var serverConfiguration = GATTServer.Configuration()
         serverConfiguration.mtu = mtu
         return GATTServer(database: database, configuration: serverConfiguration, delegate: BuiltInOnlyDelegate(), logger: logger,
-                          output: ATTBearer.fixedChannel(of: channels, acl: acl, waiters: waiters))
+                          output: output)
     }
 
     // MARK: Events from below

@@ -5,7 +5,7 @@ import L2CAP
 import Logging
 import SMP
 
-// The Security Manager of central links: SMP on L2CAP, encryption started through GAP.
+// Encryption of central links, which the stack's Security Manager asks GAP for through us.
 extension CentralManager {
     /// The HCI status a failed command carries, for those waiting on the outcome of encryption.
     static func status(of error: GAPError) -> HCIStatus {
@@ -27,21 +27,5 @@ extension CentralManager {
                 }
             }
         }
-    }
-
-    /// The Security Manager of central links: SMP on L2CAP, encryption started through GAP.
-    static func makeSecurityManager(_ setup: SecuritySetup, configuration: Configuration, channels: L2CAPFixedChannels,
-                                            gap: GAPCentral, localAddress: Locked<DeviceAddress>, logger: Logger) -> SecurityManager {
-        var managerConfiguration = setup.configuration
-        if !configuration.answersSecurityRequests { managerConfiguration.respondToSecurityRequests = .ignore }
-        // The encryption-start closure needs the manager it is given to.
-        let built = Locked<SecurityManager?>(nil)
-        let manager = SecurityManager(
-            configuration: managerConfiguration, store: setup.store, agent: setup.agent, clock: configuration.clock,
-            localAddress: { _ in localAddress.value },
-            send: { link, pdu in channels.sendSecurityManagerPDU(pdu, on: link) }, logger: logger,
-            startEncryption: encryptionStarter(gap: gap, security: { built.value }, logger: logger))
-        built.withLock { $0 = manager }
-        return manager
     }
 }

@@ -5,17 +5,18 @@ import GATT
 import GATTClient
 import GATTServer
 import HCI
+import Host
 import L2CAP
 import Logging
-import Peripheral
 import SMP
 
 /// The central role, shaped like CoreBluetooth's `CBCentralManager`: scan, connect, and per link a
 /// `RemotePeripheral` (CoreBluetooth's `CBPeripheral`) with a GATT client and pairing.
 ///
-/// It runs on a controller of its own (`init(transport:)`) or beside a `PeripheralManager` on
-/// its controller (`init(sharingControllerOf:)`): scanning while it advertises, central and
-/// peripheral links side by side. The links are the same `Link` objects the peripheral role uses. Each central link also gets a
+/// It runs on a controller of its own (`init(transport:)`) or on a `BLEStack` beside a
+/// `PeripheralManager` (`init(stack:)`): scanning while it advertises, central and peripheral links
+/// side by side, one Security Manager for both. The links are the same `Link` objects the
+/// peripheral role uses. Each central link also gets a
 /// small GATT server with the GAP and GATT services (peripherals read our name, and may ask for
 /// MTU exchange), as phones have.
 ///
@@ -31,9 +32,12 @@ public actor CentralManager {
         public var connectionParameters = LEConnectionParameters()
         /// Every timer of the stack runs on this clock (a `ManualClock` in tests).
         public var clock: any HostClock = SystemClock.shared
-        /// Pairing and bonds; nil: no pairing, links stay unencrypted (`pair` and `encrypt` throw).
+        /// Pairing and bonds, for `init(transport:)`, which builds the stack with them (with
+        /// `init(stack:)` the stack's own setup serves; giving one here too is refused). Nil: no
+        /// pairing, links stay unencrypted (`pair` and `encrypt` throw).
         public var security: SecuritySetup? = nil
-        /// Answer a peripheral's Security Request: re-encrypt when bonded, pair otherwise.
+        /// Answer a peripheral's Security Request: re-encrypt when bonded, pair otherwise. For
+        /// `init(transport:)`; on a shared stack its security setup's policy decides.
         public var answersSecurityRequests = true
 
         public init() {}
@@ -41,29 +45,27 @@ public actor CentralManager {
 
     public nonisolated let events: AsyncStream<CentralEvent>
     public nonisolated let configuration: Configuration
-    /// The stack below the facade: the package's daemon and tests reach into it, applications do not.
-    package nonisolated let host: HCIHost
+    /// The host below this facade, which a `PeripheralManager(stack:)` may share.
+    public nonisolated let stack: BLEStack
+    /// We built the stack (`init(transport:)`), so our `shutdown()` closes it.
+    nonisolated let ownsStack: Bool
+    /// The stack's layers: the package's daemon and tests reach into them, applications do not.
+    package nonisolated var host: HCIHost { stack.host }
     package nonisolated let gap: GAPCentral
-    /// The Security Manager of our links: our own, or the peripheral manager's when sharing its
-    /// controller (see `init(sharingControllerOf:configuration:logger:)`).
-    package nonisolated let security: SecurityManager?
-    nonisolated let channels: L2CAPFixedChannels
+    /// The stack's Security Manager (one for both roles), when it has a security setup.
+    package nonisolated var security: SecurityManager? { stack.security }
+    nonisolated var channels: L2CAPFixedChannels { stack.channels }
+    nonisolated var roomWaiters: LinkRoomWaiters { stack.roomWaiters }
     nonisolated let peripherals = Locked<[LinkID: RemotePeripheral]>([:])
-    nonisolated let roomWaiters = LinkRoomWaiters()
     nonisolated let localServer: GATTServer?
     nonisolated let eventSink: AsyncStream<CentralEvent>.Continuation
     nonisolated let logger: Logger
     /// Our address on links (c1, f5 and f6 take it): the controller's public address once started.
     nonisolated let localAddress: Locked<DeviceAddress>
-    /// The peripheral manager whose controller we run on, which owns it; nil with a controller of our own.
-    nonisolated let sharedWith: PeripheralManager?
-    /// Security events about our links: the Security Manager's own stream, or what the peripheral
-    /// manager passes on from the shared one.
-    nonisolated let securityEvents: AsyncStream<SecurityEvent>?
-    /// We built `security` (and start it); false when it is the peripheral manager's.
-    nonisolated let ownsSecurity: Bool
-    /// Set by `shutdown()` on a shared controller: the link observer, which cannot be removed,
-    /// leaves later links to a central role that joins after us.
+    /// The Security Manager's events about our links.
+    nonisolated let securityEvents: AsyncStream<SecurityEvent>
+    /// Set by `shutdown()` on a shared stack: the link observer, which cannot be removed, leaves
+    /// later links to a central role that attaches after us.
     nonisolated let detached = Locked(false)
     private var state = RadioState.unknown
     var scanFilter: [BluetoothUUID] = []
@@ -73,91 +75,65 @@ public actor CentralManager {
     var finders: [Int: (address: BluetoothAddress, continuation: CheckedContinuation<Discovery?, Never>?, result: Discovery??)] = [:]
     var nextFinder = 0
 
+    /// On a stack of its own, built from `configuration` (its clock and security setup), which
+    /// `shutdown()` closes.
     public init(transport: any HCITransport, configuration: Configuration = .init(), logger: Logger = Logger(label: "blesensor.central")) {
-        var hostConfiguration = HCIHost.Configuration()
-        hostConfiguration.clock = configuration.clock
-        self.init(host: HCIHost(transport: transport, configuration: hostConfiguration, logger: logger),
-                  configuration: configuration, logger: logger)
+        var stackConfiguration = BLEStack.Configuration()
+        stackConfiguration.clock = configuration.clock
+        stackConfiguration.security = configuration.security.map { setup in
+            var setup = setup
+            if !configuration.answersSecurityRequests { setup.configuration.respondToSecurityRequests = .ignore }
+            return setup
+        }
+        let stack = BLEStack(transport: transport, configuration: stackConfiguration, logger: logger)
+        var own = configuration
+        own.security = nil
+        // A new stack has no central role yet.
+        try! self.init(stack: stack, configuration: own, ownsStack: true, logger: logger)
     }
 
-    /// The central role on the controller of `peripheral`, which keeps owning it: scanning while it
-    /// advertises, central links beside its peripheral links (one `Link` object each, like its own).
+    /// The central role on `stack`, beside a peripheral role on its controller or alone; the caller
+    /// (or the `PeripheralManager` that made the stack) shuts the stack down.
     ///
-    /// - Life cycle: `peripheral.start()` brings the controller up, and must come first; our
-    ///   `start()` does not reset it again. Our `shutdown()` stops scanning, disconnects our links
-    ///   and leaves, without closing the transport; `peripheral.shutdown()` does that.
-    /// - Security: with a `SecuritySetup` on the peripheral, its Security Manager serves our links
-    ///   too (one identity, one bond cache), and `configuration.security` and
-    ///   `answersSecurityRequests` are not used: the peripheral's setup decides, including how
-    ///   Security Requests are answered. With a setup only here, our links get a Security Manager
-    ///   of their own and the peripheral's links keep refusing pairing. Give one store to one side only.
-    /// - Throws `.controllerAlreadyShared` when another central role runs on that controller.
-    public init(sharingControllerOf peripheral: PeripheralManager, configuration: Configuration = .init(),
-                logger: Logger = Logger(label: "blesensor.central")) throws(CentralError) {
-        let host = peripheral.host
-        let gap = GAPCentral(host: host, logger: logger)
-        let localAddress = Locked(DeviceAddress(.zero, type: .publicDevice))
-        let hooks = CentralRoleHooks(
-            startEncryption: Self.encryptionStarter(gap: gap, security: { peripheral.security }, logger: logger),
-            localAddress: { localAddress.value })
-        guard let shared = peripheral.shareController(with: hooks) else { throw .controllerAlreadyShared }
-        if let security = shared.security {
-            if configuration.security != nil {
-                logger.notice("the peripheral role's Security Manager serves the central links too; this central's security setup is not used")
-            }
-            self.init(host: host, gap: gap, channels: shared.channels, localAddress: localAddress, security: security,
-                      securityEvents: shared.securityEvents, ownsSecurity: false, sharedWith: peripheral,
-                      configuration: configuration, logger: logger)
-        } else {
-            let security = configuration.security.map {
-                Self.makeSecurityManager($0, configuration: configuration, channels: shared.channels, gap: gap,
-                                         localAddress: localAddress, logger: logger)
-            }
-            self.init(host: host, gap: gap, channels: shared.channels, localAddress: localAddress, security: security,
-                      securityEvents: security?.events, ownsSecurity: true, sharedWith: peripheral,
-                      configuration: configuration, logger: logger)
-        }
+    /// - Life cycle: `start()` brings the controller up unless the other role did already; our
+    ///   `shutdown()` stops scanning, disconnects our links and leaves the stack running.
+    /// - Security: the stack's setup serves our links too (one identity, one bond cache); giving
+    ///   one in `configuration` is refused with `.securityBelongsToTheStack`.
+    /// - Throws `.stack(.roleTaken(.central))` when another central role runs on the stack.
+    public init(stack: BLEStack, configuration: Configuration = .init(), logger: Logger = Logger(label: "blesensor.central")) throws(CentralError) {
+        guard configuration.security == nil else { throw .securityBelongsToTheStack }
+        try self.init(stack: stack, configuration: configuration, ownsStack: false, logger: logger)
     }
 
-    init(host: HCIHost, configuration: Configuration, logger: Logger) {
-        let gap = GAPCentral(host: host, logger: logger)
-        let channels = L2CAPFixedChannels(acl: host.acl, clock: configuration.clock, logger: logger)
-        channels.attach(to: host.links)
-        let localAddress = Locked(DeviceAddress(.zero, type: .publicDevice))
-        let security = configuration.security.map {
-            Self.makeSecurityManager($0, configuration: configuration, channels: channels, gap: gap,
-                                     localAddress: localAddress, logger: logger)
-        }
-        self.init(host: host, gap: gap, channels: channels, localAddress: localAddress, security: security,
-                  securityEvents: security?.events, ownsSecurity: true, sharedWith: nil, configuration: configuration, logger: logger)
-    }
-
-    private init(host: HCIHost, gap: GAPCentral, channels: L2CAPFixedChannels, localAddress: Locked<DeviceAddress>,
-                 security: SecurityManager?, securityEvents: AsyncStream<SecurityEvent>?, ownsSecurity: Bool,
-                 sharedWith: PeripheralManager?, configuration: Configuration, logger: Logger) {
+    private init(stack: BLEStack, configuration: Configuration, ownsStack: Bool, logger: Logger) throws(CentralError) {
+        var configuration = configuration
+        configuration.security = stack.configuration.security
+        configuration.clock = stack.configuration.clock
         self.configuration = configuration
         self.logger = logger
-        self.host = host
+        self.stack = stack
+        self.ownsStack = ownsStack
+        let host = stack.host
+        let gap = GAPCentral(host: host, logger: logger)
         self.gap = gap
-        self.channels = channels
+        let localAddress = Locked(DeviceAddress(.zero, type: .publicDevice))
         self.localAddress = localAddress
-        self.security = security
-        self.securityEvents = securityEvents
-        self.ownsSecurity = ownsSecurity
-        self.sharedWith = sharedWith
+        do {
+            securityEvents = try stack.attach(.central, maxLinks: 1, hooks: RoleHooks(
+                localAddress: { localAddress.value },
+                startEncryption: Self.encryptionStarter(gap: gap, security: { stack.security }, logger: logger)))
+        } catch {
+            throw .stack(error)
+        }
         (events, eventSink) = AsyncStream.makeStream(of: CentralEvent.self)
-        localServer = Self.makeLocalServer(deviceName: configuration.deviceName, mtu: configuration.mtu, channels: channels,
-                                           acl: host.acl, waiters: roomWaiters, logger: logger)
+        localServer = Self.makeLocalServer(deviceName: configuration.deviceName, mtu: configuration.mtu, output: stack.attBearer, logger: logger)
         wireChannels()
         // The central decides connection parameters; a peripheral's request is checked and applied.
-        channels.setConnectionParameterRequestHandler { [gap] link, parameters in
+        stack.channels.setConnectionParameterRequestHandler { [gap] link, parameters in
             gap.connectionParameterUpdateRequested(parameters, on: link)
         }
-        let peripherals = peripherals, waiters = roomWaiters
-        host.acl.addDrainObserver { link in
-            peripherals.withLock { $0[link.id] }?.gatt.roomAvailable()
-            waiters.resume(link.id)
-        }
+        let peripherals = peripherals
+        host.acl.addDrainObserver { link in peripherals.withLock { $0[link.id] }?.gatt.roomAvailable() }
         host.links.addObserver { [weak self] change in self?.linkChanged(change) }
     }
 
@@ -166,49 +142,44 @@ public actor CentralManager {
     /// Brings the controller up; the state becomes `.poweredOn` (or says why not). On a shared
     /// controller it only joins: the peripheral manager must have started it.
     public func start() async throws(CentralError) {
-        if let sharedWith {
-            guard let info = await host.controllerInfo else { throw .notPoweredOn(await sharedWith.currentState) }
+        do {
+            let info = try await stack.start()
             localAddress.withLock { $0 = DeviceAddress(info.publicAddress, type: .publicDevice) }
-        } else {
-            do {
-                let info = try await host.start()
-                localAddress.withLock { $0 = DeviceAddress(info.publicAddress, type: .publicDevice) }
-            } catch {
-                setState(RadioState(failedStart: error))
-                throw .controller(error)
+        } catch {
+            switch error {
+            case let .controller(failure):
+                setState(RadioState(failedStart: failure))
+                throw .controller(failure)
+            case let .bondStore(failure):
+                setState(.poweredOff)
+                throw .bondStore(failure)
+            case .roleTaken:
+                throw .stack(error)
             }
         }
         await gap.start()
-        if let security, ownsSecurity {
-            do { try await security.start() } catch {
-                setState(.poweredOff)
-                throw .bondStore(error)
-            }
-        }
-        if let securityEvents {
-            tasks.append(Task { [weak self] in
-                for await event in securityEvents { await self?.handle(event) }
-            })
-        }
+        let securityEvents = securityEvents
+        tasks.append(Task { [weak self] in
+            for await event in securityEvents { await self?.handle(event) }
+        })
         tasks.append(Task { [weak self, gap] in
             for await event in gap.events { await self?.handle(event) }
         })
         setState(.poweredOn)
     }
 
-    /// With a controller of our own, closes it. On a shared one: stops scanning, disconnects our
-    /// links and leaves the controller (and its transport) to the peripheral manager.
+    /// With a stack of our own, closes it. On a shared one: stops scanning, disconnects our links
+    /// and leaves the stack (and its controller) to the other role.
     public func shutdown() async {
-        if let sharedWith {
+        if ownsStack {
+            await stack.shutdown()
+        } else {
             if isScanning { await stopScan() }
             for peripheral in connectedPeripherals { await peripheral.disconnect() }
             detached.withLock { $0 = true }
             channels.removeHandler(for: L2CAPChannelID.attribute, role: .central)
-            if ownsSecurity { channels.removeHandler(for: L2CAPChannelID.securityManager, role: .central) }
-            sharedWith.releaseController()
+            stack.detach(.central)
             setState(.poweredOff)
-        } else {
-            await host.shutdown()
         }
         tasks.forEach { $0.cancel() }
     }

@@ -61,7 +61,7 @@ public final class L2CAPFixedChannels: Sendable {
     /// Attaching the same instance again is harmless.
     @discardableResult
     public func attach(to links: LinkTable) -> Bool {
-        switch AttachedChannels.claim(links, by: self) {
+        switch links.claimDataHandler(by: self, { [weak self] link, pdu in self?.receive(pdu, on: link) }) {
         case .alreadyOurs:
             return true
         case .takenByAnother:
@@ -70,7 +70,6 @@ public final class L2CAPFixedChannels: Sendable {
         case .claimed:
             break
         }
-        links.setDataHandler { [weak self] link, pdu in self?.receive(pdu, on: link) }
         links.addObserver { [weak self] change in
             if case let .closed(link, _) = change { self?.linkClosed(link) }
         }

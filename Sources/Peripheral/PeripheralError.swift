@@ -3,6 +3,7 @@ import GAP
 import GATT
 import Bonding
 import HCI
+import Host
 
 /// Failures of the peripheral API, each with what to do.
 public enum PeripheralError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -17,6 +18,10 @@ public enum PeripheralError: Error, Equatable, Sendable, CustomStringConvertible
     case builtInServiceNotRemovable(BluetoothUUID)
     /// The bond store could not be opened or read at start.
     case bondStore(BondStoreError)
+    /// `init(stack:)` on a stack that has a peripheral role already.
+    case stack(BLEStackError)
+    /// `init(stack:)` with a security setup in the configuration: the stack's serves both roles.
+    case securityBelongsToTheStack
 
     public var description: String {
         switch self {
@@ -33,6 +38,9 @@ public enum PeripheralError: Error, Equatable, Sendable, CustomStringConvertible
         case let .builtInServiceNotRemovable(uuid):
             return "service \(uuid) is built in (GAP 0x1800 / GATT 0x1801) and cannot be removed; set its values through the configuration instead"
         case let .bondStore(error): return error.description
+        case let .stack(error): return error.description
+        case .securityBelongsToTheStack:
+            return "the security setup belongs to the BLEStack (BLEStack.Configuration.security), which serves both roles; leave it nil here"
         }
     }
 }

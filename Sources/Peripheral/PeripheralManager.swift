@@ -5,6 +5,7 @@ import GATT
 import GATTNotify
 import GATTServer
 import HCI
+import Host
 import L2CAP
 import Logging
 import SMP
@@ -39,11 +40,14 @@ public actor PeripheralManager {
         /// Write commands (writes without response) waiting in `events` for the application; more
         /// are dropped and counted (`droppedWriteCommands`).
         public var maxUndeliveredWriteCommands = 256
-        /// Every timer of the stack runs on this clock (a `ManualClock` in tests).
+        /// Every timer of the stack runs on this clock (a `ManualClock` in tests); with
+        /// `init(stack:)` the stack's clock is used instead.
         public var clock: any HostClock = SystemClock.shared
-        /// Pairing and bonds; nil refuses pairing (Pairing Not Supported) and keeps links unencrypted.
-        /// With it, bonded centrals' subscriptions, Client Supported Features and change-awareness
-        /// are kept in the bond store and restored once they encrypt again, with the values they missed.
+        /// Pairing and bonds, for `init(transport:)`, which builds the stack with them (with
+        /// `init(stack:)` the stack's own setup serves; giving one here too is refused). Nil refuses
+        /// pairing (Pairing Not Supported) and keeps links unencrypted. With it, bonded centrals'
+        /// subscriptions, Client Supported Features and change-awareness are kept in the bond store
+        /// and restored once they encrypt again, with the values they missed.
         public var security: SecuritySetup? = nil
         /// Asked of every central after it connects (Apple's accessory rules want the accessory to
         /// ask); nil leaves the central's parameters alone.
@@ -68,17 +72,21 @@ public actor PeripheralManager {
 
     public nonisolated let events: PeripheralEvents
     public nonisolated let configuration: Configuration
-    /// The stack below the facade: the package's daemon and tests reach into it, applications do not.
-    package nonisolated let host: HCIHost
+    /// The host below this facade, which a `CentralManager(stack:)` may share.
+    public nonisolated let stack: BLEStack
+    /// We built the stack (`init(transport:)`), so our `shutdown()` closes it.
+    private nonisolated let ownsStack: Bool
+    /// The stack's layers: the package's daemon and tests reach into them, applications do not.
+    package nonisolated var host: HCIHost { stack.host }
     package nonisolated let gap: GAPPeripheral
-    nonisolated let channels: L2CAPFixedChannels
+    nonisolated var channels: L2CAPFixedChannels { stack.channels }
     nonisolated let parameterRequests: ConnectionParameterRequests?
-    /// The Security Manager when `configuration.security` is set.
-    package nonisolated let security: SecurityManager?
+    /// The stack's Security Manager, when it has a security setup.
+    package nonisolated var security: SecurityManager? { stack.security }
     /// Our address on links, known once GAP applied the address policy (c1, f5 and f6 take it).
-    private nonisolated let localAddress = Locked(DeviceAddress(.zero, type: .publicDevice))
-    /// A central role on this controller (`CentralManager(sharingControllerOf:)`), if one joined.
-    nonisolated let centralRole = CentralRoleSlot()
+    private nonisolated let localAddress: Locked<DeviceAddress>
+    /// The Security Manager's events about peripheral links.
+    private nonisolated let securityEvents: AsyncStream<SecurityEvent>
     private var securityTask: Task<Void, Never>? = nil
     /// The centrals of our open peripheral links, as the application's events name them.
     nonisolated let connectedCentrals = ConnectedCentrals()
@@ -89,7 +97,7 @@ public actor PeripheralManager {
     nonisolated let commandBudget: CommandBudget
     nonisolated let serverDelegate: PeripheralServerDelegate
     nonisolated let published = Mutex<Published?>(nil)
-    nonisolated let roomWaiters = LinkRoomWaiters()
+    nonisolated var roomWaiters: LinkRoomWaiters { stack.roomWaiters }
     private nonisolated let readyHandler = Mutex<ReadyHandler?>(nil)
     nonisolated let eventSink: AsyncStream<PeripheralEvent>.Continuation
     nonisolated let logger: Logger
@@ -101,20 +109,51 @@ public actor PeripheralManager {
     private var state = PeripheralState.unknown
     private var gapTask: Task<Void, Never>? = nil
 
+    /// On a stack of its own, built from `configuration` (its clock and security setup), which
+    /// `shutdown()` closes.
     public init(transport: any HCITransport, configuration: Configuration, logger: Logger = Logger(label: "blesensor.peripheral")) {
+        var stackConfiguration = BLEStack.Configuration()
+        stackConfiguration.clock = configuration.clock
+        stackConfiguration.security = configuration.security
+        let stack = BLEStack(transport: transport, configuration: stackConfiguration, logger: logger)
+        var own = configuration
+        own.security = nil
+        // A new stack has no peripheral role yet.
+        try! self.init(stack: stack, configuration: own, ownsStack: true, logger: logger)
+    }
+
+    /// The peripheral role on `stack`, whose security setup and clock serve it; the caller shuts the
+    /// stack down. Throws when the stack has a peripheral role already, or when `configuration`
+    /// names a security setup of its own (one set of bonds and one identity serve both roles).
+    public init(stack: BLEStack, configuration: Configuration, logger: Logger = Logger(label: "blesensor.peripheral")) throws(PeripheralError) {
+        guard configuration.security == nil else { throw .securityBelongsToTheStack }
+        try self.init(stack: stack, configuration: configuration, ownsStack: false, logger: logger)
+    }
+
+    private init(stack: BLEStack, configuration: Configuration, ownsStack: Bool, logger: Logger) throws(PeripheralError) {
+        self.stack = stack
+        self.ownsStack = ownsStack
+        var configuration = configuration
+        configuration.security = stack.configuration.security
+        configuration.clock = stack.configuration.clock
         self.configuration = configuration
         self.logger = logger
         let (stream, sink) = AsyncStream.makeStream(of: PeripheralEvent.self)
         self.eventSink = sink
-        var hostConfiguration = HCIHost.Configuration()
-        hostConfiguration.clock = configuration.clock
-        host = HCIHost(transport: transport, configuration: hostConfiguration, logger: logger)
+        let host = stack.host
         gap = GAPPeripheral(host: host, configuration: .init(
             addressPolicy: configuration.addressPolicy, maxConnections: configuration.maxConnections,
             advertisingInterval: configuration.advertisingInterval, fastAdvertising: configuration.fastAdvertising,
             advertisesTxPowerLevel: configuration.advertisesTxPowerLevel), logger: logger)
-        let channels = L2CAPFixedChannels(acl: host.acl, clock: configuration.clock, logger: logger)
-        self.channels = channels
+        let localAddress = Locked(DeviceAddress(.zero, type: .publicDevice))
+        self.localAddress = localAddress
+        do {
+            securityEvents = try stack.attach(.peripheral, maxLinks: configuration.maxConnections,
+                                              hooks: RoleHooks(localAddress: { localAddress.value }))
+        } catch {
+            throw .stack(error)
+        }
+        let channels = stack.channels
         parameterRequests = configuration.connectionParameterRequest.map {
             ConnectionParameterRequests(request: $0, channels: channels, clock: configuration.clock, logger: logger)
         }
@@ -128,43 +167,12 @@ public actor PeripheralManager {
             try AttributeDatabaseBuilder(builtInServices: BuiltInServices(deviceName: configuration.deviceName,
                                                                           appearance: configuration.appearance))
         }
-        channels.attach(to: host.links)
-        if let setup = configuration.security {
-            let channels = channels, address = localAddress, logger = logger, centralRole = centralRole
-            let built = Mutex<SecurityManager?>(nil)
-            // Central links exist only when a central role shares this controller; it starts
-            // their encryption and names our address on them.
-            let manager = SecurityManager(
-                configuration: setup.configuration, store: setup.store, agent: setup.agent, clock: configuration.clock,
-                localAddress: { link in
-                    guard link.role == .central, let hooks = centralRole.hooks else { return address.value }
-                    return hooks.localAddress()
-                },
-                send: { link, pdu in channels.sendSecurityManagerPDU(pdu, on: link) }, logger: logger,
-                startEncryption: { link, key, random, ediv, properties in
-                    guard let hooks = centralRole.hooks else {
-                        // The central role left: what waits on the outcome must still end.
-                        built.withLock { $0 }?.encryptionChanged(on: link, status: .commandDisallowed)
-                        return
-                    }
-                    hooks.startEncryption(link, key, random, ediv, properties)
-                })
-            built.withLock { $0 = manager }
-            // Role-less: a central role sharing the controller uses this manager for its links too.
-            channels.setHandler(for: L2CAPChannelID.securityManager) { link, payload in manager.receive(payload, on: link) }
-            security = manager
-            bondedClients = BondedClients(writer: BondStoreWriter(store: setup.store, logger: logger))
-        } else {
-            security = nil
-            bondedClients = nil
-        }
-        let waiters = roomWaiters
-        host.acl.addDrainObserver { link in waiters.resume(link.id) }
+        bondedClients = configuration.security.map { BondedClients(writer: BondStoreWriter(store: $0.store, logger: logger)) }
         host.links.addObserver { [weak self] change in self?.linkChanged(change) }
         if bondedClients != nil {
             serverDelegate.observeClientState { [weak self] link, change in self?.clientStateChanged(link, change) }
             // Saved with the bond in one transaction: subscriptions made before pairing completed.
-            security?.setGATTStateProvider { [weak self] link in self?.gattSnapshot(of: link) ?? .empty }
+            stack.security?.setGATTStateProvider { [weak self] link in self?.gattSnapshot(of: link) ?? .empty }
         }
     }
 
@@ -173,10 +181,18 @@ public actor PeripheralManager {
     /// Brings the controller up; the state becomes `.poweredOn` (or says why not).
     public func start() async throws(PeripheralError) {
         do {
-            _ = try await host.start()
+            _ = try await stack.start()
         } catch {
-            setState(RadioState(failedStart: error))
-            throw .controller(error)
+            switch error {
+            case let .controller(failure):
+                setState(RadioState(failedStart: failure))
+                throw .controller(failure)
+            case let .bondStore(failure):
+                setState(.poweredOff)
+                throw .bondStore(failure)
+            case .roleTaken:
+                throw .stack(error)
+            }
         }
         do { try await gap.start() } catch { throw .advertising(error) }
         if let security { try await startSecurity(security) }
@@ -191,7 +207,7 @@ public actor PeripheralManager {
 
     public func shutdown() async {
         await gap.shutdown()
-        await host.shutdown()
+        if ownsStack { await stack.shutdown() } else { stack.detach(.peripheral) }
         gapTask?.cancel()
         securityTask?.cancel()
         // What was asked for reaches the store before a restart reads it.
@@ -202,21 +218,13 @@ public actor PeripheralManager {
     private func startSecurity(_ security: SecurityManager) async throws(PeripheralError) {
         let address = await gap.identityAddress
         if let address { localAddress.value = address }
-        do { try await security.start() } catch {
-            setState(.poweredOff)
-            throw .bondStore(error)
-        }
         if let store = configuration.security?.store { await loadBondedStates(security, store: store) }
         await gap.setLongTermKeyProvider { link, random, ediv in
             security.longTermKey(for: link, random: random, ediv: ediv).map { LongTermKey(value: $0.key, properties: $0.properties) }
         }
-        let centrals = connectedCentrals, sink = eventSink, centralRole = centralRole
+        let centrals = connectedCentrals, sink = eventSink, events = securityEvents
         securityTask = Task { [weak self] in
-            for await event in security.events {
-                if let link = event.link, link.role == .central {
-                    centralRole.forward(event)
-                    continue
-                }
+            for await event in events {
                 switch event {
                 case let .paired(link, _, bonded):
                     if bonded { self?.bondEstablished(on: link) }
@@ -350,7 +358,7 @@ public actor PeripheralManager {
         var serverConfiguration = GATTServer.Configuration()
         serverConfiguration.mtu = configuration.mtu
         let server = GATTServer(database: database, configuration: serverConfiguration, delegate: serverDelegate, logger: logger,
-                                output: ATTBearer.fixedChannel(of: channels, acl: host.acl, waiters: roomWaiters))
+                                output: stack.attBearer)
         let engine = NotificationEngine(sink: ACLNotificationSink(flowController: host.acl), defaultLimits: configuration.queueLimits,
                                         clock: configuration.clock, indicationTimeout: configuration.indicationTimeout) { [weak self] event in
             self?.engineEvent(event)

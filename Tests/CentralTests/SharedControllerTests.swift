@@ -25,6 +25,11 @@ import VirtualController
         return (ours, second)
     }
 
+    /// What `make` was refused with (CentralError is not Equatable: its description names the case).
+    static func refusal(_ make: () throws(CentralError) -> CentralManager) -> String? {
+        do { _ = try make(); return nil } catch { return error.description }
+    }
+
     static func characteristic(_ uuid: BluetoothUUID, on remote: RemotePeripheral) async throws -> RemoteCharacteristic {
         for service in try await remote.discoverServices() {
             if let found = try await remote.discoverCharacteristics([uuid], of: service).first { return found }
@@ -34,11 +39,12 @@ import VirtualController
 
     @Test func scansWhileAdvertisingAndCarriesGATTOnBothRolesAtOnce() async throws {
         let (ours, second) = try await Self.devices(secured: false)
-        let ourCentral = try CentralManager(sharingControllerOf: ours.manager)
+        let ourCentral = try CentralManager(stack: ours.manager.stack)
+        #expect(ourCentral.stack === ours.manager.stack)
         #expect(ourCentral.host === ours.manager.host)
         try await ourCentral.start()
         #expect(await ourCentral.currentState == .poweredOn)
-        #expect(throws: CentralError.self) { try CentralManager(sharingControllerOf: ours.manager) }
+        #expect(Self.refusal { () throws(CentralError) in try CentralManager(stack: ours.manager.stack) } == CentralError.stack(.roleTaken(.central)).description)
         let events = record(ourCentral)
 
         // Our central hears the second device while our peripheral keeps advertising: a remote
@@ -95,7 +101,7 @@ import VirtualController
         // and another central role may join.
         await ourCentral.shutdown()
         #expect(try await incoming.readValue(of: incomingLong) == TestPeripheral.longValue)
-        let nextCentral = try CentralManager(sharingControllerOf: ours.manager)
+        let nextCentral = try CentralManager(stack: ours.manager.stack)
         try await nextCentral.start()
         await nextCentral.shutdown()
 
@@ -107,7 +113,7 @@ import VirtualController
 
     @Test func closingThePeripheralLinkLeavesTheCentralLinkUp() async throws {
         let (ours, second) = try await Self.devices(secured: false)
-        let ourCentral = try CentralManager(sharingControllerOf: ours.manager)
+        let ourCentral = try CentralManager(stack: ours.manager.stack)
         try await ourCentral.start()
         let remoteCentral = try await makeCentral(on: second.radio, address: "C0:DE:00:00:00:32")
         let outgoing = try await ourCentral.connect(to: try await ourCentral.find(TestPeripheral.address, timeout: .seconds(5)).peer)
@@ -127,10 +133,12 @@ import VirtualController
 
     @Test func pairingWorksOnEachRoleWithOneSecurityManager() async throws {
         let (ours, second) = try await Self.devices(secured: true)
-        // Ignored: the peripheral's setup serves both roles.
+        // The stack's setup serves both roles: a second one is refused, not silently ignored.
         var configuration = CentralManager.Configuration()
         configuration.security = SecuritySetup(store: InMemoryBondStore())
-        let ourCentral = try CentralManager(sharingControllerOf: ours.manager, configuration: configuration)
+        #expect(Self.refusal { () throws(CentralError) in try CentralManager(stack: ours.manager.stack, configuration: configuration) }
+                == CentralError.securityBelongsToTheStack.description)
+        let ourCentral = try CentralManager(stack: ours.manager.stack)
         #expect(ourCentral.security === ours.manager.security)
         try await ourCentral.start()
         let events = record(ourCentral)

@@ -29,7 +29,10 @@ public final class LinkTable: Sendable {
     }
 
     struct Observer: Sendable { let call: @Sendable (LinkChange) -> Void }
-    struct DataHandler: Sendable { let call: @Sendable (Link, [UInt8]) -> Void }
+    struct DataHandler: Sendable {
+        weak var owner: (AnyObject & Sendable)?
+        let call: @Sendable (Link, [UInt8]) -> Void
+    }
 
     private let state = Mutex(State())
     private let observers = Mutex<[Observer]>([])
@@ -45,7 +48,22 @@ public final class LinkTable: Sendable {
 
     /// Installs the receiver of complete L2CAP PDUs (basic header included), normally L2CAP.
     public func setDataHandler(_ handler: @escaping @Sendable (Link, [UInt8]) -> Void) {
-        dataHandler.withLock { $0 = DataHandler(call: handler) }
+        dataHandler.withLock { $0 = DataHandler(owner: nil, call: handler) }
+    }
+
+    public enum DataHandlerClaim: Sendable { case claimed, alreadyOurs, takenByAnother }
+
+    /// Installs `owner`'s receiver unless another live owner's is installed: the one L2CAP of a
+    /// host keeps its links' data, and a second instance cannot silently take it away.
+    public func claimDataHandler(by owner: AnyObject & Sendable,
+                                 _ handler: @escaping @Sendable (Link, [UInt8]) -> Void) -> DataHandlerClaim {
+        dataHandler.withLock { current in
+            if let installed = current?.owner {
+                return installed === owner ? .alreadyOurs : .takenByAnother
+            }
+            current = DataHandler(owner: owner, call: handler)
+            return .claimed
+        }
     }
 
     /// The open link on `handle`, if any.
