@@ -294,100 +294,32 @@ struct SensorSection {
         "\(driver.rawValue) does not measure \(quantity.rawValue); it measures \(driver.quantities.map(\.rawValue).joined(separator: ", "))"
     }
 
-    /// Every `options:` key this loader parses, in the order it checks them; which drivers take
-    /// each is what their descriptors say (`SensorDriverDescriptor.optionKeys`).
-    static let parsedOptionKeys = [
-        "oversampling", "iir-filter", "sample-rate", "led-current-ma", "mode", "conversion-cycle", "averaging",
-        "data-format", "edge", "bias", "conversion-rate", "extended-mode", "resolution", "repeatability", "heater", "precision",
-    ]
+    /// Every `options:` key some driver takes, in catalogue order: the order they are checked in.
+    static let parsedOptionKeys: [String] = SensorDriver.allCases.reduce(into: []) { keys, driver in
+        for key in driver.descriptor.optionKeys where !keys.contains(key) { keys.append(key) }
+    }
 
     static let optionDrivers: [(key: String, drivers: [SensorDriver])] = parsedOptionKeys.map { key in
         (key, SensorDriver.allCases.filter { $0.descriptor.optionKeys.contains(key) })
     }
 
+    /// The driver's descriptor reads and checks its own options; a key it does not take is
+    /// refused here, naming the drivers that take it. With no valid driver only the keys are checked.
     static func options(_ value: YAMLValue, path: String, driver: SensorDriver?, problems: inout ProblemList) -> DriverOptions? {
         guard let map = value.map(path: path, known: optionDrivers.map(\.key), problems: &problems) else { return nil }
         var options = DriverOptions()
-        for (key, drivers) in optionDrivers {
-            guard let option = map[key] else { continue }
-            let optionPath = map.path(key)
-            if let driver, !drivers.contains(driver) {
+        guard let driver else { return options }
+        let reader = YAMLOptionReader(map: map)
+        for (key, drivers) in optionDrivers where map[key] != nil {
+            guard drivers.contains(driver) else {
                 let takers = drivers.map(\.rawValue).joined(separator: ", ")
-                problems.add(optionPath, map.line(of: key), "\(driver.rawValue) takes no '\(key)' option; it applies to \(takers)")
+                reader.sink.problems.add(map.path(key), map.line(of: key), "\(driver.rawValue) takes no '\(key)' option; it applies to \(takers)")
                 continue
             }
-            switch key {
-            case "oversampling":
-                guard let ratios = option.map(path: optionPath, known: ["temperature", "pressure", "humidity"], problems: &problems) else { continue }
-                func ratio(_ name: String) -> Int? {
-                    guard let item = ratios[name] else { return nil }
-                    // Pressure and humidity are compensated with t_fine from the temperature channel,
-                    // so temperature cannot be skipped (datasheet 4.2.3).
-                    let allowed = name == "temperature" ? [1, 2, 4, 8, 16] : [0, 1, 2, 4, 8, 16]
-                    return oneOf(allowed, item, path: ratios.path(name), problems: &problems)
-                }
-                options.temperatureOversampling = ratio("temperature")
-                options.pressureOversampling = ratio("pressure")
-                options.humidityOversampling = ratio("humidity")
-            case "iir-filter":
-                let names = BME280.FilterCoefficient.allCases.map(\.name).joined(separator: ", ")
-                guard let text = option.text(path: optionPath, expected: "one of \(names)", problems: &problems) else { continue }
-                guard let filter = BME280.FilterCoefficient(name: text) else {
-                    problems.add(optionPath, option, "\(abbreviated(text)) is not an IIR filter coefficient; use one of \(names)")
-                    continue
-                }
-                options.iirFilter = filter
-            case "sample-rate":
-                let rates = driver == .max30100 ? MAX30100.allowedSampleRates : [50, 100, 200, 400]
-                options.sampleRate = oneOf(rates, option, path: optionPath, unit: " Hz", problems: &problems)
-            case "led-current-ma":
-                let limit = driver == .max30100 ? 50.0 : 51.0
-                options.ledCurrentMilliamps = option.number(path: optionPath, in: 0...limit, unit: " mA", problems: &problems)
-            case "mode":
-                options.mode = option.choice(path: optionPath, among: ConversionMode.allCases.map(\.rawValue), problems: &problems)
-                    .flatMap(ConversionMode.init(rawValue:))
-            case "conversion-cycle":
-                options.conversionCycle = option.choice(path: optionPath, among: TMP117.ConversionCycle.allCases.map(\.rawValue), problems: &problems)
-                    .flatMap(TMP117.ConversionCycle.init(rawValue:))
-            case "averaging":
-                options.averaging = oneOf(TMP117.Averaging.allCases.map(\.rawValue), option, path: optionPath, problems: &problems)
-                    .flatMap(TMP117.Averaging.init(rawValue:))
-            case "data-format":
-                options.dataFormat = option.choice(path: optionPath, among: MAX30205.DataFormat.allCases.map(\.rawValue), problems: &problems)
-                    .flatMap(MAX30205.DataFormat.init(rawValue:))
-            case "edge":
-                options.edge = option.choice(path: optionPath, among: ["rising", "falling", "both"], problems: &problems)
-            case "conversion-rate":
-                let names = TMP102.ConversionRate.allCases.map(\.name)
-                options.conversionRate = oneOf(names, option, path: optionPath, unit: " Hz", problems: &problems)
-                    .flatMap(TMP102.ConversionRate.init(name:))
-            case "extended-mode":
-                options.extendedMode = oneOf(["on", "off"], option, path: optionPath, problems: &problems).map { $0 == "on" }
-            case "resolution":
-                let names = MCP9808.Resolution.allCases.map(\.name)
-                options.resolution = oneOf(names, option, path: optionPath, unit: " °C", problems: &problems)
-                    .flatMap(MCP9808.Resolution.init(name:))
-            case "repeatability":
-                options.repeatability = option.choice(path: optionPath, among: SHT31.Repeatability.allCases.map(\.rawValue),
-                                                      problems: &problems).flatMap(SHT31.Repeatability.init(rawValue:))
-            case "heater" where driver == .sht4x || (driver == nil && option.scalarText == nil):
-                sht4xHeater(option, path: optionPath, into: &options, problems: &problems)
-            case "heater":
-                options.heater = oneOf(["on", "off"], option, path: optionPath, problems: &problems).map { $0 == "on" }
-            case "precision":
-                options.precision = option.choice(path: optionPath, among: SHT4x.Precision.allCases.map(\.rawValue),
-                                                  problems: &problems).flatMap(SHT4x.Precision.init(rawValue:))
-            default:
-                options.bias = option.choice(path: optionPath, among: ["pull-up", "pull-down", "disabled", "as-is"], problems: &problems)
-            }
+            driver.descriptor.readOption(key, from: reader, into: &options)
         }
-        if driver == .tmp117, options.mode == .oneShot, options.conversionCycle != nil {
-            problems.add(map.path("conversion-cycle"), map.line(of: "conversion-cycle") ?? value.line,
-                         "conversion-cycle sets the pace of mode: continuous; in one-shot mode the chip converts once per read, so leave it out")
-        } else if driver == .tmp117, let problem = options.tmp117Settings.problem {
-            problems.add(map.path(map["conversion-cycle"] != nil ? "conversion-cycle" : "averaging"),
-                         map.line(of: map["conversion-cycle"] != nil ? "conversion-cycle" : "averaging") ?? value.line, problem)
-        }
+        driver.descriptor.checkOptions(options, reader: reader)
+        reader.sink.problems.problems.forEach { problems.append($0) }
         return options
     }
 
@@ -398,53 +330,6 @@ struct SensorSection {
         guard let map = options.map(path: "", known: optionDrivers.map(\.key), problems: &ignored) else { return nil }
         let heater = map["heater"]?.map(path: "", known: ["power", "pulse", "every", "cool-down"], problems: &ignored)
         return heater?.line(of: "every") ?? map.line(of: "heater")
-    }
-
-    static let sht4xHeaterExample = "power (20mw, 110mw or 200mw), pulse (100ms or 1s) and, for the daemon, every (how often, e.g. 5m)"
-
-    /// The SHT4x heater runs in pulses (it has no steady on): a power, a pulse length, how often,
-    /// and how long to withhold readings after each pulse.
-    private static func sht4xHeater(_ value: YAMLValue, path: String, into options: inout DriverOptions, problems: inout ProblemList) {
-        guard value.scalarText == nil else {
-            problems.add(path, value, "the sht4x heater runs in pulses, not on or off: give its \(sht4xHeaterExample)")
-            return
-        }
-        guard let map = value.map(path: path, known: ["power", "pulse", "every", "cool-down"], problems: &problems) else { return }
-        func required(_ key: String) -> YAMLValue? {
-            guard let item = map[key] else {
-                problems.add(map.path(key), map.line, "missing; the sht4x heater needs \(sht4xHeaterExample)")
-                return nil
-            }
-            return item
-        }
-        let power = required("power").flatMap { item in
-            oneOf(SHT4x.HeaterPower.allCases.map(\.rawValue), item, path: map.path("power"), problems: &problems)
-        }.flatMap(SHT4x.HeaterPower.init(rawValue:))
-        let duration = required("pulse").flatMap { item in
-            oneOf(SHT4x.HeaterDuration.allCases.map(\.rawValue), item, path: map.path("pulse"), problems: &problems)
-        }.flatMap(SHT4x.HeaterDuration.init(rawValue:))
-        let every = map["every"].flatMap { $0.duration(path: map.path("every"), problems: &problems) }
-        let coolDown = map["cool-down"].flatMap { $0.duration(path: map.path("cool-down"), problems: &problems) }
-        // A value already reported as invalid is not also reported as missing later.
-        guard let power, let duration, (every != nil) == (map["every"] != nil), (coolDown != nil) == (map["cool-down"] != nil) else {
-            return
-        }
-        let pulse = SHT4x.HeaterPulse(power: power, duration: duration)
-        if let every, every < pulse.minimumPeriod || every > .seconds(86_400) {
-            let minimum = formatDuration(pulse.minimumPeriod)
-            problems.add(map.path("every"), map["every"] ?? value, every > .seconds(86_400)
-                ? "\(formatDuration(every)) is out of range \(minimum)…24h"
-                : "a \(formatDuration(duration.nominal)) pulse (up to \(formatDuration(pulse.longest))) every \(formatDuration(every)) "
-                    + "can exceed the heater's 10 % duty limit (datasheet 4.9); use every: \(minimum) or longer")
-            return
-        }
-        if let coolDown, coolDown > .seconds(3600) {
-            problems.add(map.path("cool-down"), map["cool-down"] ?? value, "\(formatDuration(coolDown)) is out of range 0ms…1h")
-            return
-        }
-        options.heaterPulse = pulse
-        options.heaterEvery = every
-        options.heaterCoolDown = coolDown
     }
 
     /// The daemon pulses on a schedule, so it needs `every`, and a cool-down that leaves ambient
@@ -484,30 +369,6 @@ struct SensorSection {
                          "'\(publication.characteristic.rawValue)' publishes \(quantity), but oversampling.\(quantity) is 0 (the channel "
                          + "is skipped and measures nothing); enable it or remove '\(publication.characteristic.rawValue)'")
         }
-    }
-
-    private static func oneOf(_ allowed: [Int], _ value: YAMLValue, path: String, unit: String = "",
-                              problems: inout ProblemList) -> Int? {
-        let list = allowed.map(String.init).joined(separator: ", ")
-        guard let text = value.text(path: path, expected: "one of \(list)", problems: &problems) else { return nil }
-        guard case let .value(number) = parseInteger(text), allowed.contains(number) else {
-            problems.add(path, value, "\(abbreviated(text)) is not one of \(list)\(unit)")
-            return nil
-        }
-        return number
-    }
-
-    /// One of a few fixed values written exactly (numbers as text, so 4 and 4.0 are not confused; no
-    /// did-you-mean, which would suggest arbitrary near numbers).
-    private static func oneOf(_ allowed: [String], _ value: YAMLValue, path: String, unit: String = "",
-                              problems: inout ProblemList) -> String? {
-        let list = allowed.joined(separator: ", ")
-        guard let text = value.text(path: path, expected: "one of \(list)\(unit)", problems: &problems) else { return nil }
-        guard allowed.contains(text) else {
-            problems.add(path, value, "\(abbreviated(text)) is not one of \(list)\(unit)")
-            return nil
-        }
-        return text
     }
 
     /// Names, or `{characteristic: NAME, mode: notify|indicate}` where the mode must be the one the SIG service uses.

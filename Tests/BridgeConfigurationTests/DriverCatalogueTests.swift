@@ -3,7 +3,7 @@ import Testing
 @testable import BridgeConfiguration
 
 /// The catalogue is what every list of drivers comes from; these check it is consistent with the
-/// loader, so a new descriptor cannot declare an option nobody parses.
+/// loader, so a new descriptor cannot declare an option it does not read.
 @Suite struct DriverCatalogueTests {
     @Test func namesAreUniqueAndFoundByName() {
         let names = SensorDriver.allCases.map(\.rawValue)
@@ -12,14 +12,19 @@ import Testing
         #expect(SensorDriver(rawValue: "hdc1081") == nil)
     }
 
-    @Test func everyDeclaredOptionIsParsedByTheLoader() {
+    /// Each key a descriptor declares is read by it: a list where a value belongs is reported at
+    /// that key, and a key no driver declares is unknown to the loader.
+    @Test func everyDeclaredOptionIsReadByItsDriver() {
         for driver in SensorDriver.allCases {
             for key in driver.descriptor.optionKeys {
-                #expect(SensorSection.parsedOptionKeys.contains(key), "\(driver.rawValue) declares '\(key)', which the loader does not parse")
+                let wiring = driver == .gpioPulse ? ", line: GPIO17" : ""
+                let found = problems("board: simulated\nsensors:\n  - {name: a, driver: \(driver.rawValue)\(wiring), options: {\(key): [1, 2]}}")
+                #expect(found.count == 1 && found[0].hasPrefix("sensors[0].options.\(key) (line 3): expected"), "\(driver.rawValue) \(key): \(found)")
             }
         }
-        // And every key the loader parses belongs to some driver.
-        for (key, drivers) in SensorSection.optionDrivers { #expect(!drivers.isEmpty, "no driver takes '\(key)'") }
+        #expect(Set(SensorSection.optionDrivers.map(\.key)) == Set(SensorDriver.allCases.flatMap(\.descriptor.optionKeys)))
+        let unknown = problems("board: simulated\nsensors:\n  - {name: a, driver: tmp102, options: {gain: 2}}")
+        #expect(unknown.count == 1 && unknown[0].hasPrefix("sensors[0].options.gain (line 3): unknown key 'gain'"), "\(unknown)")
     }
 
     @Test func i2cDriversHaveAnAddressAndTheOthersNone() {

@@ -25,6 +25,11 @@ public protocol SensorDriverDescriptor: Sendable {
     /// The bridge's poll period when the configuration names none, and the range it may name.
     var defaultPollInterval: Duration { get }
     var pollRange: ClosedRange<Duration> { get }
+    /// Reads and checks one of `optionKeys` into `options` (the loader calls it once per key given,
+    /// in its own order, so problems come out in a stable order).
+    func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions)
+    /// Checks the options read together (settings that contradict each other).
+    func checkOptions(_ options: DriverOptions, reader: any DriverOptionReader)
 }
 
 extension SensorDriverDescriptor {

@@ -14,6 +14,31 @@ public struct BME280Driver: I2CDriverDescriptor {
     ]
     public init() {}
 
+    public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
+        switch key {
+        case "oversampling":
+            guard let ratios = reader.map(key, known: ["temperature", "pressure", "humidity"]) else { return }
+            func ratio(_ name: String) -> Int? {
+                guard ratios.has(name) else { return nil }
+                // Pressure and humidity are compensated with t_fine from the temperature channel,
+                // so temperature cannot be skipped (datasheet 4.2.3).
+                return ratios.oneOf(name, name == "temperature" ? [1, 2, 4, 8, 16] : [0, 1, 2, 4, 8, 16])
+            }
+            options.temperatureOversampling = ratio("temperature")
+            options.pressureOversampling = ratio("pressure")
+            options.humidityOversampling = ratio("humidity")
+        case "iir-filter":
+            let names = BME280.FilterCoefficient.allCases.map(\.name).joined(separator: ", ")
+            guard let text = reader.text(key, expected: "one of \(names)") else { return }
+            guard let filter = BME280.FilterCoefficient(name: text) else {
+                reader.problem(at: key, "\(reader.quoted(text)) is not an IIR filter coefficient; use one of \(names)")
+                return
+            }
+            options.iirFilter = filter
+        default: break
+        }
+    }
+
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
         let options = context.options
         let chip = BME280(bus: context.bus, address: context.address, clock: context.clock,

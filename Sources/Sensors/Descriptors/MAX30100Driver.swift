@@ -9,6 +9,14 @@ public struct MAX30100Driver: I2CDriverDescriptor {
     public let pollRange = Duration.milliseconds(50) ... .milliseconds(150)
     public init() {}
 
+    public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
+        switch key {
+        case "sample-rate": options.sampleRate = reader.oneOf(key, MAX30100.allowedSampleRates, unit: " Hz")
+        case "led-current-ma": options.ledCurrentMilliamps = reader.number(key, in: 0...50, unit: " mA")
+        default: break
+        }
+    }
+
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
         let chip = MAX30100(bus: context.bus, address: context.address, configuration: context.options.max30100Configuration,
                             clock: context.clock)

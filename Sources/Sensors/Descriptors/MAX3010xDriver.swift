@@ -8,6 +8,14 @@ public struct MAX3010xDriver: I2CDriverDescriptor {
 
     public init(variant: MAX3010x.Variant) { self.variant = variant }
 
+    public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
+        switch key {
+        case "sample-rate": options.sampleRate = reader.oneOf(key, [50, 100, 200, 400], unit: " Hz")
+        case "led-current-ma": options.ledCurrentMilliamps = reader.number(key, in: 0...51, unit: " mA")
+        default: break
+        }
+    }
+
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
         let chip = MAX3010x(bus: context.bus, address: context.address, variant: variant,
                             configuration: context.options.max3010xConfiguration, clock: context.clock)

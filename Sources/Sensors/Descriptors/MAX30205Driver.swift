@@ -6,6 +6,14 @@ public struct MAX30205Driver: I2CDriverDescriptor {
     public let optionKeys = ["mode", "data-format"]
     public init() {}
 
+    public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
+        switch key {
+        case "mode": options.mode = reader.choice(key, of: ConversionMode.self)
+        case "data-format": options.dataFormat = reader.choice(key, of: MAX30205.DataFormat.self)
+        default: break
+        }
+    }
+
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
         let chip = MAX30205(bus: context.bus, address: context.address, settings: context.options.max30205Settings, clock: context.clock)
         return DriverSource(offsets: context.offsets, setup: { () throws(SensorError) in try chip.configure() },

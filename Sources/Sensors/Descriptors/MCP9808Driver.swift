@@ -7,6 +7,11 @@ public struct MCP9808Driver: I2CDriverDescriptor {
     public let simulatedRegisters = [SimulatedRegisterRange(0x05...0x06, "the ambient temperature register", exact: true)]
     public init() {}
 
+    public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
+        guard key == "resolution" else { return }
+        options.resolution = reader.oneOf(key, MCP9808.Resolution.allCases.map(\.name), unit: " °C").flatMap(MCP9808.Resolution.init(name:))
+    }
+
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
         let chip = MCP9808(bus: context.bus, address: context.address, clock: context.clock)
         var setup: DriverSource.Setup?

@@ -16,6 +16,14 @@ public struct GPIOPulseDriver: SensorDriverDescriptor {
     public let quantities: [Quantity] = [.heartRate]
     public let optionKeys = ["edge", "bias"]
     public init() {}
+
+    public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
+        switch key {
+        case "edge": options.edge = reader.choice(key, among: ["rising", "falling", "both"])
+        case "bias": options.bias = reader.choice(key, among: ["pull-up", "pull-down", "disabled", "as-is"])
+        default: break
+        }
+    }
 }
 
 /// The SoC's temperature from its thermal zone.

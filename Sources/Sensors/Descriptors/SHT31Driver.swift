@@ -6,6 +6,14 @@ public struct SHT31Driver: I2CDriverDescriptor {
     public let optionKeys = ["repeatability", "heater"]
     public init() {}
 
+    public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
+        switch key {
+        case "repeatability": options.repeatability = reader.choice(key, of: SHT31.Repeatability.self)
+        case "heater": options.heater = reader.onOff(key)
+        default: break
+        }
+    }
+
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
         let chip = SHT31(bus: context.bus, address: context.address, clock: context.clock,
                          repeatability: context.options.repeatability ?? .high)

@@ -6,6 +6,55 @@ public struct SHT4xDriver: I2CDriverDescriptor {
     public let optionKeys = ["heater", "precision"]
     public init() {}
 
+    public static let heaterExample = "power (20mw, 110mw or 200mw), pulse (100ms or 1s) and, for the daemon, every (how often, e.g. 5m)"
+
+    public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
+        switch key {
+        case "heater": readHeater(reader, into: &options)
+        case "precision": options.precision = reader.choice(key, of: SHT4x.Precision.self)
+        default: break
+        }
+    }
+
+    /// The SHT4x heater runs in pulses (it has no steady on): a power, a pulse length, how often,
+    /// and how long to withhold readings after each pulse.
+    private func readHeater(_ reader: any DriverOptionReader, into options: inout DriverOptions) {
+        guard !reader.isScalar("heater") else {
+            reader.problem(at: "heater", "the sht4x heater runs in pulses, not on or off: give its \(Self.heaterExample)")
+            return
+        }
+        guard let map = reader.map("heater", known: ["power", "pulse", "every", "cool-down"]) else { return }
+        func required(_ key: String) -> Bool {
+            guard map.has(key) else {
+                map.problem(missing: key, "missing; the sht4x heater needs \(Self.heaterExample)")
+                return false
+            }
+            return true
+        }
+        let power = required("power") ? map.oneOf("power", SHT4x.HeaterPower.allCases.map(\.rawValue)).flatMap(SHT4x.HeaterPower.init(rawValue:)) : nil
+        let duration = required("pulse") ? map.oneOf("pulse", SHT4x.HeaterDuration.allCases.map(\.rawValue)).flatMap(SHT4x.HeaterDuration.init(rawValue:)) : nil
+        let every = map.duration("every")
+        let coolDown = map.duration("cool-down")
+        // A value already reported as invalid is not also reported as missing later.
+        guard let power, let duration, (every != nil) == map.has("every"), (coolDown != nil) == map.has("cool-down") else { return }
+        let pulse = SHT4x.HeaterPulse(power: power, duration: duration)
+        if let every, every < pulse.minimumPeriod || every > .seconds(86_400) {
+            let minimum = map.spelling(of: pulse.minimumPeriod)
+            map.problem(at: "every", every > .seconds(86_400)
+                ? "\(map.spelling(of: every)) is out of range \(minimum)…24h"
+                : "a \(map.spelling(of: duration.nominal)) pulse (up to \(map.spelling(of: pulse.longest))) every \(map.spelling(of: every)) "
+                    + "can exceed the heater's 10 % duty limit (datasheet 4.9); use every: \(minimum) or longer")
+            return
+        }
+        if let coolDown, coolDown > .seconds(3600) {
+            map.problem(at: "cool-down", "\(map.spelling(of: coolDown)) is out of range 0ms…1h")
+            return
+        }
+        options.heaterPulse = pulse
+        options.heaterEvery = every
+        options.heaterCoolDown = coolDown
+    }
+
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
         let chip = SHT4x(bus: context.bus, address: context.address, clock: context.clock, precision: context.options.precision ?? .high)
         let read: @Sendable () throws(SensorError) -> TemperatureHumidityReading

@@ -7,6 +7,16 @@ public struct TMP102Driver: I2CDriverDescriptor {
     public let simulatedRegisters = [SimulatedRegisterRange(0x00...0x01, "the temperature register", exact: true)]
     public init() {}
 
+    public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
+        switch key {
+        case "conversion-rate":
+            options.conversionRate = reader.oneOf(key, TMP102.ConversionRate.allCases.map(\.name), unit: " Hz")
+                .flatMap(TMP102.ConversionRate.init(name:))
+        case "extended-mode": options.extendedMode = reader.onOff(key)
+        default: break
+        }
+    }
+
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
         let chip = TMP102(bus: context.bus, address: context.address, clock: context.clock)
         let options = context.options

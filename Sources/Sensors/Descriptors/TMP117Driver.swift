@@ -6,6 +6,24 @@ public struct TMP117Driver: I2CDriverDescriptor {
     public let optionKeys = ["mode", "conversion-cycle", "averaging"]
     public init() {}
 
+    public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
+        switch key {
+        case "mode": options.mode = reader.choice(key, of: ConversionMode.self)
+        case "conversion-cycle": options.conversionCycle = reader.choice(key, of: TMP117.ConversionCycle.self)
+        case "averaging": options.averaging = reader.oneOf(key, TMP117.Averaging.allCases.map(\.rawValue)).flatMap(TMP117.Averaging.init(rawValue:))
+        default: break
+        }
+    }
+
+    public func checkOptions(_ options: DriverOptions, reader: any DriverOptionReader) {
+        if options.mode == .oneShot, options.conversionCycle != nil {
+            reader.problem(at: "conversion-cycle",
+                           "conversion-cycle sets the pace of mode: continuous; in one-shot mode the chip converts once per read, so leave it out")
+        } else if let problem = options.tmp117Settings.problem {
+            reader.problem(at: reader.has("conversion-cycle") ? "conversion-cycle" : "averaging", problem)
+        }
+    }
+
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
         let chip = TMP117(bus: context.bus, address: context.address, settings: context.options.tmp117Settings, clock: context.clock)
         return DriverSource(offsets: context.offsets, setup: { () throws(SensorError) in try chip.configure() },
