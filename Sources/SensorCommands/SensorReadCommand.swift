@@ -88,6 +88,10 @@ public struct SensorReadCommand: ParsableCommand {
     @Option(name: .customLong("data-format"), help: "max30205: normal or extended (+64 °C) data format.")
     public var dataFormat: String?
 
+    @Option(name: .customLong("option"),
+            help: "A driver option by its configuration name, KEY=VALUE, repeatable (e.g. --option humidity-resolution=11 for hdc1080); any driver's options, including those named above.")
+    public var driverOptions: [String] = []
+
     @Option(help: "iio / hwmon: the kernel device's name (e.g. dht11, bme280, w1_slave_temp) or its sysfs directory.")
     public var device: String?
 
@@ -139,13 +143,19 @@ public struct SensorReadCommand: ParsableCommand {
             ("heater", heater), ("precision", precision), ("mode", mode), ("conversion-cycle", conversionCycle),
             ("averaging", averaging), ("data-format", dataFormat),
         ]
-        return all.compactMap { name, text in text.map { (name, $0) } }
+        return all.compactMap { name, text in text.map { (name, $0) } } + driverOptions.map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (String(parts[0]), parts.count > 1 ? String(parts[1]) : "")
+        }
     }
 
     func validatedArguments() throws(SensorCommandError) -> ValidatedArguments {
         // Checked here because a non-finite or huge value would trap in the integer conversions below.
         guard seconds.isFinite, seconds > 0, seconds <= Self.maximumSeconds else {
             throw .usage("--seconds must be a number of seconds with 0 < s <= \(Int(Self.maximumSeconds)), got \(seconds)")
+        }
+        if let malformed = driverOptions.first(where: { !$0.contains("=") || $0.hasPrefix("=") }) {
+            throw .usage("--option takes KEY=VALUE with a configuration option name, e.g. --option humidity-resolution=11; got '\(malformed)'")
         }
         if device != nil, driver != .iio, driver != .hwmon {
             throw .usage("--device applies to iio and hwmon, not to \(driver.rawValue)")

@@ -43,6 +43,36 @@ import TestSupport
         #expect(messages.contains { $0.contains("hdc1080 does not measure pressure") }, "\(messages)")
     }
 
+    /// Its own options, read by its descriptor into its own settings value, configure the chip
+    /// (Table 8: 11-bit temperature 0x0400, 8-bit humidity 0x0200, with sequence mode 0x1000).
+    @Test func itsOptionsReachTheChipsConfigurationRegister() throws {
+        let configuration = try load("""
+            board: simulated
+            sensors:
+              - {name: room, driver: hdc1080, options: {temperature-resolution: 11, humidity-resolution: 8}}
+            """).get()
+        let room = try #require(configuration.sensors.first)
+        #expect(room.options.settings[HDC1080.Settings.self] == HDC1080.Settings(temperatureResolution: .bits11, humidityResolution: .bits8))
+        let clock = SimulatedSensorClock()
+        let bus = SimulatedI2CBus(busNumber: 1)
+        let chip = SimulatedHDC1080(celsius: 25, relativeHumidity: 40, clock: clock)
+        bus.attach(chip, at: 0x40)
+        let source = try SensorSourceFactory.i2cSource(sensor: room, bus: bus, clock: clock)
+        let measurement = try source.read()
+        #expect(chip.configuration == 0x1600)
+        #expect(abs((measurement.temperature ?? 0) - 25) < 0.01)
+
+        guard case let .failure(problems) = load("""
+            board: simulated
+            sensors:
+              - {name: room, driver: hdc1080, options: {humidity-resolution: 12}}
+            """) else {
+            Issue.record("a humidity resolution the chip does not have was accepted")
+            return
+        }
+        #expect(problems.problems.map(\.description) == ["sensors[0].options.humidity-resolution (line 3): 12 is not one of 8, 11, 14 bits"])
+    }
+
     /// Datasheet 8.6.1 and 8.6.2: temperature word 0x6000 is 21.875 °C, humidity word 0x8000 is 50 %,
     /// loaded as raw registers from the configuration and read by the real driver.
     @Test func datasheetWordsReachEnvironmentalSensing() async throws {

@@ -1,5 +1,8 @@
-/// Driver settings; each applies to the drivers named in its comment and is rejected for others.
+/// Driver settings; each field applies to the drivers named in its comment and is rejected for
+/// others. Drivers added since keep a settings value of their own in `settings` instead of a field.
 public struct DriverOptions: Sendable, Equatable {
+    /// Settings values of drivers that define their own (`DriverSettings`), by type.
+    public var settings = DriverSettingsTable()
     /// bme280: oversampling of temperature, pressure and humidity: 0 (skipped), 1, 2, 4, 8 or 16.
     public var temperatureOversampling: Int?
     public var pressureOversampling: Int?

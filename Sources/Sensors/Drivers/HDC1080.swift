@@ -220,12 +220,34 @@ public struct HDC1080Driver: I2CDriverDescriptor {
     public let name = "hdc1080"
     public let connection = SensorConnection.i2c(defaultAddress: HDC1080.defaultAddress)
     public let quantities: [Quantity] = [.temperature, .humidity]
+    public let optionKeys = ["temperature-resolution", "humidity-resolution"]
     /// Both result words, as datasheet examples give them.
     public let simulatedRegisters = [SimulatedRegisterRange(0x00...0x03, "the temperature and humidity registers", exact: true)]
     public init() {}
 
+    /// `temperature-resolution: 14 | 11` and `humidity-resolution: 14 | 11 | 8` (bits; fewer bits convert faster).
+    public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
+        var settings = options.settings[HDC1080.Settings.self] ?? HDC1080.Settings()
+        switch key {
+        case "temperature-resolution":
+            guard let bits = reader.oneOf(key, HDC1080.TemperatureResolution.allCases.map(\.rawValue).sorted(), unit: " bits") else { return }
+            settings.temperatureResolution = HDC1080.TemperatureResolution(rawValue: bits) ?? .bits14
+        case "humidity-resolution":
+            guard let bits = reader.oneOf(key, HDC1080.HumidityResolution.allCases.map(\.rawValue).sorted(), unit: " bits") else { return }
+            settings.humidityResolution = HDC1080.HumidityResolution(rawValue: bits) ?? .bits14
+        default:
+            return
+        }
+        options.settings[HDC1080.Settings.self] = settings
+    }
+
+    private func chip(_ context: I2CDriverContext) -> HDC1080 {
+        HDC1080(bus: context.bus, address: context.address, settings: context.options.settings[HDC1080.Settings.self] ?? HDC1080.Settings(),
+                clock: context.clock)
+    }
+
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
-        let chip = HDC1080(bus: context.bus, address: context.address, clock: context.clock)
+        let chip = chip(context)
         return DriverSource(offsets: context.offsets, setup: { () throws(SensorError) in try chip.configure() },
                             read: { () throws(SensorError) in
             let reading = try chip.read()
@@ -246,13 +268,14 @@ public struct HDC1080Driver: I2CDriverDescriptor {
     }
 
     public func readOnce(_ request: SensorReadRequest) throws(SensorError) -> String {
-        let context = request.chip
-        let sensor = HDC1080(bus: context.bus, address: context.address, clock: context.clock)
+        let sensor = chip(request.chip)
         try sensor.configure()
         let reading = try sensor.read()
         return "hdc1080: " + request.temperature(reading.celsius) + request.humidity(reading.relativeHumidity)
     }
 }
+
+extension HDC1080.Settings: DriverSettings {}
 
 extension SensorDriver {
     public static let hdc1080 = SensorDriver(HDC1080Driver())
