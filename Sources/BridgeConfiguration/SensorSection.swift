@@ -108,6 +108,13 @@ struct SensorSection {
         var device: String?
     }
 
+    /// The names of the drivers whose connection matches, for "applies to …": "iio and hwmon".
+    private static func drivers(_ matching: (SensorConnection) -> Bool) -> String {
+        let names = SensorDriver.allCases.filter { matching($0.descriptor.connection) }.map(\.rawValue)
+        guard names.count > 1 else { return names.joined() }
+        return names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
+    }
+
     /// bus/address for I2C chips, line for gpio-pulse, id for ds18b20; each key only where it means something.
     private static func wiring(_ map: YAMLMap, driver: SensorDriver, board: BoardProfile?, problems: inout ProblemList) -> Wiring? {
         var wiring = Wiring()
@@ -120,9 +127,12 @@ struct SensorSection {
         }
         rejectUnless(driver.defaultAddress != nil, "bus", "the I2C drivers (\(i2cNames))")
         rejectUnless(driver.defaultAddress != nil, "address", "the I2C drivers (\(i2cNames))")
-        rejectUnless(driver == .gpioPulse, "line", "gpio-pulse")
-        rejectUnless(driver == .ds18b20, "id", "ds18b20 (the 1-Wire id)")
-        rejectUnless(driver == .iio || driver == .hwmon, "device", "iio and hwmon (the kernel device's name)")
+        let connection = driver.descriptor.connection
+        let onGPIO = connection == .gpio, onOneWire = connection == .oneWire
+        let isKernel = if case .kernel = connection { true } else { false }
+        rejectUnless(onGPIO, "line", Self.drivers { $0 == .gpio })
+        rejectUnless(onOneWire, "id", "\(Self.drivers { $0 == .oneWire }) (the 1-Wire id)")
+        rejectUnless(isKernel, "device", "\(Self.drivers { if case .kernel = $0 { true } else { false } }) (the kernel device's name)")
 
         if let defaultAddress = driver.defaultAddress {
             if let value = map["bus"] {
@@ -138,16 +148,16 @@ struct SensorSection {
                 wiring.address = defaultAddress
             }
         }
-        if driver == .gpioPulse {
+        if onGPIO {
             if let value = map["line"] {
                 wiring.line = gpioLine(value, path: map.path("line"), problems: &problems)
                 if wiring.line == nil { valid = false }
             } else {
-                problems.add(map.path("line"), map.line, "missing; gpio-pulse needs the GPIO line of the pulse input, e.g. line: GPIO17")
+                problems.add(map.path("line"), map.line, "missing; \(driver.rawValue) needs the GPIO line of the pulse input, e.g. line: GPIO17")
                 valid = false
             }
         }
-        if driver == .iio || driver == .hwmon {
+        if isKernel {
             if let value = map["device"] {
                 wiring.device = kernelDevice(value, path: map.path("device"), driver: driver, problems: &problems)
                 if wiring.device == nil { valid = false }
@@ -157,7 +167,7 @@ struct SensorSection {
                 valid = false
             }
         }
-        if driver == .ds18b20, let value = map["id"] {
+        if onOneWire, let value = map["id"] {
             wiring.oneWireID = oneWireID(value, path: map.path("id"), problems: &problems)
             if wiring.oneWireID == nil { valid = false }
         }

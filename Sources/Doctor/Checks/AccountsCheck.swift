@@ -62,7 +62,7 @@ extension Examination {
         var needed: [(String, String)] = []
         let buses = Set(configuration.sensors.filter(\.driver.usesI2C).compactMap(\.i2cBus)).sorted()
         if !buses.isEmpty { needed.append(("i2c", buses.map { "/dev/i2c-\($0)" }.joined(separator: ", "))) }
-        if configuration.sensors.contains(where: { $0.driver == .gpioPulse }) { needed.append(("gpio", "the GPIO chips")) }
+        if configuration.sensors.contains(where: { $0.driver.descriptor.connection == .gpio }) { needed.append(("gpio", "the GPIO chips")) }
         if case let .uart(path, _, _)? = try? TransportSpecification(parsing: configuration.transport) {
             needed.append(("dialout", path))
         }

@@ -5,7 +5,7 @@ extension Examination {
     /// With a GPIO sensor configured: the board's chips, the service user's access to them, and
     /// each configured line found by name (looked up, never requested: a running daemon holds it).
     mutating func checkGPIO(_ configuration: BridgeConfiguration) {
-        let sensors = configuration.sensors.filter { $0.driver == .gpioPulse }
+        let sensors = configuration.sensors.filter { $0.driver.descriptor.connection == .gpio }
         guard !configuration.board.simulated, !sensors.isEmpty else { return }
         let present = gpioChips(configuration.board)
         guard !present.isEmpty else {

@@ -6,8 +6,8 @@ extension Examination {
     /// attribute as the daemon finds it, so a missing overlay or module shows before a read fails.
     mutating func checkKernelSensors(_ configuration: BridgeConfiguration) {
         guard !configuration.board.simulated else { return }
-        for sensor in configuration.sensors where sensor.driver == .iio || sensor.driver == .hwmon {
-            let kind: KernelSensor.Kind = sensor.driver == .iio ? .iio : .hwmon
+        for sensor in configuration.sensors {
+            guard case let .kernel(kind) = sensor.driver.descriptor.connection else { continue }
             let device = sensor.device ?? ""
             let listing = KernelSensor.defaultRoot + kind.directory
             let reader = KernelSensor(kind: kind, device: device.hasPrefix("/") ? root.resolve(device) : device,

@@ -4,7 +4,7 @@ import Sensors
 extension Examination {
     /// With a DS18B20 configured: the w1 bus in sysfs and each configured device on it.
     mutating func checkOneWire(_ configuration: BridgeConfiguration) {
-        let sensors = configuration.sensors.filter { $0.driver == .ds18b20 }
+        let sensors = configuration.sensors.filter { $0.driver.descriptor.connection == .oneWire }
         guard !configuration.board.simulated, !sensors.isEmpty else { return }
         let directory = OneWireBus.defaultRoot
         guard let devices = root.list(directory) else {
