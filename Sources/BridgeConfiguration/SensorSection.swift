@@ -57,13 +57,23 @@ struct SensorSection {
         let options = map["options"].flatMap {
             Self.options($0, path: map.path("options"), driver: driver, problems: &problems)
         } ?? DriverOptions()
-        if let pollInterval, let optionsValue = map["options"] {
-            Self.checkHeaterSchedule(options, pollInterval: pollInterval, path: childPath(map.path("options"), "heater"),
-                                     line: Self.heaterEveryLine(in: optionsValue) ?? optionsValue.line, problems: &problems)
+        // Only options that were written can contradict the entry.
+        let entryProblems = map["options"] == nil ? []
+            : driver?.descriptor.checkEntry(options, pollInterval: pollInterval, spell: formatDuration) ?? []
+        if let optionsValue = map["options"] {
+            for case let .option(keys, message) in entryProblems {
+                problems.add(keys.reduce(map.path("options"), childPath), Self.line(of: keys, in: optionsValue) ?? optionsValue.line, message)
+            }
         }
         if let publishValue = map["publish"] {
             publications = Self.publications(publishValue, path: map.path("publish"), driver: driver, problems: &problems)
-            Self.checkDisabledChannels(publications, options: options, path: map.path("publish"), problems: &problems)
+            for publication in publications {
+                for case let .unmeasured(quantity, reason) in entryProblems where quantity == publication.characteristic.quantity {
+                    let name = publication.characteristic.rawValue
+                    problems.add(map.path("publish"), publication.line,
+                                 "'\(name)' publishes \(quantity.rawValue), but \(reason); enable it or remove '\(name)'")
+                }
+            }
         }
         let simulation = map["simulation"].flatMap {
             Self.simulation($0, path: map.path("simulation"), driver: driver, problems: &problems)
@@ -333,52 +343,18 @@ struct SensorSection {
         return options
     }
 
-    /// The line of `heater.every` (else of `heater`) in the options, for problems found after they
-    /// were read; reading them again here reports nothing (their problems are already listed).
-    private static func heaterEveryLine(in options: YAMLValue) -> Int? {
+    /// The line of the deepest of `keys` written in the options (`heater.every`, else `heater`), for
+    /// problems found after they were read; reading them again reports nothing (their problems are listed).
+    private static func line(of keys: [String], in options: YAMLValue) -> Int? {
         var ignored = ProblemList()
-        guard let map = options.map(path: "", known: optionDrivers.map(\.key), problems: &ignored) else { return nil }
-        let heater = map["heater"]?.map(path: "", known: ["power", "pulse", "every", "cool-down"], problems: &ignored)
-        return heater?.line(of: "every") ?? map.line(of: "heater")
-    }
-
-    /// The daemon pulses on a schedule, so it needs `every`, and a cool-down that leaves ambient
-    /// readings between pulses.
-    private static func checkHeaterSchedule(_ options: DriverOptions, pollInterval: Duration, path: String, line: Int?,
-                                            problems: inout ProblemList) {
-        guard let pulse = options.heaterPulse else { return }
-        let coolDown = options.heaterCoolDown ?? SHT4xHeaterCycle.Schedule.defaultCoolDown
-        // The daemon never pulses twice without an ambient reading in between; a shorter period
-        // would only be stretched, so it is refused rather than run slower than written.
-        let shortest = max(pulse.minimumPeriod, pulse.longest + coolDown + pollInterval)
-        guard let every = options.heaterEvery else {
-            problems.add(childPath(path, "every"), line, "missing; say how often the daemon runs the heater, e.g. every: 5m "
-                         + "(at least \(formatDuration(shortest)) for a \(formatDuration(pulse.duration.nominal)) pulse with this "
-                         + "cool-down and poll-interval)")
-            return
+        var value = options
+        var line: Int?
+        for key in keys {
+            guard case .mapping = value.node, let map = value.map(path: "", known: [key], problems: &ignored), let next = map[key] else { break }
+            line = map.line(of: key)
+            value = next
         }
-        if every < shortest {
-            problems.add(childPath(path, "every"), line, "heating every \(formatDuration(every)) leaves no ambient reading between pulses "
-                         + "(pulse up to \(formatDuration(pulse.longest)) + cool-down \(formatDuration(coolDown)) + poll-interval "
-                         + "\(formatDuration(pollInterval))); use every: \(formatDuration(shortest)) or longer, or a shorter cool-down")
-        }
-    }
-
-    /// A BME280 channel with oversampling 0 measures nothing, so there is nothing to publish for it.
-    private static func checkDisabledChannels(_ publications: [(characteristic: PublishedCharacteristic, line: Int?)],
-                                              options: DriverOptions, path: String, problems: inout ProblemList) {
-        for publication in publications {
-            let disabled = switch publication.characteristic.quantity {
-            case .humidity: options.humidityOversampling == 0
-            case .pressure: options.pressureOversampling == 0
-            default: false
-            }
-            guard disabled else { continue }
-            let quantity = publication.characteristic.quantity.rawValue
-            problems.add(path, publication.line,
-                         "'\(publication.characteristic.rawValue)' publishes \(quantity), but oversampling.\(quantity) is 0 (the channel "
-                         + "is skipped and measures nothing); enable it or remove '\(publication.characteristic.rawValue)'")
-        }
+        return line
     }
 
     /// Names, or `{characteristic: NAME, mode: notify|indicate}` where the mode must be the one the SIG service uses.

@@ -166,7 +166,8 @@ public struct SensorReadCommand: ParsableCommand {
             arguments.options = settings.options
             arguments.calibrationOffsets = settings.calibrationOffsets
             arguments.unit = settings.unit
-            if settings.options.heaterEvery != nil || settings.options.heaterCoolDown != nil {
+            let heater = settings.options.settings(SHT4xDriver.Settings.self)
+            if heater.heaterEvery != nil || heater.heaterCoolDown != nil {
                 throw .usage("--heater: every and cool-down schedule the daemon's heater; sensor read runs one pulse (power=…,pulse=…)")
             }
         case let .failure(problems):
@@ -280,7 +281,8 @@ public struct SensorReadCommand: ParsableCommand {
             } else {
                 do { gpioLine = try LinuxGPIOChip(name: chip).line(lineSpec) } catch { throw .gpio(error) }
             }
-            let receiver = GPIOPulseReceiver(line: gpioLine, clock: clock, edge: options.gpioEdge, bias: options.gpioBias)
+            let pulse = options.settings(GPIOPulseDriver.Settings.self)
+            let receiver = GPIOPulseReceiver(line: gpioLine, clock: clock, edge: pulse.edgeSelection, bias: pulse.lineBias)
             try receiver.start()
             defer { receiver.stop() }
             if let simulation, let simulatedLine = gpioLine as? SimulatedGPIOLine {

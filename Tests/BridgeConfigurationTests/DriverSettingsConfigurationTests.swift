@@ -14,12 +14,12 @@ import Testing
               - {name: d, driver: sht4x, bus: 2, options: {precision: medium}}
             """
         let sensors = try load(yaml).get().sensors
-        #expect(sensors[0].options.conversionRate == .hz0_25)
-        #expect(sensors[0].options.extendedMode == true)
-        #expect(sensors[1].options.resolution == .eighthDegree)
-        #expect(sensors[2].options.repeatability == .low)
-        #expect(sensors[2].options.heater == false)
-        #expect(sensors[3].options.precision == .medium)
+        #expect(sensors[0].options.settings(TMP102Driver.Settings.self).conversionRate == .hz0_25)
+        #expect(sensors[0].options.settings(TMP102Driver.Settings.self).extendedMode == true)
+        #expect(sensors[1].options.settings(MCP9808Driver.Settings.self).resolution == .eighthDegree)
+        #expect(sensors[2].options.settings(SHT31Driver.Settings.self).repeatability == .low)
+        #expect(sensors[2].options.settings(SHT31Driver.Settings.self).heater == false)
+        #expect(sensors[3].options.settings(SHT4xDriver.Settings.self).precision == .medium)
     }
 
     @Test func badValuesNameTheirPathAndLine() {
@@ -78,9 +78,9 @@ import Testing
               - {name: a, driver: sht4x, options: {heater: {power: 110mw, pulse: 100ms, every: 5m}}}
               - {name: b, driver: sht4x, bus: 2, poll-interval: 1s, options: {heater: {power: 200mw, pulse: 1s, every: 20s, cool-down: 5s}}}
             """).get().sensors
-        #expect(sensors[0].options.sht4xHeaterSchedule == .init(pulse: .init(power: .milliwatts110, duration: .milliseconds100),
+        #expect(sensors[0].options.settings(SHT4xDriver.Settings.self).heaterSchedule == .init(pulse: .init(power: .milliwatts110, duration: .milliseconds100),
                                                                  every: .seconds(300), coolDown: .seconds(10)))
-        #expect(sensors[1].options.sht4xHeaterSchedule == .init(pulse: .init(power: .milliwatts200, duration: .seconds1),
+        #expect(sensors[1].options.settings(SHT4xDriver.Settings.self).heaterSchedule == .init(pulse: .init(power: .milliwatts200, duration: .seconds1),
                                                                  every: .seconds(20), coolDown: .seconds(5)))
     }
 
@@ -119,7 +119,7 @@ import Testing
         let parsed = try CommandLineSettings.settings(
             driver: .bme280, options: [("oversampling", "temperature=2,pressure=16,humidity=0"), ("iir-filter", "4")],
             calibrationOffset: "temperature=-0.3,pressure=120").get()
-        #expect(parsed.options == DriverOptions(temperatureOversampling: 2, pressureOversampling: 16, humidityOversampling: 0, iirFilter: .x4))
+        #expect(parsed.options == DriverOptions(BME280Driver.Settings(temperatureOversampling: 2, pressureOversampling: 16, humidityOversampling: 0, iirFilter: .x4)))
         #expect(parsed.calibrationOffsets == [.temperature: -0.3, .pressure: 120])
         let single = try CommandLineSettings.settings(driver: .tmp102, options: [], calibrationOffset: "-0.5").get()
         #expect(single.calibrationOffsets == [.temperature: -0.5])

@@ -65,10 +65,10 @@ import Testing
                                     calibrationOffsets: [.temperature: -0.25], publish: [.temperatureMeasurement]),
                 SensorConfiguration(name: "room", driver: .bme280, i2cBus: 1, i2cAddress: 0x76, pollInterval: .seconds(1),
                                     calibrationOffsets: [.humidity: 2, .pressure: -150],
-                                    options: DriverOptions(temperatureOversampling: 2, pressureOversampling: 16, humidityOversampling: 1),
+                                    options: DriverOptions(BME280Driver.Settings(temperatureOversampling: 2, pressureOversampling: 16, humidityOversampling: 1)),
                                     publish: [.environmentalTemperature, .humidity]),
                 SensorConfiguration(name: "hall", driver: .gpioPulse, gpioLine: "GPIO17", pollInterval: .milliseconds(250),
-                                    options: DriverOptions(edge: "rising", bias: "pull-up"), publish: []),
+                                    options: DriverOptions(GPIOPulseDriver.Settings(edge: "rising", bias: "pull-up")), publish: []),
                 SensorConfiguration(name: "probe", driver: .ds18b20, oneWireID: "28-0316a2795dff", pollInterval: .seconds(60), publish: []),
             ],
             deviceInformation: DeviceInformationSettings(manufacturer: "ACME", model: "Bedside 2", serialNumber: "0042",
@@ -207,9 +207,9 @@ import Testing
               - {name: hall, driver: bme280, address: 0x77, options: {iir-filter: "off"}}
             """
         let sensors = try load(yaml).get().sensors
-        #expect(sensors[0].options.iirFilter == .x16)
-        #expect(sensors[0].options.humidityOversampling == 0)
-        #expect(sensors[1].options.iirFilter == .off)
+        #expect(sensors[0].options.settings(BME280Driver.Settings.self).iirFilter == .x16)
+        #expect(sensors[0].options.settings(BME280Driver.Settings.self).humidityOversampling == 0)
+        #expect(sensors[1].options.settings(BME280Driver.Settings.self).iirFilter == .off)
         #expect(problems("""
             board: simulated
             sensors:

@@ -26,15 +26,15 @@ import Testing
         let configuration = try load(yaml).get()
         let sensors = configuration.sensors
         #expect(sensors.map(\.driver) == [.tmp117, .max30205, .mlx90614, .max30100, .aht20, .shtc3, .iio, .hwmon])
-        #expect(sensors[0].options.tmp117Settings == TMP117.Settings(mode: .continuous, conversionCycle: .ms500, averaging: .x32))
+        #expect(sensors[0].options.settings(TMP117Driver.Settings.self).chip == TMP117.Settings(mode: .continuous, conversionCycle: .ms500, averaging: .x32))
         #expect(sensors[0].calibrationOffsets == [.temperature: -0.05])
         #expect(sensors[0].i2cAddress == 0x48)
-        #expect(sensors[1].options.max30205Settings == MAX30205.Settings(mode: .oneShot, dataFormat: .extended))
+        #expect(sensors[1].options.settings(MAX30205Driver.Settings.self).chip == MAX30205.Settings(mode: .oneShot, dataFormat: .extended))
         #expect(sensors[1].i2cAddress == 0x49)
         #expect(sensors[2].i2cAddress == 0x5A)
         #expect(sensors[2].calibrationOffsets == [.temperature: 0.4])
         #expect(sensors[3].i2cAddress == 0x57)
-        #expect(sensors[3].options.sampleRate == 50)
+        #expect(sensors[3].options.settings(PPGSettings.self).sampleRate == 50)
         // The MAX30100's 16-sample FIFO holds 160 ms at 100 Hz: polled every 100 ms by default.
         #expect(sensors[3].pollInterval == .milliseconds(100))
         #expect(sensors[4].i2cAddress == 0x38)

@@ -17,7 +17,7 @@ import TestSupport
     @Test func tmp102RateAndExtendedMode() throws {
         let chip = SimulatedTMP102(celsius: 140, clock: clock)
         bus.attach(chip, at: 0x48)
-        let source = try source(.tmp102, DriverOptions(conversionRate: .hz1, extendedMode: true))
+        let source = try source(.tmp102, DriverOptions(TMP102Driver.Settings(conversionRate: .hz1, extendedMode: true)))
         // 140 °C is only readable in 13-bit extended mode; CR = 01 (1 Hz), EM set: 0x6070.
         #expect(try source.read().temperature == 140)
         #expect(chip.configuration == 0x6070)
@@ -33,14 +33,14 @@ import TestSupport
     @Test func mcp9808Resolution() throws {
         let chip = SimulatedMCP9808(celsius: 20, clock: clock)
         bus.attach(chip, at: 0x18)
-        _ = try source(.mcp9808, DriverOptions(resolution: .quarterDegree)).read()
+        _ = try source(.mcp9808, DriverOptions(MCP9808Driver.Settings(resolution: .quarterDegree))).read()
         #expect(chip.resolution == 0b01)
     }
 
     @Test func sht31RepeatabilityAndHeater() throws {
         let chip = SimulatedSHT31(clock: clock)
         bus.attach(chip, at: 0x44)
-        _ = try source(.sht31, DriverOptions(repeatability: .medium, heater: true)).read()
+        _ = try source(.sht31, DriverOptions(SHT31Driver.Settings(repeatability: .medium, heater: true))).read()
         #expect(chip.lastMeasurementCommand == 0x240B)
         #expect(chip.status & 0x2000 != 0)
     }
@@ -48,7 +48,7 @@ import TestSupport
     @Test func sht4xPrecision() throws {
         let chip = SimulatedSHT4x(clock: clock)
         bus.attach(chip, at: 0x44)
-        _ = try source(.sht4x, DriverOptions(precision: .low)).read()
+        _ = try source(.sht4x, DriverOptions(SHT4xDriver.Settings(precision: .low))).read()
         #expect(chip.lastMeasurementCommand == 0xE0)
     }
 
@@ -58,8 +58,8 @@ import TestSupport
         let chip = SimulatedSHT4x(celsius: 12, relativeHumidity: 92, clock: clock)
         bus.attach(chip, at: 0x44)
         let sensor = SensorConfiguration(name: "cellar", driver: .sht4x, pollInterval: .seconds(1),
-                                         options: DriverOptions(heaterPulse: .init(power: .milliwatts200, duration: .seconds1),
-                                                                heaterEvery: .seconds(20), heaterCoolDown: .seconds(10)),
+                                         options: DriverOptions(SHT4xDriver.Settings(heaterPulse: .init(power: .milliwatts200, duration: .seconds1),
+                                                                heaterEvery: .seconds(20), heaterCoolDown: .seconds(10))),
                                          publish: [])
         let memory = SHT4xHeaterCycle.Memory()
         let opened = Recorder<Int>()

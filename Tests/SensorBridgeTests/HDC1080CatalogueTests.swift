@@ -52,7 +52,7 @@ import TestSupport
               - {name: room, driver: hdc1080, options: {temperature-resolution: 11, humidity-resolution: 8}}
             """).get()
         let room = try #require(configuration.sensors.first)
-        #expect(room.options.settings[HDC1080.Settings.self] == HDC1080.Settings(temperatureResolution: .bits11, humidityResolution: .bits8))
+        #expect(room.options[HDC1080.Settings.self] == HDC1080.Settings(temperatureResolution: .bits11, humidityResolution: .bits8))
         let clock = SimulatedSensorClock()
         let bus = SimulatedI2CBus(busNumber: 1)
         let chip = SimulatedHDC1080(celsius: 25, relativeHumidity: 40, clock: clock)

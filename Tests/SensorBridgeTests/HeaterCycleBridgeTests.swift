@@ -21,8 +21,8 @@ import TestSupport
     @Test func heaterPulsesPauseTheSensorAndNeverPublishTheHotDie() async throws {
         let sensor = SensorConfiguration(
             name: "cellar", driver: .sht4x, pollInterval: .seconds(1),
-            options: DriverOptions(heaterPulse: .init(power: .milliwatts20, duration: .milliseconds100),
-                                   heaterEvery: .seconds(5), heaterCoolDown: .milliseconds(1500)),
+            options: DriverOptions(SHT4xDriver.Settings(heaterPulse: .init(power: .milliwatts20, duration: .milliseconds100),
+                                   heaterEvery: .seconds(5), heaterCoolDown: .milliseconds(1500))),
             publish: [.environmentalTemperature, .humidity], simulation: SimulationSettings(celsius: 12, relativeHumidity: 92))
         let bridge = SensorBridge(configuration: Fixtures.configuration([sensor]), sink: sink,
                                   factory: SensorSourceFactory(board: Fixtures.board, simulation: SimulatedBoard(clock: sensorClock)),

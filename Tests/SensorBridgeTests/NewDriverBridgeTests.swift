@@ -46,9 +46,9 @@ import TestSupport
     }
 
     static let thermometers = [
-        Thermometer(driver: .tmp117, options: DriverOptions(conversionCycle: .ms125, averaging: .x1),
+        Thermometer(driver: .tmp117, options: DriverOptions(TMP117Driver.Settings(conversionCycle: .ms125, averaging: .x1)),
                     offsets: [.temperature: -0.25], simulated: 36.8, expected: 36.55),
-        Thermometer(driver: .max30205, options: DriverOptions(mode: .oneShot, dataFormat: .extended), offsets: [:], simulated: 37.4, expected: 37.4),
+        Thermometer(driver: .max30205, options: DriverOptions(MAX30205Driver.Settings(mode: .oneShot, dataFormat: .extended)), offsets: [:], simulated: 37.4, expected: 37.4),
         Thermometer(driver: .mlx90614, options: DriverOptions(), offsets: [.temperature: 0.5], simulated: 34.0, expected: 34.5),
     ]
 

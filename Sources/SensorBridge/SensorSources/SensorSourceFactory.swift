@@ -63,7 +63,8 @@ public struct SensorSourceFactory: Sendable {
 
     static func pulseSource(line: any GPIOLine, sensor: SensorConfiguration, clock: any SensorClock,
                             beforeRead: @escaping @Sendable () -> Void = {}) throws(SensorError) -> any SensorSource {
-        let receiver = GPIOPulseReceiver(line: line, clock: clock, edge: sensor.options.gpioEdge, bias: sensor.options.gpioBias)
+        let settings = sensor.options.settings(GPIOPulseDriver.Settings.self)
+        let receiver = GPIOPulseReceiver(line: line, clock: clock, edge: settings.edgeSelection, bias: settings.lineBias)
         try receiver.start()
         return DriverSource(offsets: [:], read: { () throws(SensorError) in
             beforeRead()

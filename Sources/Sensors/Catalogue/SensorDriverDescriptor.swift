@@ -30,10 +30,23 @@ public protocol SensorDriverDescriptor: Sendable {
     func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions)
     /// Checks the options read together (settings that contradict each other).
     func checkOptions(_ options: DriverOptions, reader: any DriverOptionReader)
+    /// Checks the options against the rest of the sensor's entry: how often it is polled (nil when
+    /// that is invalid itself) and what it publishes. `spell` writes a duration as the file would.
+    func checkEntry(_ options: DriverOptions, pollInterval: Duration?, spell: (Duration) -> String) -> [SensorEntryProblem]
+}
+
+/// A conflict between a driver's options and the rest of its sensor's entry.
+public enum SensorEntryProblem: Sendable, Equatable {
+    /// About the option at `path` below `options:` (["heater", "every"]), given or missing.
+    case option(path: [String], message: String)
+    /// The options stop the chip from measuring `quantity`, so publishing it would publish nothing.
+    case unmeasured(Quantity, reason: String)
 }
 
 extension SensorDriverDescriptor {
     public var optionKeys: [String] { [] }
+
+    public func checkEntry(_ options: DriverOptions, pollInterval: Duration?, spell: (Duration) -> String) -> [SensorEntryProblem] { [] }
 
     /// Heart-rate chips sample into a FIFO that holds ~320 ms at 100 Hz, so they are polled faster.
     public var defaultPollInterval: Duration { measuresHeartRate ? .milliseconds(250) : .seconds(1) }

@@ -10,15 +10,11 @@ public struct MAX30100Driver: I2CDriverDescriptor {
     public init() {}
 
     public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
-        switch key {
-        case "sample-rate": options.sampleRate = reader.oneOf(key, MAX30100.allowedSampleRates, unit: " Hz")
-        case "led-current-ma": options.ledCurrentMilliamps = reader.number(key, in: 0...50, unit: " mA")
-        default: break
-        }
+        PPGSettings.read(key, from: reader, into: &options, sampleRates: MAX30100.allowedSampleRates, maximumMilliamps: 50)
     }
 
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
-        let chip = MAX30100(bus: context.bus, address: context.address, configuration: context.options.max30100Configuration,
+        let chip = MAX30100(bus: context.bus, address: context.address, configuration: context.options.settings(PPGSettings.self).configuration(MAX30100.Configuration()),
                             clock: context.clock)
         return PPGDriverSupport.source(chip: chip, configure: chip.configure, fingerThreshold: MAX30100.fingerThreshold, context: context)
     }
@@ -33,7 +29,7 @@ public struct MAX30100Driver: I2CDriverDescriptor {
 
     public func readOnce(_ request: SensorReadRequest) throws(SensorError) -> String {
         let context = request.chip
-        let sensor = MAX30100(bus: context.bus, address: context.address, configuration: context.options.max30100Configuration,
+        let sensor = MAX30100(bus: context.bus, address: context.address, configuration: context.options.settings(PPGSettings.self).configuration(MAX30100.Configuration()),
                               clock: context.clock)
         try sensor.configure()
         return try PPGDriverSupport.collectHeartRate(PPGHeartRateMonitor(sensor: sensor, fingerThreshold: MAX30100.fingerThreshold),

@@ -9,16 +9,12 @@ public struct MAX3010xDriver: I2CDriverDescriptor {
     public init(variant: MAX3010x.Variant) { self.variant = variant }
 
     public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
-        switch key {
-        case "sample-rate": options.sampleRate = reader.oneOf(key, [50, 100, 200, 400], unit: " Hz")
-        case "led-current-ma": options.ledCurrentMilliamps = reader.number(key, in: 0...51, unit: " mA")
-        default: break
-        }
+        PPGSettings.read(key, from: reader, into: &options, sampleRates: [50, 100, 200, 400], maximumMilliamps: 51)
     }
 
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
         let chip = MAX3010x(bus: context.bus, address: context.address, variant: variant,
-                            configuration: context.options.max3010xConfiguration, clock: context.clock)
+                            configuration: context.options.settings(PPGSettings.self).configuration(MAX3010x.Configuration()), clock: context.clock)
         return PPGDriverSupport.source(chip: chip, configure: chip.configure, fingerThreshold: 30_000, context: context)
     }
 
@@ -34,7 +30,8 @@ public struct MAX3010xDriver: I2CDriverDescriptor {
     public func readOnce(_ request: SensorReadRequest) throws(SensorError) -> String {
         let context = request.chip
         let sensor = MAX3010x(bus: context.bus, address: context.address, variant: variant,
-                              configuration: context.options.max3010xConfiguration, clock: context.clock)
+                              configuration: context.options.settings(PPGSettings.self).configuration(MAX3010x.Configuration()),
+                              clock: context.clock)
         try sensor.configure()
         return try PPGDriverSupport.collectHeartRate(PPGHeartRateMonitor(sensor: sensor), pollMilliseconds: 200,
                                                      seconds: request.seconds, clock: context.clock, name: name)

@@ -7,15 +7,23 @@ public struct MCP9808Driver: I2CDriverDescriptor {
     public let simulatedRegisters = [SimulatedRegisterRange(0x05...0x06, "the ambient temperature register", exact: true)]
     public init() {}
 
+    /// `resolution` (nil keeps the chip's 0.0625 °C).
+    public struct Settings: DriverSettings, Defaultable {
+        public var resolution: MCP9808.Resolution?
+        public init(resolution: MCP9808.Resolution? = nil) { self.resolution = resolution }
+        public init() { self.init(resolution: nil) }
+    }
+
     public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
         guard key == "resolution" else { return }
-        options.resolution = reader.oneOf(key, MCP9808.Resolution.allCases.map(\.name), unit: " °C").flatMap(MCP9808.Resolution.init(name:))
+        options[Settings.self] = Settings(resolution: reader.oneOf(key, MCP9808.Resolution.allCases.map(\.name), unit: " °C")
+            .flatMap(MCP9808.Resolution.init(name:)))
     }
 
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
         let chip = MCP9808(bus: context.bus, address: context.address, clock: context.clock)
         var setup: DriverSource.Setup?
-        if let resolution = context.options.resolution {
+        if let resolution = context.options.settings(Settings.self).resolution {
             setup = { @Sendable () throws(SensorError) in try chip.configure(resolution: resolution) }
         }
         return DriverSource(offsets: context.offsets, setup: setup,
@@ -35,7 +43,7 @@ public struct MCP9808Driver: I2CDriverDescriptor {
     public func readOnce(_ request: SensorReadRequest) throws(SensorError) -> String {
         let context = request.chip
         let sensor = MCP9808(bus: context.bus, address: context.address, clock: context.clock)
-        if let resolution = context.options.resolution { try sensor.configure(resolution: resolution) }
+        if let resolution = context.options.settings(Settings.self).resolution { try sensor.configure(resolution: resolution) }
         return "mcp9808: " + request.temperature(try sensor.read().celsius)
     }
 }

@@ -17,11 +17,41 @@ public struct GPIOPulseDriver: SensorDriverDescriptor {
     public let optionKeys = ["edge", "bias"]
     public init() {}
 
+    /// `edge` (nil: rising) and `bias` (nil: pull-down) of the pulse line.
+    public struct Settings: DriverSettings, Defaultable {
+        public var edge: String?
+        public var bias: String?
+        public init(edge: String? = nil, bias: String? = nil) {
+            self.edge = edge
+            self.bias = bias
+        }
+        public init() { self.init(edge: nil) }
+
+        public var edgeSelection: GPIOEdgeSelection {
+            switch edge {
+            case "falling": .falling
+            case "both": .both
+            default: .rising
+            }
+        }
+
+        public var lineBias: GPIOBias {
+            switch bias {
+            case "pull-up": .pullUp
+            case "disabled": .disabled
+            case "as-is": .asIs
+            default: .pullDown
+            }
+        }
+    }
+
     public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
-        switch key {
-        case "edge": options.edge = reader.choice(key, among: ["rising", "falling", "both"])
-        case "bias": options.bias = reader.choice(key, among: ["pull-up", "pull-down", "disabled", "as-is"])
-        default: break
+        options.update(Settings.self) { settings in
+            switch key {
+            case "edge": settings.edge = reader.choice(key, among: ["rising", "falling", "both"])
+            case "bias": settings.bias = reader.choice(key, among: ["pull-up", "pull-down", "disabled", "as-is"])
+            default: break
+            }
         }
     }
 }

@@ -1,5 +1,42 @@
 import Synchronization
 
+/// The pulse oximeters' `sample-rate` (Hz) and `led-current-ma` (both LEDs alike); nil keeps the
+/// driver's default.
+public struct PPGSettings: DriverSettings, Defaultable {
+    public var sampleRate: Int?
+    public var ledCurrentMilliamps: Double?
+
+    public init(sampleRate: Int? = nil, ledCurrentMilliamps: Double? = nil) {
+        self.sampleRate = sampleRate
+        self.ledCurrentMilliamps = ledCurrentMilliamps
+    }
+
+    public init() { self.init(sampleRate: nil) }
+
+    /// The chip's defaults with what the options ask for.
+    public func configuration<Configuration: PPGLEDConfiguration>(_ defaults: Configuration) -> Configuration {
+        var configuration = defaults
+        if let sampleRate { configuration.sampleRate = sampleRate }
+        if let ledCurrentMilliamps {
+            configuration.redMilliamps = ledCurrentMilliamps
+            configuration.irMilliamps = ledCurrentMilliamps
+        }
+        return configuration
+    }
+
+    /// Reads one of the two options, with the chip's own allowed rates and current limit.
+    static func read(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions,
+                     sampleRates: [Int], maximumMilliamps: Double) {
+        options.update(PPGSettings.self) { settings in
+            switch key {
+            case "sample-rate": settings.sampleRate = reader.oneOf(key, sampleRates, unit: " Hz")
+            case "led-current-ma": settings.ledCurrentMilliamps = reader.number(key, in: 0...maximumMilliamps, unit: " mA")
+            default: break
+            }
+        }
+    }
+}
+
 /// What the pulse-oximeter drivers share: the daemon's source and `sensor read`'s collection.
 enum PPGDriverSupport {
     /// A pulse-oximeter chip configured on the first read (and after a reset), its FIFO drained into

@@ -6,19 +6,32 @@ public struct SHT31Driver: I2CDriverDescriptor {
     public let optionKeys = ["repeatability", "heater"]
     public init() {}
 
+    /// `repeatability` (nil: high) and `heater` (on raises the temperature reading: diagnosis only).
+    public struct Settings: DriverSettings, Defaultable {
+        public var repeatability: SHT31.Repeatability?
+        public var heater: Bool?
+        public init(repeatability: SHT31.Repeatability? = nil, heater: Bool? = nil) {
+            self.repeatability = repeatability
+            self.heater = heater
+        }
+        public init() { self.init(repeatability: nil) }
+    }
+
     public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
-        switch key {
-        case "repeatability": options.repeatability = reader.choice(key, of: SHT31.Repeatability.self)
-        case "heater": options.heater = reader.onOff(key)
-        default: break
+        options.update(Settings.self) { settings in
+            switch key {
+            case "repeatability": settings.repeatability = reader.choice(key, of: SHT31.Repeatability.self)
+            case "heater": settings.heater = reader.onOff(key)
+            default: break
+            }
         }
     }
 
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
-        let chip = SHT31(bus: context.bus, address: context.address, clock: context.clock,
-                         repeatability: context.options.repeatability ?? .high)
+        let settings = context.options.settings(Settings.self)
+        let chip = SHT31(bus: context.bus, address: context.address, clock: context.clock, repeatability: settings.repeatability ?? .high)
         var setup: DriverSource.Setup?
-        if let heater = context.options.heater {
+        if let heater = settings.heater {
             setup = { @Sendable () throws(SensorError) in try chip.setHeater(heater) }
         }
         return DriverSource(offsets: context.offsets, setup: setup, read: { () throws(SensorError) in
@@ -37,7 +50,7 @@ public struct SHT31Driver: I2CDriverDescriptor {
     }
 
     public func readOnce(_ request: SensorReadRequest) throws(SensorError) -> String {
-        let context = request.chip, options = context.options
+        let context = request.chip, options = context.options.settings(Settings.self)
         let sensor = SHT31(bus: context.bus, address: context.address, clock: context.clock, repeatability: options.repeatability ?? .high)
         if let heater = options.heater { try sensor.setHeater(heater) }
         let reading = try sensor.read()

@@ -7,19 +7,32 @@ public struct TMP102Driver: I2CDriverDescriptor {
     public let simulatedRegisters = [SimulatedRegisterRange(0x00...0x01, "the temperature register", exact: true)]
     public init() {}
 
+    /// `conversion-rate` (nil keeps the chip's 4 Hz) and `extended-mode` (13-bit, up to 150 °C).
+    public struct Settings: DriverSettings, Defaultable {
+        public var conversionRate: TMP102.ConversionRate?
+        public var extendedMode: Bool?
+        public init(conversionRate: TMP102.ConversionRate? = nil, extendedMode: Bool? = nil) {
+            self.conversionRate = conversionRate
+            self.extendedMode = extendedMode
+        }
+        public init() { self.init(conversionRate: nil) }
+    }
+
     public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
-        switch key {
-        case "conversion-rate":
-            options.conversionRate = reader.oneOf(key, TMP102.ConversionRate.allCases.map(\.name), unit: " Hz")
-                .flatMap(TMP102.ConversionRate.init(name:))
-        case "extended-mode": options.extendedMode = reader.onOff(key)
-        default: break
+        options.update(Settings.self) { settings in
+            switch key {
+            case "conversion-rate":
+                settings.conversionRate = reader.oneOf(key, TMP102.ConversionRate.allCases.map(\.name), unit: " Hz")
+                    .flatMap(TMP102.ConversionRate.init(name:))
+            case "extended-mode": settings.extendedMode = reader.onOff(key)
+            default: break
+            }
         }
     }
 
     public func makeSource(_ context: I2CDriverContext) throws(SensorError) -> any SensorSource {
         let chip = TMP102(bus: context.bus, address: context.address, clock: context.clock)
-        let options = context.options
+        let options = context.options.settings(Settings.self)
         // Configured only when asked, so a chip set up by other means keeps its settings.
         var setup: DriverSource.Setup?
         if options.conversionRate != nil || options.extendedMode != nil {
@@ -42,7 +55,7 @@ public struct TMP102Driver: I2CDriverDescriptor {
     }
 
     public func readOnce(_ request: SensorReadRequest) throws(SensorError) -> String {
-        let context = request.chip, options = context.options
+        let context = request.chip, options = context.options.settings(Settings.self)
         let sensor = TMP102(bus: context.bus, address: context.address, clock: context.clock)
         if options.extendedMode != nil || options.conversionRate != nil {
             try sensor.configure(extendedMode: options.extendedMode ?? false, conversionRate: options.conversionRate)

@@ -227,7 +227,7 @@ public struct HDC1080Driver: I2CDriverDescriptor {
 
     /// `temperature-resolution: 14 | 11` and `humidity-resolution: 14 | 11 | 8` (bits; fewer bits convert faster).
     public func readOption(_ key: String, from reader: any DriverOptionReader, into options: inout DriverOptions) {
-        var settings = options.settings[HDC1080.Settings.self] ?? HDC1080.Settings()
+        var settings = options[HDC1080.Settings.self] ?? HDC1080.Settings()
         switch key {
         case "temperature-resolution":
             guard let bits = reader.oneOf(key, HDC1080.TemperatureResolution.allCases.map(\.rawValue).sorted(), unit: " bits") else { return }
@@ -238,11 +238,11 @@ public struct HDC1080Driver: I2CDriverDescriptor {
         default:
             return
         }
-        options.settings[HDC1080.Settings.self] = settings
+        options[HDC1080.Settings.self] = settings
     }
 
     private func chip(_ context: I2CDriverContext) -> HDC1080 {
-        HDC1080(bus: context.bus, address: context.address, settings: context.options.settings[HDC1080.Settings.self] ?? HDC1080.Settings(),
+        HDC1080(bus: context.bus, address: context.address, settings: context.options[HDC1080.Settings.self] ?? HDC1080.Settings(),
                 clock: context.clock)
     }
 
