@@ -4,7 +4,10 @@
 # Under five minutes on a two-core machine once .build is warm. scripts/test-all.sh runs this first,
 # then the slower tiers.
 #
-#   scripts/test.sh [swift test arguments]     e.g. scripts/test.sh --filter GATTServerTests
+#   scripts/test.sh [test arguments]     e.g. scripts/test.sh --filter GATTServerTests
+#
+# The test bundle is run directly (arguments go to it, as `swift test` passes them), under a
+# watchdog: BLESENSOR_TEST_LIMIT seconds (600), then the unfinished tests and every thread's stack.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,12 +25,14 @@ fi
 echo "== swift test"
 # The test bundle is run directly (what `swift test` runs; we have no XCTest cases) so that a
 # watchdog knows its pid: a hung test must fail the run with its name and every thread's stack,
-# not stall it. BLESENSOR_TEST_LIMIT changes the limit (seconds).
+# not stall it.
 bundle="$(swift build --show-bin-path)/blesensorPackageTests.xctest"
 limit=${BLESENSOR_TEST_LIMIT:-600}
 events="$log_dir/events.jsonl"
 "$bundle" --testing-library swift-testing --event-stream-output-path "$events" --event-stream-version 0 "$@" &
 tests=$!
+# Interrupted (Ctrl-C, CI's timeout): the bundle in the background would not be.
+trap 'kill -KILL "$tests" 2>/dev/null || true; rm -rf "$log_dir"' EXIT
 start=$SECONDS
 while kill -0 "$tests" 2>/dev/null && (( SECONDS - start < limit )); do sleep 1; done
 if kill -0 "$tests" 2>/dev/null; then

@@ -5,7 +5,8 @@ import Yams
 /// `--oversampling temperature=2,pressure=16`), checked by the same code as the configuration file,
 /// so `blesensor sensor read` and the daemon take the same names, values and driver rules.
 public enum CommandLineSettings {
-    /// The names of the `options:` keys, each also a `--name` command-line option.
+    /// The names of the `options:` keys: `sensor read --option NAME=VALUE` takes each, and most
+    /// have a `--NAME` flag of their own.
     public static var optionNames: [String] { SensorSection.optionDrivers.map(\.key) }
 
     /// Options that always take `key=value,key=value` on the command line (maps in the file); others

@@ -463,11 +463,11 @@ struct SensorSection {
     }
 
     /// The register ranges each chip's simulation can be loaded with, as its descriptor lists them.
-    static let simulatedRegisterRanges: [SensorDriver: [SimulatedRegisterRange]] = Dictionary(uniqueKeysWithValues:
+    static let simulatedRegisterRanges: [SensorDriver: [SimulatedRegisterRange]] = Dictionary(
         SensorDriver.allCases.compactMap { driver in
             guard let ranges = driver.i2c?.simulatedRegisters, !ranges.isEmpty else { return nil }
             return (driver, ranges)
-        })
+        }, uniquingKeysWith: { first, _ in first })
 
     /// `{0x88: "70 6B 43 67", 0xF7: "65 5A C0 7E ED 00 75 30"}`: hex bytes from a start register.
     private static func simulatedRegisters(_ value: YAMLValue, path: String, driver: SensorDriver?,

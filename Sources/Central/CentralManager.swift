@@ -37,7 +37,8 @@ public actor CentralManager {
         /// pairing, links stay unencrypted (`pair` and `encrypt` throw).
         public var security: SecuritySetup? = nil
         /// Answer a peripheral's Security Request: re-encrypt when bonded, pair otherwise. For
-        /// `init(transport:)`; on a shared stack its security setup's policy decides.
+        /// `init(transport:)`; on a shared stack its security setup's policy decides, and `false`
+        /// here is refused.
         public var answersSecurityRequests = true
 
         public init() {}
@@ -98,10 +99,12 @@ public actor CentralManager {
     /// - Life cycle: `start()` brings the controller up unless the other role did already; our
     ///   `shutdown()` stops scanning, disconnects our links and leaves the stack running.
     /// - Security: the stack's setup serves our links too (one identity, one bond cache); giving
-    ///   one in `configuration` is refused with `.securityBelongsToTheStack`.
+    ///   one in `configuration`, or `answersSecurityRequests = false` (set that policy in the
+    ///   stack's setup), is refused with `.securityBelongsToTheStack`.
     /// - Throws `.stack(.roleTaken(.central))` when another central role runs on the stack.
     public init(stack: BLEStack, configuration: Configuration = .init(), logger: Logger = Logger(label: "blesensor.central")) throws(CentralError) {
-        guard configuration.security == nil else { throw .securityBelongsToTheStack }
+        // The stack's security setup, its policy on Security Requests included, serves both roles.
+        guard configuration.security == nil, configuration.answersSecurityRequests else { throw .securityBelongsToTheStack }
         try self.init(stack: stack, configuration: configuration, ownsStack: false, logger: logger)
     }
 
@@ -139,9 +142,11 @@ public actor CentralManager {
 
     // MARK: Life cycle
 
-    /// Brings the controller up; the state becomes `.poweredOn` (or says why not). On a shared
-    /// controller it only joins: the peripheral manager must have started it.
+    /// Brings the controller up, unless the stack's other role did already; the state becomes
+    /// `.poweredOn` (or says why not).
     public func start() async throws(CentralError) {
+        // Started already: a second start would read the GAP and security events twice.
+        guard tasks.isEmpty else { return }
         do {
             let info = try await stack.start()
             localAddress.withLock { $0 = DeviceAddress(info.publicAddress, type: .publicDevice) }
@@ -153,7 +158,7 @@ public actor CentralManager {
             case let .bondStore(failure):
                 setState(.poweredOff)
                 throw .bondStore(failure)
-            case .roleTaken:
+            case .roleTaken, .cancelled:
                 throw .stack(error)
             }
         }

@@ -27,25 +27,36 @@ extension BLEStack {
     /// first's L2CAP handlers and encryption hooks).
     package func attach(_ role: HCIRole, maxLinks: Int, hooks: RoleHooks) throws(BLEStackError) -> AsyncStream<SecurityEvent> {
         let (stream, sink) = AsyncStream.makeStream(of: SecurityEvent.self)
-        let reserved = roles.withLock { roles -> Int? in
-            guard roles[role] == nil else { return nil }
+        let attached = roles.withLock { roles -> Bool in
+            guard roles[role] == nil else { return false }
             roles[role] = AttachedRole(hooks: hooks, maxLinks: maxLinks, securityEvents: sink)
-            return roles.values.reduce(0) { $0 + $1.maxLinks }
+            Self.reserveCredits(for: roles, in: host.acl)
+            return true
         }
-        guard let reserved else { throw .roleTaken(role) }
-        // Credits are kept back for every link either role may have, so a busy role's links cannot
-        // starve a newly connected link of the other.
-        host.acl.reserveCredits(forLinks: reserved)
+        guard attached else { throw .roleTaken(role) }
         return stream
     }
 
     /// The role left: its slot is free for another facade and its credit reserve goes back.
     package func detach(_ role: HCIRole) {
-        let (left, reserved) = roles.withLock { roles in
-            (roles.removeValue(forKey: role), roles.values.reduce(0) { $0 + $1.maxLinks })
+        let left = roles.withLock { roles in
+            defer { Self.reserveCredits(for: roles, in: host.acl) }
+            return roles.removeValue(forKey: role)
         }
         left?.securityEvents.finish()
-        host.acl.reserveCredits(forLinks: reserved)
+    }
+
+    /// Puts the reserve back to what the attached roles need, after something else set it (a
+    /// `GAPPeripheral` reserves for its own links when it is made).
+    package func reserveCreditsForAttachedRoles() {
+        roles.withLock { Self.reserveCredits(for: $0, in: host.acl) }
+    }
+
+    /// Credits are kept back for every link either role may have, so a busy role's links cannot
+    /// starve a newly connected link of the other. Under the roles' lock, so that concurrent
+    /// attaches and detaches leave the last total.
+    private static func reserveCredits(for roles: [HCIRole: AttachedRole], in acl: ACLFlowController) {
+        acl.reserveCredits(forLinks: roles.values.reduce(0) { $0 + $1.maxLinks })
     }
 }
 

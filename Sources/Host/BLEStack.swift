@@ -35,7 +35,9 @@ public final class BLEStack: Sendable {
     package let roomWaiters = LinkRoomWaiters()
     let logger: Logger
     let roles = Locked<[HCIRole: AttachedRole]>([:])
-    private let started = Mutex<Task<ControllerInfo, any Error>?>(nil)
+    private let startGate: StartGate
+    /// The task passing the Security Manager's events to the roles, once the bonds are loaded.
+    private let router = Locked<Task<Void, Never>?>(nil)
 
     public convenience init(transport: any HCITransport, configuration: Configuration = .init(),
                             logger: Logger = Logger(label: "blesensor.host")) {
@@ -76,6 +78,8 @@ public final class BLEStack: Sendable {
         }
         let waiters = roomWaiters
         host.acl.addDrainObserver { link in waiters.resume(link.id) }
+        let security = security, router = router
+        startGate = StartGate { await Self.bringUp(host: host, security: security, roles: roles, router: router) }
     }
 
     /// The ATT bearer of a link (L2CAP fixed channel 0x0004), its queue waited out in `roomWaiters`.
@@ -84,43 +88,38 @@ public final class BLEStack: Sendable {
     // MARK: Life cycle
 
     /// Brings the controller up and loads the bonds, once; every later call returns the first's
-    /// result. Cancelling a caller while it waits cancels the start.
+    /// result. A caller cancelled while it waits gets `.cancelled` at once; the start goes on for
+    /// the other role, and stops when no caller waits for it any more.
     public func start() async throws(BLEStackError) -> ControllerInfo {
-        let task = started.withLock { started -> Task<ControllerInfo, any Error> in
-            if let started { return started }
-            let host = host, security = security, roles = roles
-            let task = Task { () async throws -> ControllerInfo in
-                let info: ControllerInfo
-                do throws(HCIHostError) { info = try await host.start() } catch { throw BLEStackError.controller(error) }
-                if let security {
-                    do throws(BondStoreError) { _ = try await security.start() } catch { throw BLEStackError.bondStore(error) }
-                    Self.routeSecurityEvents(of: security, to: roles)
-                }
-                return info
-            }
-            started = task
-            return task
-        }
-        // A caller cancelled while the controller is awaited (a daemon stopped by a signal before
-        // its controller appeared) ends the start: it runs in a task of its own, so pass that on.
-        do {
-            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
-        } catch let error as BLEStackError {
-            throw error
-        } catch {
-            throw .controller(.shutDown)
-        }
+        try await startGate.start().get()
     }
 
-    /// Closes the transport; every link of both roles ends with it.
+    /// Closes the transport; every link of both roles ends with it, and the stack cannot start again.
     public func shutdown() async {
+        startGate.shutDown()
         await host.shutdown()
+        router.withLock { $0.take() }?.cancel()
         roles.withLock { roles in roles.values.forEach { $0.securityEvents.finish() } }
+    }
+
+    /// One attempt at bringing the stack up: the controller, then the bonds and the routing of
+    /// the Security Manager's events (once, however many attempts it takes).
+    private static func bringUp(host: HCIHost, security: SecurityManager?, roles: Locked<[HCIRole: AttachedRole]>,
+                                router: Locked<Task<Void, Never>?>) async -> Result<ControllerInfo, BLEStackError> {
+        let info: ControllerInfo
+        do throws(HCIHostError) { info = try await host.start() } catch { return .failure(.controller(error)) }
+        if Task.isCancelled { return .failure(.cancelled) }
+        guard let security else { return .success(info) }
+        do throws(BondStoreError) { _ = try await security.start() } catch { return .failure(.bondStore(error)) }
+        router.withLock { router in
+            if router == nil { router = routeSecurityEvents(of: security, to: roles) }
+        }
+        return .success(info)
     }
 
     /// The one task that reads the Security Manager's events, each passed to the role of its link;
     /// an event of no link (a bond removed) goes to both roles.
-    private static func routeSecurityEvents(of security: SecurityManager, to roles: Locked<[HCIRole: AttachedRole]>) {
+    private static func routeSecurityEvents(of security: SecurityManager, to roles: Locked<[HCIRole: AttachedRole]>) -> Task<Void, Never> {
         Task {
             for await event in security.events {
                 let attached = roles.value

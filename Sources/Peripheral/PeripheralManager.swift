@@ -87,6 +87,9 @@ public actor PeripheralManager {
     private nonisolated let localAddress: Locked<DeviceAddress>
     /// The Security Manager's events about peripheral links.
     private nonisolated let securityEvents: AsyncStream<SecurityEvent>
+    /// Set by `shutdown()` on a shared stack: the link observer, which cannot be removed, leaves
+    /// later links alone.
+    private nonisolated let detached = Locked(false)
     private var securityTask: Task<Void, Never>? = nil
     /// The centrals of our open peripheral links, as the application's events name them.
     nonisolated let connectedCentrals = ConnectedCentrals()
@@ -151,6 +154,8 @@ public actor PeripheralManager {
             securityEvents = try stack.attach(.peripheral, maxLinks: configuration.maxConnections,
                                               hooks: RoleHooks(localAddress: { localAddress.value }))
         } catch {
+            // Making our GAP set the reserve for our links alone; the roles attached keep theirs.
+            stack.reserveCreditsForAttachedRoles()
             throw .stack(error)
         }
         let channels = stack.channels
@@ -180,6 +185,8 @@ public actor PeripheralManager {
 
     /// Brings the controller up; the state becomes `.poweredOn` (or says why not).
     public func start() async throws(PeripheralError) {
+        // Started already: a second start would read the GAP and security events twice.
+        guard gapTask == nil else { return }
         do {
             _ = try await stack.start()
         } catch {
@@ -190,7 +197,7 @@ public actor PeripheralManager {
             case let .bondStore(failure):
                 setState(.poweredOff)
                 throw .bondStore(failure)
-            case .roleTaken:
+            case .roleTaken, .cancelled:
                 throw .stack(error)
             }
         }
@@ -205,9 +212,21 @@ public actor PeripheralManager {
         setState(.poweredOn)
     }
 
+    /// Stops advertising and, with a stack of our own, closes it. On a shared stack: disconnects
+    /// our links and leaves the stack (and its controller) to the other role.
     public func shutdown() async {
         await gap.shutdown()
-        if ownsStack { await stack.shutdown() } else { stack.detach(.peripheral) }
+        if ownsStack {
+            await stack.shutdown()
+        } else {
+            for link in host.links.openLinks where link.role == .peripheral {
+                try? await gap.disconnect(link)
+            }
+            detached.withLock { $0 = true }
+            channels.removeHandler(for: L2CAPChannelID.attribute, role: .peripheral)
+            stack.detach(.peripheral)
+            setState(.poweredOff)
+        }
         gapTask?.cancel()
         securityTask?.cancel()
         // What was asked for reaches the store before a restart reads it.
@@ -560,7 +579,8 @@ public actor PeripheralManager {
     private nonisolated func linkChanged(_ change: LinkChange) {
         switch change {
         case let .opened(link):
-            guard link.role == .peripheral else { return }
+            // After leaving a shared stack, its links belong to a peripheral role that attaches later.
+            guard link.role == .peripheral, !detached.value else { return }
             linkAttachments().opened(link)
         case let .closed(link, reason):
             guard link.role == .peripheral else { return }

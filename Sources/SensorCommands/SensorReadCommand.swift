@@ -157,6 +157,10 @@ public struct SensorReadCommand: ParsableCommand {
         if let malformed = driverOptions.first(where: { !$0.contains("=") || $0.hasPrefix("=") }) {
             throw .usage("--option takes KEY=VALUE with a configuration option name, e.g. --option humidity-resolution=11; got '\(malformed)'")
         }
+        let names = givenSettings.map(\.name)
+        if let twice = names.first(where: { name in names.filter { $0 == name }.count > 1 }) {
+            throw .usage("--\(twice) is given more than once (as --\(twice) or --option \(twice)=…); give each option once")
+        }
         if device != nil, driver != .iio, driver != .hwmon {
             throw .usage("--device applies to iio and hwmon, not to \(driver.rawValue)")
         }
@@ -171,14 +175,20 @@ public struct SensorReadCommand: ParsableCommand {
                 throw .usage("--heater: every and cool-down schedule the daemon's heater; sensor read runs one pulse (power=…,pulse=…)")
             }
         case let .failure(problems):
-            throw Self.usage(problems)
+            throw usage(problems)
         }
         return arguments
     }
 
     /// Configuration problems in command-line words: `--heater every: …` for the path heater.every.
-    private static func usage(_ problems: ConfigurationProblems) -> SensorCommandError {
-        .usage(problems.problems.map { "--\($0.path.replacingOccurrences(of: ".", with: " ")): \($0.message)" }.joined(separator: "\n"))
+    /// An option given through `--option NAME=VALUE` is named that way (`--option humidity-resolution: …`).
+    private func usage(_ problems: ConfigurationProblems) -> SensorCommandError {
+        let throughOption = Set(driverOptions.map { String($0.prefix { $0 != "=" }) })
+        return .usage(problems.problems.map { problem in
+            let key = String(problem.path.prefix { $0 != "." })
+            let flag = throughOption.contains(key) ? "--option " : "--"
+            return "\(flag)\(problem.path.replacingOccurrences(of: ".", with: " ")): \(problem.message)"
+        }.joined(separator: "\n"))
     }
 
     private func wiringArguments() throws(SensorCommandError) -> ValidatedArguments {
@@ -203,7 +213,7 @@ public struct SensorReadCommand: ParsableCommand {
                 throw .usage("\(driver.rawValue) needs --device: the kernel device's name, e.g. \(example), or its sysfs directory")
             }
             if case let .failure(problems) = CommandLineSettings.device(device, driver: driver) {
-                throw Self.usage(problems)
+                throw usage(problems)
             }
             return ValidatedArguments()
         case .i2c:

@@ -2,7 +2,7 @@ import BLECore
 import Bonding
 import Central
 import HCI
-import Host
+@testable import Host
 import Peripheral
 import SMP
 import Testing
@@ -58,5 +58,54 @@ import VirtualController
         await again.shutdown()
         await peripheral.shutdown()
         await stack.shutdown()
+    }
+}
+
+/// The one start both roles share: a waiter that gives up leaves at once without ending the start
+/// for the other, and a failed start is tried again by the next caller.
+@Suite(.scaledTimeLimit(minutes: 1)) struct StartGateTests {
+    /// A start that waits until the test lets it finish, counting its attempts.
+    final class ScriptedStart: Sendable {
+        let attempts = Locked(0)
+        let began = Mailbox<Int>()
+        let release = Mailbox<StartGate.Outcome>()
+        let cancelled = Locked(false)
+
+        func run() async -> StartGate.Outcome {
+            let attempt = attempts.withLock { $0 += 1; return $0 }
+            began.deliver(attempt)
+            let outcome = await release.next(timeout: .seconds(30).scaledForTests)
+            if Task.isCancelled { cancelled.withLock { $0 = true } }
+            return outcome ?? .failure(.cancelled)
+        }
+    }
+
+    @Test func aCancelledWaiterLeavesTheOtherGetsTheResultAndAFailureIsRetried() async throws {
+        let script = ScriptedStart()
+        let gate = StartGate { await script.run() }
+        let giving = Task { await gate.start() }
+        let staying = Task { await gate.start() }
+        #expect(await script.began.next(timeout: .seconds(30).scaledForTests) == 1)
+        giving.cancel()
+        guard case .failure(.cancelled) = await giving.value else { Issue.record("the cancelled waiter did not leave"); return }
+        script.release.deliver(.failure(.bondStore(.full(max: 1))))
+        guard case .failure(.bondStore) = await staying.value else { Issue.record("the other waiter did not get the start's result"); return }
+        #expect(!script.cancelled.value, "the start was cancelled while a waiter still waited")
+        // Failed: the next caller tries again.
+        let again = Task { await gate.start() }
+        #expect(await script.began.next(timeout: .seconds(30).scaledForTests) == 2)
+        script.release.deliver(.failure(.controller(.shutDown)))
+        guard case .failure(.controller(.shutDown)) = await again.value else { Issue.record("the second attempt's result was lost"); return }
+    }
+
+    @Test func theLastWaiterToLeaveEndsTheStart() async throws {
+        let script = ScriptedStart()
+        let gate = StartGate { await script.run() }
+        let only = Task { await gate.start() }
+        #expect(await script.began.next(timeout: .seconds(30).scaledForTests) == 1)
+        only.cancel()
+        guard case .failure(.cancelled) = await only.value else { Issue.record("the waiter did not leave"); return }
+        gate.shutDown()
+        guard case .failure(.controller(.shutDown)) = await gate.start() else { Issue.record("a shut-down stack started"); return }
     }
 }

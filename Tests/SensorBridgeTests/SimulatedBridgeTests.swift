@@ -12,7 +12,7 @@ import TestSupport
 @testable import SensorBridge
 
 /// The bridge over the simulated board: real drivers against register-level simulated chips.
-@Suite struct SimulatedBridgeTests {
+@Suite(.scaledTimeLimit(minutes: 1)) struct SimulatedBridgeTests {
     let clock = ManualClock()
     let sensorClock = SimulatedSensorClock()
     let sink = RecordingSink()
@@ -66,6 +66,9 @@ import TestSupport
         clock.advance(by: .zero)
         await statuses.wait { items in items.contains { $0.name == "body" && $0.state == .ok } }
         sensorClock.advance(milliseconds: 11_000)
+        // Each poller re-arms after it delivered its status: advance only once all have, or the
+        // next read would move to the following grid point and never come.
+        await clock.waitForTimers(atLeast: Self.sensors.count)
         clock.advance(by: .seconds(1))
         await statuses.wait { items in items.contains { $0.name == "body" && $0.state == .failed } }
         let failed = try #require(bridge.sensorStatus().first { $0.name == "body" })
@@ -76,6 +79,7 @@ import TestSupport
         #expect(try TemperatureMeasurement(decoding: nan).temperature == .nan)
         // The room sensor reads on after the fault.
         let roomReads = bridge.sensorStatus().first { $0.name == "room" }?.reads ?? 0
+        await clock.waitForTimers(atLeast: Self.sensors.count)
         clock.advance(by: .seconds(1))
         await statuses.wait { items in items.contains { $0.name == "room" && $0.reads > roomReads && $0.state == .ok } }
         bridge.stop()

@@ -40,11 +40,14 @@ import Testing
         // Its own options need no flag of their own: --option takes any driver's, by the file's names.
         #expect(try run(["read", "hdc1080", "--simulated", "--option", "humidity-resolution=11", "--option", "temperature-resolution=11"])
                 == "hdc1080: 22.50 °C, 48.0 %RH")
-        #expect(throws: SensorCommandError.usage("--humidity-resolution: 9 is not one of 8, 11, 14 bits")) {
+        #expect(throws: SensorCommandError.usage("--option humidity-resolution: 9 is not one of 8, 11, 14 bits")) {
             try run(["read", "hdc1080", "--simulated", "--option", "humidity-resolution=9"])
         }
-        #expect(throws: SensorCommandError.usage("--humidity-resolution: tmp102 takes no 'humidity-resolution' option; it applies to hdc1080")) {
+        #expect(throws: SensorCommandError.usage("--option humidity-resolution: tmp102 takes no 'humidity-resolution' option; it applies to hdc1080")) {
             try run(["read", "tmp102", "--simulated", "--option", "humidity-resolution=11"])
+        }
+        #expect(throws: SensorCommandError.usage("--mode is given more than once (as --mode or --option mode=…); give each option once")) {
+            try run(["read", "tmp117", "--simulated", "--mode", "continuous", "--option", "mode=one-shot"])
         }
     }
 

@@ -20,11 +20,12 @@ public struct DriverOptions: Sendable, Equatable {
     /// The value of `type`, or its defaults when the options set none.
     public func settings<Settings: DriverSettings & Defaultable>(_ type: Settings.Type) -> Settings { self[type] ?? Settings() }
 
-    /// Changes the value of `type` (made from its defaults when there is none yet).
+    /// Changes the value of `type` (made from its defaults when there is none yet); a value left
+    /// at its defaults is not kept, so options that set nothing equal no options.
     public mutating func update<Settings: DriverSettings & Defaultable>(_ type: Settings.Type, _ change: (inout Settings) -> Void) {
         var value = settings(type)
         change(&value)
-        self[type] = value
+        self[type] = value == Settings() ? nil : value
     }
 
     public static func == (lhs: DriverOptions, rhs: DriverOptions) -> Bool {

@@ -13,7 +13,8 @@ public enum SensorConnection: Sendable, Equatable {
 
 /// Everything the daemon, `sensor read`, the configuration loader and the simulated board know of
 /// one driver, as Zephyr's `sensor_driver_api` is all its sensor subsystem knows of a driver. The
-/// catalogue (`SensorDriverCatalogue`) lists them; nothing else switches on a driver's name.
+/// catalogue (`SensorDriverCatalogue`) lists them; the loader, the daemon's factory, the simulated
+/// board, `sensor read` and `doctor` go through them rather than through driver names.
 public protocol SensorDriverDescriptor: Sendable {
     /// The name in configuration files and on the command line.
     var name: String { get }
