@@ -97,8 +97,9 @@ public final class HDC1080: Sendable {
             throw .wrongChip(sensor: "HDC1080", expected: "manufacturer ID 0x5449, device ID 0x1050",
                              found: "manufacturer ID 0x" + String(manufacturer, radix: 16) + ", device ID 0x" + String(device, radix: 16))
         }
-        let word = settings.configuration
-        try write([Register.configuration.rawValue, UInt8(word >> 8), UInt8(truncatingIfNeeded: word)])
+        do {
+            try bus.writeBigEndianWord(address: address, command: Register.configuration.rawValue, value: settings.configuration)
+        } catch { throw .bus(error) }
     }
 
     public func read() throws(SensorError) -> TemperatureHumidityReading {
@@ -118,11 +119,7 @@ public final class HDC1080: Sendable {
     public static func humidity(_ raw: UInt16) -> Double { Double(raw) / 65536 * 100 }
 
     private func readRegister(_ register: Register) throws(SensorError) -> UInt16 {
-        try write([register.rawValue])
-        let bytes: [UInt8]
-        do { bytes = try bus.read(address: address, count: 2) } catch { throw .bus(error) }
-        guard bytes.count == 2 else { throw .invalidData(sensor: "HDC1080", reason: "read \(bytes.count) of 2 register bytes") }
-        return UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+        do { return try bus.readBigEndianWord(address: address, command: register.rawValue) } catch { throw .bus(error) }
     }
 
     private func write(_ bytes: [UInt8]) throws(SensorError) {
