@@ -125,6 +125,10 @@ public struct Daemon: Sendable {
             runtime.setAdvertising(true)
             await forwarder.start()
             bridge.start()
+            let exporters = DaemonExporters.make(configuration: configuration, runtime: runtime, manager: manager, logger: logger)
+            runtime.setExporters(exporters)
+            exporters.forEach(bridge.attach)
+            await DedicatedThread.run { exporters.forEach { $0.start() } }
             // Building and encoding a status costs more than reading a sensor: only for watchers.
             bridge.setStatusObserver(isWatching: { [control] in control.hasWatchers }) { [control] status in control.publish(status) }
             logger.info("advertising as '\(configuration.deviceName)' from \(address) on board \(configuration.board.name) with \(configuration.sensors.count) sensor(s), ready in \(milliseconds(since: started)) ms")
@@ -162,6 +166,8 @@ public struct Daemon: Sendable {
             await demo?.value
             watchdog?.cancel()
             bridge.setStatusObserver(nil)
+            exporters.forEach(bridge.detach)
+            await DedicatedThread.run { exporters.forEach { $0.stop() } }
             bridge.stop()
             await forwarder.stop()
             await DedicatedThread.run { control.stop() }

@@ -20,6 +20,7 @@ final class DaemonRuntime: ControlHandler {
     private let started: MonotonicInstant
     private let clock: any HostClock
     private let advertising = Mutex(false)
+    private let exporters = Mutex<[any SensorExporter]>([])
     /// From bring-up: what this controller cannot do (`ControllerLimitation`).
     let controllerLimitations: [ControllerLimitationStatus]
     let storeHealth: BondStoreHealth?
@@ -44,6 +45,8 @@ final class DaemonRuntime: ControlHandler {
     /// Advertising runs while fewer than the maximum centrals are connected (GAP resumes it).
     func setAdvertising(_ on: Bool) { advertising.withLock { $0 = on } }
 
+    func setExporters(_ list: [any SensorExporter]) { exporters.withLock { $0 = list } }
+
     var isAdvertising: Bool {
         let connected = centrals.count
         return advertising.withLock { $0 } && connected < configuration.advertising.maxCentrals
@@ -57,7 +60,8 @@ final class DaemonRuntime: ControlHandler {
                        board: configuration.board.name, deviceName: configuration.deviceName,
                        centrals: centrals.statuses(statistics: manager.statistics()), sensors: bridge.sensorStatus(),
                        bonds: security.bondIdentities, pairing: security.pairing, controllerLimitations: controllerLimitations,
-                       bondStoreProblems: storeHealth.map(\.problems).flatMap { $0.isEmpty ? nil : $0 })
+                       bondStoreProblems: storeHealth.map(\.problems).flatMap { $0.isEmpty ? nil : $0 },
+                       exporters: exporters.withLock { $0 }.map { $0.status() })
     }
 
     func bonds() -> Result<[BondStatus], ControlFailure> {

@@ -30,6 +30,14 @@ public enum StatusFormatter {
             lines.append("sensors (\(snapshot.sensors.count)):")
             lines += Table.render(snapshot.sensors.map(sensorRow), indent: "  ")
         }
+        if let exporters = snapshot.exporters, !exporters.isEmpty {
+            lines.append("")
+            lines.append("exporters (\(exporters.count)):")
+            lines += Table.render(exporters.map(exporterRow), indent: "  ")
+            for exporter in exporters {
+                if let detail = exporter.detail { lines.append("  \(exporter.name): \(detail)") }
+            }
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -47,6 +55,12 @@ public enum StatusFormatter {
             "    subscriptions  \(subscriptions)",
             "    sent \(central.sent)  coalesced \(central.coalesced)  dropped \(central.dropped)  queued \(central.queued)",
         ]
+    }
+
+    private static func exporterRow(_ exporter: ExporterStatus) -> [String] {
+        var state = exporter.state.rawValue
+        if let error = exporter.lastError { state += " (last error: \(error))" }
+        return [exporter.name, exporter.endpoint, "sent \(exporter.sent)", "dropped \(exporter.dropped)", state]
     }
 
     private static func sensorRow(_ sensor: SensorStatus) -> [String] {

@@ -22,11 +22,13 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
     /// What went wrong with the bond store at start and how the daemon carries on ("bonds are kept
     /// in memory only: …", "the corrupt store was moved to …"); nil or empty when nothing did.
     public var bondStoreProblems: [String]?
+    /// MQTT, BTHome and Prometheus, those the configuration turns on; nil from a daemon that predates them.
+    public var exporters: [ExporterStatus]?
 
     public init(transport: String, address: String, advertising: Bool, uptimeSeconds: Double, board: String,
                 deviceName: String, centrals: [CentralStatus], sensors: [SensorStatus],
                 bonds: [String]? = nil, pairing: PairingStatus? = nil, controllerLimitations: [ControllerLimitationStatus]? = nil,
-                bondStoreProblems: [String]? = nil) {
+                bondStoreProblems: [String]? = nil, exporters: [ExporterStatus]? = nil) {
         self.transport = transport
         self.address = address
         self.advertising = advertising
@@ -39,11 +41,12 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
         self.pairing = pairing
         self.controllerLimitations = controllerLimitations
         self.bondStoreProblems = bondStoreProblems
+        self.exporters = exporters
     }
 
     private enum CodingKeys: String, CodingKey {
         case transport, address, advertising, uptimeSeconds, board, deviceName, centrals, sensors, bonds, pairing
-        case controllerLimitations, bondStoreProblems
+        case controllerLimitations, bondStoreProblems, exporters
     }
 
     /// `bonds` and `pairing` are null rather than missing without security, so every key is always there.
@@ -61,6 +64,7 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
         try container.encode(pairing, forKey: .pairing)
         try container.encode(controllerLimitations, forKey: .controllerLimitations)
         try container.encode(bondStoreProblems, forKey: .bondStoreProblems)
+        try container.encode(exporters, forKey: .exporters)
     }
 }
 

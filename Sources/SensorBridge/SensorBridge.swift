@@ -24,6 +24,7 @@ public final class SensorBridge: Sendable {
     private let factory: SensorSourceFactory
     private let logger: Logger
     private let observer: Mutex<StatusObserver?>
+    private let exporters = Mutex<[any SensorExporter]>([])
     private let sink: any UpdateSink
 
     public init(configuration: BridgeConfiguration, sink: any UpdateSink, factory: SensorSourceFactory,
@@ -117,6 +118,15 @@ public final class SensorBridge: Sendable {
         self.observer.withLock { $0 = observe.map { StatusObserver(isWatching: isWatching, observe: $0) } }
     }
 
+    /// `exporter` hears every sensor's status after each poll, until `detach`.
+    public func attach(_ exporter: any SensorExporter) {
+        exporters.withLock { $0.append(exporter) }
+    }
+
+    public func detach(_ exporter: any SensorExporter) {
+        exporters.withLock { $0.removeAll { $0 === exporter } }
+    }
+
     /// Starts polling every sensor. Sensors whose hardware cannot be opened are retried with back-off.
     public func start() {
         // One origin for every grid: sensors with the same interval come due together, so the
@@ -184,9 +194,11 @@ public final class SensorBridge: Sendable {
                 publisher.publish(outcome, to: characteristic)
             }
         }
-        if let observer = observer.withLock({ $0 }), observer.isWatching(), let current = status.status(of: sensor) {
-            observer.observe(current)
-        }
+        let exporters = self.exporters.withLock { $0 }
+        let observer = observer.withLock { $0 }.flatMap { $0.isWatching() ? $0 : nil }
+        guard !exporters.isEmpty || observer != nil, let current = status.status(of: sensor) else { return }
+        exporters.forEach { $0.sensorChanged(current) }
+        observer?.observe(current)
     }
 }
 

@@ -1,0 +1,16 @@
+import ControlSocket
+
+/// Something that sends the readings off the device besides GATT: the MQTT publisher, the BTHome
+/// broadcaster, the Prometheus endpoint. The daemon starts it after the bridge and stops it before.
+public protocol SensorExporter: AnyObject, Sendable {
+    /// Begins work (connects, binds, advertises). Runs on a dedicated thread, so it may block
+    /// briefly; a failure is not thrown but shown by `status()` and the log, and the daemon keeps
+    /// serving the sensors over Bluetooth.
+    func start()
+    /// Ends work and releases what `start` took. Runs on a dedicated thread.
+    func stop()
+    /// A sensor's status after a poll. Called on that sensor's thread: must not block.
+    func sensorChanged(_ status: SensorStatus)
+    /// For `status` and `doctor`; called on the control server's thread: must not block.
+    func status() -> ExporterStatus
+}
