@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // timerfd for the host's monotonic timer thread (Glibc does not expose it).
@@ -156,10 +157,17 @@ let package = Package(
         .target(name: "Doctor", dependencies: [
             "BLECore", "ChildProcesses", "HCITransports", "BridgeConfiguration", "ControlSocket", "Sensors", "SensorBridge",
         ]),
+        // Prometheus `/metrics` (text format through swift-prometheus, or OpenMetrics) on a small
+        // HTTP responder thread of its own: no web framework.
+        .target(name: "MetricsExporter", dependencies: [
+            "BLECore", "BridgeConfiguration", "ControlSocket", "SensorBridge",
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "BLESensorDaemon", dependencies: [
             "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTNotify", "SIGProfiles", "HCITransports", "VirtualController",
             "Peripheral", "Central", "GATTClient", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "ServiceManager", "SMP", "Bonding", "SQLiteBondStore",
-            "ChildProcesses",
+            "ChildProcesses", "MetricsExporter",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The daemon's command line (options, help, validation, run), a library so that both the
@@ -246,6 +254,9 @@ let package = Package(
         ]),
         .testTarget(name: "BridgeConfigurationTests", dependencies: ["BridgeConfiguration", "BLECore", "Sensors", "TestSupport"]),
         .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "TestSupport"]),
+        .testTarget(name: "MetricsExporterTests", dependencies: [
+            "MetricsExporter", "BLECore", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "TestSupport",
+        ]),
         .testTarget(name: "BondingTests", dependencies: ["BLECore", "Bonding"]),
         .testTarget(name: "DoctorTests", dependencies: [
             "Doctor", "BLECore", "BridgeConfiguration", "ChildProcesses", "ControlSocket", "Sensors", "SensorBridge", "TestSupport",

@@ -168,6 +168,8 @@ public struct Daemon: Sendable {
             bridge.setStatusObserver(nil)
             exporters.forEach(bridge.detach)
             await DedicatedThread.run { exporters.forEach { $0.stop() } }
+            // The exporters read the runtime: let go of them, and they of it.
+            runtime.setExporters([])
             bridge.stop()
             await forwarder.stop()
             await DedicatedThread.run { control.stop() }

@@ -1,5 +1,6 @@
 import BridgeConfiguration
 import Logging
+import MetricsExporter
 import Peripheral
 import SensorBridge
 
@@ -8,7 +9,13 @@ import SensorBridge
 enum DaemonExporters {
     static func make(configuration: BridgeConfiguration, runtime: DaemonRuntime, manager: PeripheralManager,
                      logger: Logger) -> [any SensorExporter] {
-        _ = (configuration, runtime, manager, logger)
-        return []
+        var exporters: [any SensorExporter] = []
+        if let settings = configuration.metrics {
+            let sources = MetricsExporter.Sources(
+                snapshot: { runtime.status() },
+                notificationsSent: { manager.notificationsSentByCharacteristic().reduce(into: [:]) { $0[$1.key.description] = $1.value } })
+            exporters.append(MetricsExporter(settings: settings, version: SensorBridge.softwareVersion, sources: sources, logger: logger))
+        }
+        return exporters
     }
 }

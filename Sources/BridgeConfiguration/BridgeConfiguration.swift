@@ -23,6 +23,8 @@ public struct BridgeConfiguration: Sendable, Equatable {
     public var security: SecuritySettings
     /// Set when the file says `board: auto`: the device-tree model and the board it picked.
     public var boardChoice: BoardChoice? = nil
+    /// The Prometheus endpoint; nil: off.
+    public var metrics: MetricsSettings? = nil
 
     public init(board: BoardProfile, transport: String, deviceName: String, appearance: UInt16,
                 address: AddressSetting, advertising: AdvertisingSettings, sensors: [SensorConfiguration],

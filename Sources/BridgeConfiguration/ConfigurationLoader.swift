@@ -6,7 +6,7 @@ public enum ConfigurationLoader {
     public static let defaultPath = "/etc/blesensor/blesensor.yaml"
 
     static let keys = ["board", "board-overrides", "transport", "device-name", "appearance", "address",
-                       "advertising", "connection", "device-information", "sensors", "paths", "security"]
+                       "advertising", "connection", "device-information", "sensors", "paths", "security", "metrics"]
 
     /// Reads and validates the file at `path`. `environment` supplies STATE_DIRECTORY and RUNTIME_DIRECTORY
     /// and, with `userID` (the user the daemon runs as), the path defaults (`PathSettings.defaults`);
@@ -72,18 +72,20 @@ public enum ConfigurationLoader {
         let deviceInformation = deviceInformationSettings(map["device-information"], board: board, problems: &problems)
         let paths = pathSettings(map["paths"], environment: environment, userID: userID, problems: &problems)
         let security = securitySettings(map["security"], problems: &problems)
+        let metrics = metricsSettings(map["metrics"], sensors: sensors, problems: &problems)
         if let connection, let advertising, connection.lastSlotForBonded, advertising.maxCentrals < 2, let item = map["connection"] {
             problems.add("connection.last-slot-for-bonded", item, "needs advertising: max-centrals 2 or more: with one slot it would keep "
                          + "every new central out, pairing included")
         }
 
         guard problems.isEmpty, let board, let transport, let deviceName, let appearance, let address, let sensors,
-              let advertising, let connection, let deviceInformation, let paths, let security else { return nil }
+              let advertising, let connection, let deviceInformation, let paths, let security, let metrics else { return nil }
         var configuration = BridgeConfiguration(board: board, transport: transport, deviceName: deviceName, appearance: appearance,
                                                 address: address, advertising: advertising, sensors: sensors,
                                                 deviceInformation: deviceInformation, paths: paths, security: security)
         configuration.boardChoice = boardChoice
         configuration.connection = connection
+        configuration.metrics = metrics
         return configuration
     }
 

@@ -496,6 +496,18 @@ public actor PeripheralManager {
         published.withLock { $0 }?.engine.statistics()
     }
 
+    /// Values notified or indicated per characteristic UUID since start, every link included
+    /// (those gone too): what a metrics endpoint counts.
+    public nonisolated func notificationsSentByCharacteristic() -> [BluetoothUUID: Int64] {
+        guard let published = published.withLock({ $0 }) else { return [:] }
+        var sent: [BluetoothUUID: Int64] = [:]
+        for (handle, counters) in published.engine.statistics().characteristics {
+            guard let characteristic = published.database.characteristic(containing: handle) else { continue }
+            sent[characteristic.uuid, default: 0] += counters.sent
+        }
+        return sent
+    }
+
     /// Write commands dropped because the application did not take its events fast enough.
     public nonisolated var droppedWriteCommands: Int64 { commandBudget.dropped }
 

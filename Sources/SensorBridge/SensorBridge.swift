@@ -92,6 +92,9 @@ public final class SensorBridge: Sendable {
         self.routes = routes
     }
 
+    /// This build's version, as Device Information reports it (firmware and software revision).
+    public static let softwareVersion = DeviceInformationService.version
+
     /// Temperature Measurement 2A1C: what store-and-forward keeps for bonded centrals that are away.
     public static let temperatureMeasurement = HealthThermometerPublisher.measurement
 
