@@ -265,7 +265,7 @@ let package = Package(
         // libFuzzer's driver, built by scripts/fuzz.sh with -sanitize=fuzzer,address -DFUZZING.
         .target(name: "FuzzTargets", dependencies: [
             "ATT", "BLECore", "Bonding", "BridgeConfiguration", "ControlSocket", "GAP", "GATT", "GATTClient", "GATTServer", "HCI",
-            "HCITransports", "L2CAP", "Sensors", "SMP",
+            "HCITransports", "L2CAP", "MetricsExporter", "Sensors", "SMP",
         ]),
         .executableTarget(name: "blesensor-fuzz", dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Driver"),
         .testTarget(name: "FuzzRegressionTests", dependencies: ["BLECore", "FuzzTargets", "TestSupport"]),

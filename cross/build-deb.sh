@@ -153,6 +153,8 @@ install -D -m 0644 systemd/blesensord.sysusers "$stage/usr/lib/sysusers.d/blesen
 install -D -m 0640 systemd/blesensor.yaml "$stage/etc/blesensor/blesensor.yaml"
 install -d "$stage/usr/share/blesensor/boards"
 install -m 0644 boards/*.yaml "$stage/usr/share/blesensor/boards/"
+# The Grafana dashboard for the metrics: endpoint, to import in Grafana (Dashboards > Import).
+install -D -m 0644 dashboards/blesensor.json "$stage/usr/share/blesensor/dashboards/blesensor.json"
 
 install -d "$stage/usr/share/bash-completion/completions" "$stage/usr/share/zsh/vendor-completions" \
     "$stage/usr/share/fish/vendor_completions.d"

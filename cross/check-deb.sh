@@ -57,6 +57,7 @@ expected=(
     usr/share/blesensor/boards/raspberry-pi-3b-plus.yaml
     usr/share/blesensor/boards/raspberry-pi-4b.yaml
     usr/share/blesensor/boards/raspberry-pi-5.yaml
+    usr/share/blesensor/dashboards/blesensor.json
     usr/share/bash-completion/completions/blesensor
     usr/share/zsh/vendor-completions/_blesensor
     usr/share/fish/vendor_completions.d/blesensor.fish

@@ -21,6 +21,9 @@ packages+=(qemu-user-static binfmt-support file qemu-system-arm)
 # linux-source-X.Y must match the kernel series linux-image-amd64 brings (6.1 on bookworm, 6.12 on
 # trixie), so it is chosen after that is installed.
 packages+=(busybox-static cpio kmod linux-headers-amd64 build-essential i2c-tools gpiod bluez bluez-test-tools jq)
+# Tests/Interop/test_metrics.py: promtool checks the /metrics exposition, and a real Prometheus
+# server scrapes the daemon and runs the shipped dashboard's queries.
+packages+=(prometheus)
 # Tests/KernelVM/bench-notify-bluez.sh (a benchmark, not run by the tests): bluetoothd's D-Bus and
 # the Python bindings of its GATT application. (--profile also wants linux-perf.)
 packages+=(dbus python3-dbus python3-gi)

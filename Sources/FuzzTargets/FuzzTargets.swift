@@ -7,6 +7,7 @@ import Foundation
 import GAP
 import HCI
 import HCITransports
+import MetricsExporter
 import SMP
 
 /// Entry points for coverage-guided fuzzing (libFuzzer through `blesensor-fuzz`, see
@@ -27,7 +28,17 @@ public enum FuzzTargets {
         "gatt-client": GATTClientFuzzing.run,
         "control-socket": controlSocket,
         "board-file": boardFile,
+        "http-request": httpRequest,
     ]
+
+    /// The metrics endpoint's request head: any bytes get an answer, and a complete head parses
+    /// the same with more bytes after it (a pipelined or dribbled request).
+    static func httpRequest(_ bytes: [UInt8]) {
+        let parsed = HTTPRequestHead.parse(bytes)
+        if case .complete = parsed {
+            FuzzInvariant.check(HTTPRequestHead.parse(bytes + Array("X".utf8)) == parsed, "trailing bytes changed a complete head")
+        }
+    }
 
     /// A decoded SMP command encodes to bytes that decode to the same command.
     static func smpPDU(_ bytes: [UInt8]) {

@@ -500,7 +500,13 @@ public actor PeripheralManager {
     /// (those gone too): what a metrics endpoint counts.
     public nonisolated func notificationsSentByCharacteristic() -> [BluetoothUUID: Int64] {
         guard let published = published.withLock({ $0 }) else { return [:] }
+        // Every characteristic that can notify or indicate from the start, at 0, so a rate over
+        // its counter has points before the first value goes out.
         var sent: [BluetoothUUID: Int64] = [:]
+        for characteristic in published.database.characteristics
+        where !characteristic.properties.isDisjoint(with: [.notify, .indicate]) {
+            sent[characteristic.uuid] = 0
+        }
         for (handle, counters) in published.engine.statistics().characteristics {
             guard let characteristic = published.database.characteristic(containing: handle) else { continue }
             sent[characteristic.uuid, default: 0] += counters.sent

@@ -45,3 +45,32 @@ import Testing
         #expect(try BridgeConfiguration.demo(boardsDirectories: [repositoryBoards], environment: [:]).get() == configuration)
     }
 }
+
+/// The shipped file documents each exporter section commented out: uncommented, it loads.
+@Suite struct ShippedExporterSectionsTests {
+    static let shipped = repositoryRoot + "/systemd/blesensor.yaml"
+
+    /// The file with the block that starts at `# SECTION:` uncommented (up to the next blank line).
+    static func uncommented(_ section: String) throws -> String {
+        let text = try YAMLDocument.contents(path: shipped).get()
+        var inBlock = false
+        var found = false
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            if line == "# \(section):" { inBlock = true; found = true }
+            if line.isEmpty { inBlock = false }
+            return inBlock && line.hasPrefix("# ") ? String(line.dropFirst(2)) : String(line)
+        }
+        #expect(found, "no '# \(section):' block in systemd/blesensor.yaml")
+        return lines.joined(separator: "\n")
+    }
+
+    @Test func theMetricsBlockLoadsAndNamesEveryKey() throws {
+        let text = try Self.uncommented("metrics")
+        let configuration = try ConfigurationLoader.load(yaml: text, fileName: "blesensor.yaml", boardsDirectories: [repositoryBoards],
+                                                         environment: [:], boardDetection: .assuming(model: "Raspberry Pi 4 Model B")).get()
+        let metrics = try #require(configuration.metrics)
+        #expect(metrics.host == "127.0.0.1" && metrics.port == MetricsSettings.defaultPort)
+        #expect(metrics.sensors.names == ["pulse", "room"])
+        for key in ConfigurationLoader.metricsKeys { #expect(text.contains("\n  \(key): "), "metrics: \(key) is not documented") }
+    }
+}
