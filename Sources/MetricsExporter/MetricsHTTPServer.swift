@@ -57,9 +57,10 @@ public struct HTTPResponse: Sendable, Equatable {
 /// served at once, so a slow or hostile client cannot hold the endpoint.
 public final class MetricsHTTPServer: Sendable {
     public static let maxConnections = 16
-    public static let requestTimeout: Duration = .seconds(10)
 
     public let address: String
+    /// How long a client may take to send its request and read the response.
+    public let requestTimeout: Duration
     private let listenFD: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -74,7 +75,7 @@ public final class MetricsHTTPServer: Sendable {
     }
 
     /// Binds and listens at once (so a port in use is reported at start), serves after `start()`.
-    public init(host: String, port: UInt16, clock: any HostClock = SystemClock.shared,
+    public init(host: String, port: UInt16, requestTimeout: Duration = .seconds(10), clock: any HostClock = SystemClock.shared,
                 respond: @escaping @Sendable (HTTPRequestHead) -> HTTPResponse) throws(MetricsServerError) {
         let display = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         let fd = try Self.listen(host: host, port: port, display: display)
@@ -89,6 +90,7 @@ public final class MetricsHTTPServer: Sendable {
         self.wakeRead = pipeFDs[0]
         self.wakeWrite = pipeFDs[1]
         self.respond = respond
+        self.requestTimeout = requestTimeout
         self.clock = clock
         self.address = Self.boundAddress(fd, host: host) ?? display
     }
@@ -302,7 +304,7 @@ public final class MetricsHTTPServer: Sendable {
                 close(fd)
                 continue
             }
-            connections.append(Connection(fd: fd, deadline: clock.now + Self.requestTimeout))
+            connections.append(Connection(fd: fd, deadline: clock.now + requestTimeout))
         }
     }
 }

@@ -86,5 +86,15 @@ struct ConfigCheckCommand: ParsableCommand {
         let boardName = board ?? (configuration.boardChoice == nil ? configuration.board.name : "auto")
         print("\(file): OK: board \(boardName), transport \(configuration.transport), \(configuration.sensors.count) sensor(s): \(sensors)")
         print("advertises '\(configuration.deviceName)'" + (services.isEmpty ? "" : " with services \(services)"))
+        if let metrics = configuration.metrics {
+            print("metrics at http://\(metrics.listenDescription)/metrics for " + Self.exported(metrics.sensors, configuration))
+        }
+    }
+
+    /// `room, battery, pulse (health data)`: what leaves the device, health data named as such.
+    static func exported(_ selection: ExportedSensors, _ configuration: BridgeConfiguration) -> String {
+        guard !selection.names.isEmpty else { return "no sensor" }
+        let health = Set(configuration.sensors.filter(\.carriesHealthData).map(\.name))
+        return selection.names.map { health.contains($0) ? "\($0) (health data)" : $0 }.joined(separator: ", ")
     }
 }

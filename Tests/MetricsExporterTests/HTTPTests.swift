@@ -109,6 +109,65 @@ import TestSupport
         #expect(server.served == 3)
     }
 
+    /// Opens a connection and sends `bytes`; the descriptor stays open for the caller.
+    static func open(port: UInt16, sending bytes: String = "") -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        let data = Array(bytes.utf8)
+        _ = data.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return fd
+    }
+
+    /// Reads until the server closes the connection (0: closed without a byte).
+    static func readToEnd(_ fd: Int32) async -> Int {
+        await DedicatedThread.run {
+            var total = 0
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            while true {
+                let count = recv(fd, &buffer, buffer.count, 0)
+                guard count > 0 else { return total }
+                total += count
+            }
+        }
+    }
+
+    @Test func aClientThatNeverFinishesItsRequestIsDropped() async throws {
+        let server = try MetricsHTTPServer(host: "127.0.0.1", port: 0, requestTimeout: .milliseconds(200)) { _ in
+            HTTPResponse(status: 200, reason: "OK", body: [])
+        }
+        let port = try #require(server.address.split(separator: ":").last.flatMap { UInt16($0) })
+        server.start()
+        defer { server.stop() }
+        let slow = Self.open(port: port, sending: "GET /metrics HTTP/1.1\r\nHost: x\r\n")
+        defer { close(slow) }
+        #expect(await Self.readToEnd(slow) == 0)
+        #expect(server.served == 0)
+    }
+
+    @Test func connectionsBeyondTheCapAreClosedAndTheRestServed() async throws {
+        let (server, port) = try Self.server()
+        defer { server.stop() }
+        let idle = (0..<MetricsHTTPServer.maxConnections).map { _ in Self.open(port: port) }
+        defer { idle.dropFirst().forEach { close($0) } }
+        // One more: accepted and closed at once, with nothing sent.
+        let extra = Self.open(port: port, sending: "GET /metrics HTTP/1.1\r\n\r\n")
+        defer { close(extra) }
+        #expect(await Self.readToEnd(extra) == 0)
+        // A slot that frees up serves again.
+        close(idle[0])
+        var answered = ""
+        while !answered.hasPrefix("HTTP/1.1 200") {
+            answered = await Self.exchange(port: port, "GET /metrics HTTP/1.1\r\n\r\n")
+        }
+        #expect(answered.hasSuffix("up 1\n"))
+    }
+
     @Test func aPortInUseIsNamed() throws {
         let (server, port) = try Self.server()
         defer { server.stop() }
