@@ -69,8 +69,11 @@ public final class MetricsHTTPServer: Sendable {
     private let clock: any HostClock
 
     private struct State {
+        var started = false
         var stopping = false
-        var finished = false
+        /// The descriptors are closed: a late stop() must not write to a number the process may
+        /// already have reused.
+        var closed = false
         var served: Int64 = 0
     }
 
@@ -99,21 +102,40 @@ public final class MetricsHTTPServer: Sendable {
     public var served: Int64 { state.withLock { $0.served } }
 
     public func start() {
+        let first = state.withLock { state in
+            defer { state.started = true }
+            return !state.started && !state.stopping
+        }
+        guard first else { return }
         NamedThread.start("blesensor-http") { [self] in
             run()
-            state.withLock { $0.finished = true }
+            state.withLock { state in
+                state.closed = true
+                closeDescriptors()
+            }
         }
     }
 
-    /// Stops the loop; the thread closes every descriptor on its way out.
+    /// Stops the loop, which closes every descriptor on its way out (here, if it never started).
+    /// The wake-up write is non-blocking, so it may sit under the lock that orders it before the close.
     public func stop() {
-        let alreadyStopping = state.withLock { state in
-            defer { state.stopping = true }
-            return state.stopping
+        state.withLock { state in
+            guard !state.stopping, !state.closed else { return }
+            state.stopping = true
+            if state.started {
+                var byte: UInt8 = 1
+                _ = write(wakeWrite, &byte, 1)
+            } else {
+                state.closed = true
+                closeDescriptors()
+            }
         }
-        guard !alreadyStopping else { return }
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+    }
+
+    private func closeDescriptors() {
+        close(listenFD)
+        close(wakeRead)
+        close(wakeWrite)
     }
 
     private static func listen(host: String, port: UInt16, display: String) throws(MetricsServerError) -> Int32 {
@@ -198,12 +220,7 @@ public final class MetricsHTTPServer: Sendable {
         var connections: [Connection] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         var fds: [pollfd] = []
-        defer {
-            connections.forEach { close($0.fd) }
-            close(listenFD)
-            close(wakeRead)
-            close(wakeWrite)
-        }
+        defer { connections.forEach { close($0.fd) } }
         while !state.withLock({ $0.stopping }) {
             let now = clock.now
             connections.removeAll { connection in
