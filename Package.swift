@@ -99,6 +99,8 @@ let package = Package(
         // libgpiod through pkg-config (libgpiod.pc), so PKG_CONFIG_PATH can pick 2.x from a build-local
         // prefix (scripts/build-gpiod2.sh); CLinuxHardware's shim compiles for the API of the header it gets.
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        // Debian's libmosquitto (MQTT 3.1.1/5, TLS, wills) through pkg-config (libmosquitto.pc), for MQTTExporter.
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // Hardware sensors: i2c-dev, libgpiod 1.6 or 2.x, w1 and thermal sysfs, independent of the BLE layers.
         .target(name: "CLinuxHardware", dependencies: ["CGPIOD"], linkerSettings: [.linkedLibrary("i2c")]),
         .target(name: "Sensors", dependencies: [
