@@ -24,6 +24,25 @@ public enum SecretFile {
         return .success(value)
     }
 
+    /// A password on one line (a final newline is not part of it): the MQTT broker's, read from
+    /// `password-file` so that it never sits in the YAML.
+    static func password(at path: String) -> Result<String, SecretFileProblem> {
+        var info = stat()
+        if stat(path, &info) != 0, errno == ENOENT {
+            return .failure(SecretFileProblem("\(path) does not exist: write the password into it, then chown root:blesensor and chmod 0640 it"))
+        }
+        let text: String
+        switch YAMLDocument.contents(path: path) {
+        case let .success(contents): text = contents
+        case let .failure(problem): return .failure(SecretFileProblem(problem.message))
+        }
+        let password = text.hasSuffix("\n") ? String(text.dropLast()) : text
+        guard !password.isEmpty, !password.contains("\n"), !password.contains("\0"), password.utf8.count <= 65_535 else {
+            return .failure(SecretFileProblem("\(path) must hold the password on one line (1…65535 bytes) and nothing else"))
+        }
+        return .success(password)
+    }
+
     /// Why the file holding the passkey is readable by people who should not see it, with the fix;
     /// nil when only its owner and group may read it (or it cannot be examined).
     public static func exposure(of path: String) -> String? {
