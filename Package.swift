@@ -151,6 +151,11 @@ let package = Package(
             "BLECore", "ATT", "GATT", "GATTNotify", "Peripheral", "SIGProfiles", "Sensors", "BridgeConfiguration", "ControlSocket",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The MQTT publisher with Home Assistant discovery: a libmosquitto client on a thread of its own.
+        .target(name: "MQTTExporter", dependencies: [
+            "BLECore", "BridgeConfiguration", "CMosquitto", "ControlSocket", "SensorBridge", "Sensors",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // `blesensor doctor`: checks an installation (kernel interfaces, accounts, configuration, daemon,
         // sensors) through an injectable root and probes; the CLI command is a thin shell over it.
         // Short-lived helpers (systemctl, a pairing confirmation command) with a time limit.
@@ -161,7 +166,7 @@ let package = Package(
         .target(name: "BLESensorDaemon", dependencies: [
             "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTNotify", "SIGProfiles", "HCITransports", "VirtualController",
             "Peripheral", "Central", "GATTClient", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "ServiceManager", "SMP", "Bonding", "SQLiteBondStore",
-            "ChildProcesses",
+            "ChildProcesses", "MQTTExporter",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The daemon's command line (options, help, validation, run), a library so that both the
@@ -249,6 +254,10 @@ let package = Package(
         .testTarget(name: "BridgeConfigurationTests", dependencies: ["BridgeConfiguration", "BLECore", "Sensors", "TestSupport"]),
         .testTarget(name: "ControlSocketTests", dependencies: ["ControlSocket", "TestSupport"]),
         .testTarget(name: "BondingTests", dependencies: ["BLECore", "Bonding"]),
+        .testTarget(name: "MQTTExporterTests", dependencies: [
+            "MQTTExporter", "BLECore", "BridgeConfiguration", "ControlSocket", "Sensors",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "DoctorTests", dependencies: [
             "Doctor", "BLECore", "BridgeConfiguration", "ChildProcesses", "ControlSocket", "Sensors", "SensorBridge", "TestSupport",
         ]),

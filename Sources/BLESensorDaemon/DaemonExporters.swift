@@ -1,5 +1,6 @@
 import BridgeConfiguration
 import Logging
+import MQTTExporter
 import Peripheral
 import SensorBridge
 
@@ -8,7 +9,18 @@ import SensorBridge
 enum DaemonExporters {
     static func make(configuration: BridgeConfiguration, runtime: DaemonRuntime, manager: PeripheralManager,
                      logger: Logger) -> [any SensorExporter] {
-        _ = (configuration, runtime, manager, logger)
-        return []
+        _ = manager
+        var exporters: [any SensorExporter] = []
+        if let settings = configuration.mqtt {
+            // The address (kept in the state directory) names the device in Home Assistant, so its
+            // entities keep their unique ids across restarts and renames.
+            let device = MQTTDeviceIdentity(name: configuration.deviceName,
+                                            identifier: MQTTDeviceIdentity.identifier(address: runtime.address, deviceName: configuration.deviceName),
+                                            model: configuration.deviceInformation.model,
+                                            manufacturer: configuration.deviceInformation.manufacturer)
+            exporters.append(MQTTExporter(settings: settings, device: device, deviceName: configuration.deviceName,
+                                          sensors: configuration.sensors, logger: logger))
+        }
+        return exporters
     }
 }
