@@ -57,6 +57,15 @@ import Testing
         #expect(!access.dropIn(source: "x", groupExists: { _ in true }).contains("DeviceAllow="))
     }
 
+    @Test func mqttAllowsIPAndNothingElseDoes() throws {
+        let base = "board: simulated\nsensors: [{name: room, driver: bme280}]\n"
+        #expect(!ServiceDeviceAccess(try Self.configuration(base)).dropIn(source: "x", groupExists: { _ in true }).contains("AF_INET"))
+        let access = ServiceDeviceAccess(try Self.configuration(base + "mqtt: {broker: mqtt://broker.lan}"))
+        #expect(access.networkUsers == ["mqtt"])
+        let text = access.dropIn(source: "x", groupExists: { _ in true })
+        #expect(ServiceDeviceAccess.directives(of: text).suffix(2) == ["RestrictAddressFamilies=AF_INET AF_INET6", "IPAddressAllow=any"])
+    }
+
     @Test func serialPortsByTheirClassAndNothingThatCouldAddADirective() {
         #expect(ServiceDeviceAccess.serialDevice("/dev/ttyUSB0") == "char-ttyUSB")
         #expect(ServiceDeviceAccess.serialDevice("/dev/ttyAMA10") == "char-ttyAMA")
