@@ -45,13 +45,13 @@ public enum SecretFile {
 
     /// Why the file holding the passkey is readable by people who should not see it, with the fix;
     /// nil when only its owner and group may read it (or it cannot be examined).
-    public static func exposure(of path: String) -> String? {
+    public static func exposure(of path: String, holding secret: String = "the passkey") -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         let mode = info.st_mode & 0o7777
         guard mode & 0o006 != 0 else { return nil }
         let octal = String(mode, radix: 8)
-        return "\(path) holds the passkey and every user on this system may read it (mode 0\(octal)): "
+        return "\(path) holds \(secret) and every user on this system may read it (mode 0\(octal)): "
             + "chown root:blesensor \(path) && chmod 0640 \(path)"
     }
 
@@ -60,6 +60,13 @@ public enum SecretFile {
     public static func passkeyHolders(configurationPath: String, _ settings: SecuritySettings) -> [String] {
         guard case .fixed = settings.passkey else { return [] }
         return [settings.passkeyFile ?? configurationPath]
+    }
+}
+
+extension SecretFile {
+    /// The MQTT broker's password file of this configuration, if it has one.
+    public static func mqttPasswordHolders(_ configuration: BridgeConfiguration) -> [String] {
+        configuration.mqtt?.passwordFile.map { [$0] } ?? []
     }
 }
 

@@ -78,6 +78,9 @@ struct ConfigCheckCommand: ParsableCommand {
         for path in SecretFile.passkeyHolders(configurationPath: file, configuration.security) {
             if let exposure = SecretFile.exposure(of: path) { CLIEnvironment.printError("warning: \(exposure)") }
         }
+        for path in SecretFile.mqttPasswordHolders(configuration) {
+            if let exposure = SecretFile.exposure(of: path, holding: "the MQTT password") { CLIEnvironment.printError("warning: \(exposure)") }
+        }
     }
 
     private func printSummary(_ configuration: BridgeConfiguration, board: String? = nil) {
