@@ -89,5 +89,10 @@ struct ConfigCheckCommand: ParsableCommand {
         let boardName = board ?? (configuration.boardChoice == nil ? configuration.board.name : "auto")
         print("\(file): OK: board \(boardName), transport \(configuration.transport), \(configuration.sensors.count) sensor(s): \(sensors)")
         print("advertises '\(configuration.deviceName)'" + (services.isEmpty ? "" : " with services \(services)"))
+        if let mqtt = configuration.mqtt {
+            let exported = mqtt.sensors.names.isEmpty ? "no sensor" : mqtt.sensors.names.joined(separator: ", ")
+            print("publishes \(exported) to \(mqtt.broker) under \(mqtt.resolvedTopicPrefix(deviceName: configuration.deviceName))/, "
+                  + "Home Assistant discovery under \(mqtt.discoveryPrefix)/")
+        }
     }
 }
