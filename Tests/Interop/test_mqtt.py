@@ -338,6 +338,11 @@ async def test_tls_with_an_openssl_made_ca(harness, spawn_daemon, brokers, subsc
     status = mqtt_status(await daemon_status(daemon))
     assert status['state'] == 'running' and status['endpoint'].startswith('mqtts://'), status
 
+    # A clean stop says offline itself (a clean DISCONNECT makes the broker drop the will).
+    daemon.send_signal(signal.SIGTERM)
+    assert await daemon.wait_exit(15) == 0
+    await live.wait(lambda: live.latest(AVAILABILITY) == 'offline', 5, 'offline from the stopping daemon')
+
 
 async def test_broker_restart_reconnects_and_publishes_again(harness, spawn_daemon, brokers, subscribers, tmp_path):
     broker = await brokers('allow_anonymous true\n')
