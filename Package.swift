@@ -100,6 +100,8 @@ let package = Package(
         // libgpiod through pkg-config (libgpiod.pc), so PKG_CONFIG_PATH can pick 2.x from a build-local
         // prefix (scripts/build-gpiod2.sh); CLinuxHardware's shim compiles for the API of the header it gets.
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        // Debian's libmosquitto (MQTT 3.1.1/5, TLS, wills) through pkg-config (libmosquitto.pc), for MQTTExporter.
+        .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
         // Hardware sensors: i2c-dev, libgpiod 1.6 or 2.x, w1 and thermal sysfs, independent of the BLE layers.
         .target(name: "CLinuxHardware", dependencies: ["CGPIOD"], linkerSettings: [.linkedLibrary("i2c")]),
         .target(name: "Sensors", dependencies: [
@@ -150,6 +152,11 @@ let package = Package(
             "BLECore", "ATT", "GATT", "GATTNotify", "Peripheral", "SIGProfiles", "Sensors", "BridgeConfiguration", "ControlSocket",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The MQTT publisher with Home Assistant discovery: a libmosquitto client on a thread of its own.
+        .target(name: "MQTTExporter", dependencies: [
+            "BLECore", "BridgeConfiguration", "CMosquitto", "ControlSocket", "SensorBridge", "Sensors",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // `blesensor doctor`: checks an installation (kernel interfaces, accounts, configuration, daemon,
         // sensors) through an injectable root and probes; the CLI command is a thin shell over it.
         // Short-lived helpers (systemctl, a pairing confirmation command) with a time limit.
@@ -167,7 +174,7 @@ let package = Package(
         .target(name: "BLESensorDaemon", dependencies: [
             "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTNotify", "SIGProfiles", "HCITransports", "VirtualController",
             "Peripheral", "Central", "GATTClient", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "ServiceManager", "SMP", "Bonding", "SQLiteBondStore",
-            "ChildProcesses", "MetricsExporter",
+            "ChildProcesses", "MetricsExporter", "MQTTExporter",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The daemon's command line (options, help, validation, run), a library so that both the
@@ -258,6 +265,10 @@ let package = Package(
             "MetricsExporter", "BLECore", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "TestSupport",
         ]),
         .testTarget(name: "BondingTests", dependencies: ["BLECore", "Bonding"]),
+        .testTarget(name: "MQTTExporterTests", dependencies: [
+            "MQTTExporter", "BLECore", "BridgeConfiguration", "ControlSocket", "Sensors",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "DoctorTests", dependencies: [
             "Doctor", "BLECore", "BridgeConfiguration", "ChildProcesses", "ControlSocket", "Sensors", "SensorBridge", "TestSupport",
         ]),

@@ -90,7 +90,7 @@ done
     || fail "blesensor needs Swift shared libraries"
 depends=$(dpkg-deb --field "$deb" Depends)
 echo "Depends: $depends"
-for library in libgpiod libi2c libsqlite3; do
+for library in libgpiod libi2c libsqlite3 libmosquitto; do
     grep -q "$library" <<<"$depends" || fail "Depends names no $library package, which the binaries link"
 done
 ! grep -qiE 'swift|foundation|libdispatch' <<<"$depends" || fail "Depends names a Swift package"

@@ -7,6 +7,9 @@ packages=(libbluetooth-dev libgpiod-dev libi2c-dev libsqlite3-dev python3-venv p
 # libgpiod through pkg-config (Package.swift); the libgpiod 2.x step fetches trixie's with apt
 # (scripts/fetch-libgpiod2.sh), checked against the archive keyring, and reads it with objdump.
 packages+=(pkg-config debian-archive-keyring)
+# The MQTT exporter links Debian's libmosquitto (pkg-config); its interop tests run the real broker
+# (mosquitto, mosquitto_passwd) on 127.0.0.1, with TLS from a CA made by openssl.
+packages+=(libmosquitto-dev mosquitto mosquitto-clients openssl)
 # scripts/test.sh prints a hung test run's threads with gdb.
 packages+=(gdb)
 # The Debian package (cross/): dpkg-shlibdeps and readelf, lintian, and the install test's chroot.

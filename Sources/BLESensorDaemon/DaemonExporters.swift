@@ -1,6 +1,7 @@
 import BridgeConfiguration
 import Logging
 import MetricsExporter
+import MQTTExporter
 import Peripheral
 import SensorBridge
 
@@ -15,6 +16,16 @@ enum DaemonExporters {
                 snapshot: { runtime.status() },
                 notificationsSent: { manager.notificationsSentByCharacteristic().reduce(into: [:]) { $0[$1.key.description] = $1.value } })
             exporters.append(MetricsExporter(settings: settings, version: SensorBridge.softwareVersion, sources: sources, logger: logger))
+        }
+        if let settings = configuration.mqtt {
+            // The address (kept in the state directory) names the device in Home Assistant, so its
+            // entities keep their unique ids across restarts and renames.
+            let device = MQTTDeviceIdentity(name: configuration.deviceName,
+                                            identifier: MQTTDeviceIdentity.identifier(address: runtime.address, deviceName: configuration.deviceName),
+                                            model: configuration.deviceInformation.model,
+                                            manufacturer: configuration.deviceInformation.manufacturer)
+            exporters.append(MQTTExporter(settings: settings, device: device, deviceName: configuration.deviceName,
+                                          sensors: configuration.sensors, logger: logger))
         }
         return exporters
     }

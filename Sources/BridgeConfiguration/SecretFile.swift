@@ -24,15 +24,34 @@ public enum SecretFile {
         return .success(value)
     }
 
+    /// A password on one line (a final newline is not part of it): the MQTT broker's, read from
+    /// `password-file` so that it never sits in the YAML.
+    static func password(at path: String) -> Result<String, SecretFileProblem> {
+        var info = stat()
+        if stat(path, &info) != 0, errno == ENOENT {
+            return .failure(SecretFileProblem("\(path) does not exist: write the password into it, then chown root:blesensor and chmod 0640 it"))
+        }
+        let text: String
+        switch YAMLDocument.contents(path: path) {
+        case let .success(contents): text = contents
+        case let .failure(problem): return .failure(SecretFileProblem(problem.message))
+        }
+        let password = text.hasSuffix("\n") ? String(text.dropLast()) : text
+        guard !password.isEmpty, !password.contains("\n"), !password.contains("\0"), password.utf8.count <= 65_535 else {
+            return .failure(SecretFileProblem("\(path) must hold the password on one line (1…65535 bytes) and nothing else"))
+        }
+        return .success(password)
+    }
+
     /// Why the file holding the passkey is readable by people who should not see it, with the fix;
     /// nil when only its owner and group may read it (or it cannot be examined).
-    public static func exposure(of path: String) -> String? {
+    public static func exposure(of path: String, holding secret: String = "the passkey") -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         let mode = info.st_mode & 0o7777
         guard mode & 0o006 != 0 else { return nil }
         let octal = String(mode, radix: 8)
-        return "\(path) holds the passkey and every user on this system may read it (mode 0\(octal)): "
+        return "\(path) holds \(secret) and every user on this system may read it (mode 0\(octal)): "
             + "chown root:blesensor \(path) && chmod 0640 \(path)"
     }
 
@@ -41,6 +60,13 @@ public enum SecretFile {
     public static func passkeyHolders(configurationPath: String, _ settings: SecuritySettings) -> [String] {
         guard case .fixed = settings.passkey else { return [] }
         return [settings.passkeyFile ?? configurationPath]
+    }
+}
+
+extension SecretFile {
+    /// The MQTT broker's password file of this configuration, if it has one.
+    public static func mqttPasswordHolders(_ configuration: BridgeConfiguration) -> [String] {
+        configuration.mqtt?.passwordFile.map { [$0] } ?? []
     }
 }
 

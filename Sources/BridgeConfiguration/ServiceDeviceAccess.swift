@@ -12,6 +12,10 @@ public struct ServiceDeviceAccess: Equatable, Sendable {
     public var devices: [String] = []
     /// Supplementary groups the configuration needs beyond the user's own (dialout for a UART).
     public var groups: [String] = []
+    /// The sections that need IP (`mqtt` reaches its broker); the unit allows none without them.
+    public var networkUsers: [String] = []
+    /// The metrics endpoint listens beyond loopback: scrapers may come from any address.
+    public var scrapedFromElsewhere = false
 
     /// Where the generator writes it, under the generator's output directory.
     public static let dropInName = "blesensord.service.d/50-devices.conf"
@@ -20,9 +24,10 @@ public struct ServiceDeviceAccess: Equatable, Sendable {
     /// Where the package installs the generator: its presence means the unit's devices come from it.
     public static let generatorPath = "/lib/systemd/system-generators/blesensord-devices"
 
-    public init(devices: [String] = [], groups: [String] = []) {
+    public init(devices: [String] = [], groups: [String] = [], networkUsers: [String] = []) {
         self.devices = devices
         self.groups = groups
+        self.networkUsers = networkUsers
     }
 
     public init(_ configuration: BridgeConfiguration) {
@@ -43,6 +48,11 @@ public struct ServiceDeviceAccess: Equatable, Sendable {
         }
         var seen: Set<String> = []
         self.devices = devices.filter { seen.insert($0).inserted }
+        if configuration.mqtt != nil { networkUsers.append("mqtt") }
+        if let metrics = configuration.metrics {
+            networkUsers.append("metrics")
+            scrapedFromElsewhere = !MetricsSettings.loopbackHosts.contains(metrics.host)
+        }
     }
 
     /// i2c-dev's major is fixed (89) and the minor is the bus: systemd takes `/dev/char/89:N`
@@ -78,6 +88,14 @@ public struct ServiceDeviceAccess: Equatable, Sendable {
         lines += devices.map { "DeviceAllow=\($0) rw" }
         for group in groups {
             lines.append(groupExists(group) ? "SupplementaryGroups=\(group)" : "# No group \(group) on this system; the device's owner must let blesensor in.")
+        }
+        if !networkUsers.isEmpty {
+            // Added to the unit's AF_BLUETOOTH AF_UNIX; an allow list wins over its IPAddressDeny=any.
+            // A broker's name may resolve to any address, and a scraper may come from any; an
+            // endpoint on loopback alone needs only that.
+            let anywhere = networkUsers.contains("mqtt") || scrapedFromElsewhere
+            lines += ["# \(networkUsers.joined(separator: ", ")): IP sockets, \(anywhere ? "to and from any address" : "on loopback only").",
+                      "RestrictAddressFamilies=AF_INET AF_INET6", "IPAddressAllow=\(anywhere ? "any" : "localhost")"]
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -78,6 +78,9 @@ struct ConfigCheckCommand: ParsableCommand {
         for path in SecretFile.passkeyHolders(configurationPath: file, configuration.security) {
             if let exposure = SecretFile.exposure(of: path) { CLIEnvironment.printError("warning: \(exposure)") }
         }
+        for path in SecretFile.mqttPasswordHolders(configuration) {
+            if let exposure = SecretFile.exposure(of: path, holding: "the MQTT password") { CLIEnvironment.printError("warning: \(exposure)") }
+        }
     }
 
     private func printSummary(_ configuration: BridgeConfiguration, board: String? = nil) {
@@ -86,6 +89,10 @@ struct ConfigCheckCommand: ParsableCommand {
         let boardName = board ?? (configuration.boardChoice == nil ? configuration.board.name : "auto")
         print("\(file): OK: board \(boardName), transport \(configuration.transport), \(configuration.sensors.count) sensor(s): \(sensors)")
         print("advertises '\(configuration.deviceName)'" + (services.isEmpty ? "" : " with services \(services)"))
+        if let mqtt = configuration.mqtt {
+            print("publishes \(Self.exported(mqtt.sensors, configuration)) to \(mqtt.broker) under \(mqtt.resolvedTopicPrefix(deviceName: configuration.deviceName))/, "
+                  + "Home Assistant discovery under \(mqtt.discoveryPrefix)/")
+        }
         if let metrics = configuration.metrics {
             print("metrics at http://\(metrics.listenDescription)/metrics for " + Self.exported(metrics.sensors, configuration))
         }

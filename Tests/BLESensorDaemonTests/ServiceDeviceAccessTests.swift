@@ -57,6 +57,25 @@ import Testing
         #expect(!access.dropIn(source: "x", groupExists: { _ in true }).contains("DeviceAllow="))
     }
 
+    @Test func mqttAllowsIPAndNothingElseDoes() throws {
+        let base = "board: simulated\nsensors: [{name: room, driver: bme280}]\n"
+        #expect(!ServiceDeviceAccess(try Self.configuration(base)).dropIn(source: "x", groupExists: { _ in true }).contains("AF_INET"))
+        let access = ServiceDeviceAccess(try Self.configuration(base + "mqtt: {broker: mqtt://broker.lan}"))
+        #expect(access.networkUsers == ["mqtt"])
+        let text = access.dropIn(source: "x", groupExists: { _ in true })
+        #expect(ServiceDeviceAccess.directives(of: text).suffix(2) == ["RestrictAddressFamilies=AF_INET AF_INET6", "IPAddressAllow=any"])
+    }
+
+    @Test func metricsOnLoopbackAllowOnlyLocalhostAndBeyondItAnyAddress() throws {
+        let base = "board: simulated\nsensors: [{name: room, driver: bme280}]\n"
+        func directives(_ yaml: String) throws -> [String] {
+            ServiceDeviceAccess.directives(of: ServiceDeviceAccess(try Self.configuration(base + yaml)).dropIn(source: "x", groupExists: { _ in true }))
+        }
+        #expect(try directives("metrics: {}").suffix(2) == ["RestrictAddressFamilies=AF_INET AF_INET6", "IPAddressAllow=localhost"])
+        #expect(try directives("metrics: {listen: '0.0.0.0:9879'}").suffix(2) == ["RestrictAddressFamilies=AF_INET AF_INET6", "IPAddressAllow=any"])
+        #expect(try directives("metrics: {}\nmqtt: {broker: mqtt://broker.lan}").suffix(1) == ["IPAddressAllow=any"])
+    }
+
     @Test func serialPortsByTheirClassAndNothingThatCouldAddADirective() {
         #expect(ServiceDeviceAccess.serialDevice("/dev/ttyUSB0") == "char-ttyUSB")
         #expect(ServiceDeviceAccess.serialDevice("/dev/ttyAMA10") == "char-ttyAMA")

@@ -196,3 +196,37 @@ import TestSupport
         #expect(report.check("config")?.status == .ok)
     }
 }
+
+/// Each exporter in the daemon's status, whatever it is: failed is a problem.
+@Suite struct ExportersCheckTests {
+    @Test func eachExporterIsReportedAndAFailedOneIsAProblem() async throws {
+        let machine = try FakeMachine()
+        machine.configuration(DaemonAndSensorTests.simulated)
+        let snapshot = StatusSnapshot(transport: "virtual", address: "a", advertising: true, uptimeSeconds: 3, board: "simulated",
+                                      deviceName: "x", centrals: [],
+                                      sensors: [FakeSensors.ok("body", driver: "tmp102", celsius: 36.8), FakeSensors.ok("room", driver: "bme280", celsius: 21)],
+                                      exporters: [
+                                          ExporterStatus(name: "mqtt", state: .failed, endpoint: "mqtt://broker:1883", sent: 3, dropped: 1,
+                                                         lastError: "the broker refused the user name or password (not authorised)"),
+                                          ExporterStatus(name: "metrics", state: .running, endpoint: "http://127.0.0.1:9870/metrics", sent: 7),
+                                          ExporterStatus(name: "bthome", state: .connecting, endpoint: "service data 0xFCD2"),
+                                      ])
+        let report = await machine.doctor(daemon: FakeDaemon(.success(snapshot)), systemd: FakeSystemd()).report()
+        let mqtt = try #require(report.check("exporter mqtt"))
+        #expect(mqtt.status == .fail && mqtt.area == .exporters)
+        #expect(mqtt.detail == "mqtt://broker:1883: failed, 3 sent, 1 dropped; last error: the broker refused the user name or password (not authorised)")
+        #expect(mqtt.fix?.hasPrefix("do what the last error says") == true)
+        #expect(report.check("exporter metrics")?.status == .ok)
+        #expect(report.check("exporter bthome")?.status == .warn)
+        #expect(report.exitStatus == 1)
+    }
+
+    @Test func aDaemonWithoutExportersHasNoExporterLine() async throws {
+        let machine = try FakeMachine()
+        machine.configuration(DaemonAndSensorTests.simulated)
+        let snapshot = StatusSnapshot(transport: "virtual", address: "a", advertising: true, uptimeSeconds: 3, board: "simulated",
+                                      deviceName: "x", centrals: [], sensors: [])
+        let report = await machine.doctor(daemon: FakeDaemon(.success(snapshot)), systemd: FakeSystemd()).report()
+        #expect(!report.checks.contains { $0.area == .exporters })
+    }
+}

@@ -47,6 +47,19 @@ import Testing
         #expect(await machine.doctor().report().check("passkey file") == nil)
     }
 
+    @Test func anMQTTPasswordFileThatEveryoneMayReadIsAWarning() async throws {
+        let machine = try FakeMachine()
+        let secret = machine.path + "/etc/blesensor/mqtt-password"
+        machine.write("/etc/blesensor/mqtt-password", "s3cret\n")
+        machine.configuration(FakeMachine.piConfiguration + "\nmqtt:\n  broker: mqtt://broker.lan\n  username: u\n  password-file: \(secret)\n")
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: secret)
+        let exposed = try #require(await machine.doctor().report().check("mqtt password file"))
+        #expect(exposed.status == .warn)
+        #expect(exposed.detail.hasPrefix("\(secret) holds the MQTT password and every user on this system may read it (mode 0644)"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: secret)
+        #expect(await machine.doctor().report().check("mqtt password file") == nil)
+    }
+
     @Test func aPiWithI2CDisabledFailsWithTheRaspiConfigFix() async throws {
         let machine = try FakeMachine()
         machine.configuration(FakeMachine.piConfiguration)

@@ -67,13 +67,21 @@ archive_init "$release" arm64
 gcc_major=$(archive_depends gcc | sed -n 's/^gcc-\([0-9]*\)$/\1/p' | head -n1)
 [[ -n $gcc_major ]] || die "cannot tell Debian $release's default GCC"
 # The development packages a link needs, and the runtime libraries they name (libgpiod2 on
-# bookworm, libgpiod3 on trixie and sid): the sysroot doubles as the root qemu-aarch64 runs from.
+# bookworm, libgpiod3 on trixie and sid), with the libraries those need in turn (libmosquitto1
+# needs libssl3, libssl3t64 on trixie): the sysroot doubles as the root
+# qemu-aarch64 runs from, and lld checks a shared library's own undefined symbols.
 dev_packages=(libc6-dev libcrypt-dev "libgcc-$gcc_major-dev" "libstdc++-$gcc_major-dev" linux-libc-dev zlib1g-dev
-    libsqlite3-dev libgpiod-dev libi2c-dev libbluetooth-dev)
+    libsqlite3-dev libgpiod-dev libi2c-dev libbluetooth-dev libmosquitto-dev)
 packages=(libc6 libgcc-s1 libstdc++6 libatomic1 zlib1g "${dev_packages[@]}")
-while read -r dependency; do
-    [[ $dependency == lib* && $dependency != *-dev && $dependency != libc-dev-bin ]] && packages+=("$dependency")
-done < <(archive_depends "${dev_packages[@]}")
+runtime_libraries() { # PACKAGE…: the lib* runtime packages they depend on directly
+    archive_depends "$@" | { grep -E '^lib' || true; } | grep -vE -- '-dev$|^libc-dev-bin$' || true
+}
+added=$(runtime_libraries "${dev_packages[@]}")
+while [[ -n $added ]]; do
+    mapfile -t added < <(printf '%s\n' $added | sort -u)
+    packages+=("${added[@]}")
+    added=$(runtime_libraries "${added[@]}" | grep -vxF -f <(printf '%s\n' "${packages[@]}") || true)
+done
 mapfile -t packages < <(printf '%s\n' "${packages[@]}" | sort -u)
 versions=$(archive_versions "${packages[@]}")
 (( $(wc -l <<<"$versions") == ${#packages[@]} )) || die "Debian $release (arm64) lacks some of: ${packages[*]}"

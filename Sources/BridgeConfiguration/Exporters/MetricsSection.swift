@@ -24,6 +24,9 @@ public struct MetricsSettings: Sendable, Equatable {
         self.sensors = sensors
     }
 
+    /// Hosts that keep the endpoint on this machine.
+    public static let loopbackHosts: Set<String> = ["127.0.0.1", "::1"]
+
     /// `127.0.0.1:9879`, `[::1]:9879`.
     public var listenDescription: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 

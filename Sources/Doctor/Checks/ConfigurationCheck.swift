@@ -26,6 +26,12 @@ extension Examination {
                         fix: "make it readable by root and the blesensor group only, as the package installs it")
                 }
             }
+            for holder in SecretFile.mqttPasswordHolders(configuration) {
+                if let exposure = SecretFile.exposure(of: holder, holding: "the MQTT password") {
+                    add(.config, .warn, "mqtt password file", exposure,
+                        fix: "make it readable by root and the blesensor group only")
+                }
+            }
             return configuration
         case let .failure(problems):
             let count = problems.problems.count == 1 ? "1 problem" : "\(problems.problems.count) problems"

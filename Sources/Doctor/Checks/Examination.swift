@@ -30,6 +30,7 @@ struct Examination {
         }
         checkAccounts(configuration)
         let daemon = checkDaemon(configuration)
+        checkExporters(daemon: daemon)
         if let configuration {
             checkSensors(configuration, daemon: daemon)
         } else {

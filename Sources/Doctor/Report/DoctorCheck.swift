@@ -10,6 +10,8 @@ public enum CheckStatus: String, Sendable, Equatable, Codable, CaseIterable {
 /// What a check's subject is: the checks are grouped by it in `--json` output.
 public enum CheckArea: String, Sendable, Equatable, Codable {
     case config, bluetooth, i2c, gpio, oneWire = "1-wire", kernelSensors = "kernel-sensors", accounts, daemon, sensors
+    /// MQTT, the BTHome broadcast, the Prometheus endpoint: what the daemon's status says of each.
+    case exporters
 }
 
 /// One line of `blesensor doctor`: `FAIL  /dev/i2c-1 missing`, with the fix on the next line and,
