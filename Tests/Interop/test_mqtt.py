@@ -245,7 +245,7 @@ async def test_plain_broker_gets_retained_discovery_states_and_availability(harn
     await check_discovery_and_states(live, node)
     code, out, err = await run_cli('config', 'check', str(tmp_path / 'mqtt.yaml'))
     assert code == 0, err
-    assert (f'publishes body, room, battery to mqtt://127.0.0.1:{broker.port} under {PREFIX}/, '
+    assert (f'publishes body (health data), room, battery to mqtt://127.0.0.1:{broker.port} under {PREFIX}/, '
             'Home Assistant discovery under homeassistant/') in out, out
 
     # Retained: a client that subscribes now gets the configs and online at once, marked retained.
