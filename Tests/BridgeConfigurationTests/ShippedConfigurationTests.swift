@@ -73,4 +73,16 @@ import Testing
         #expect(metrics.sensors.names == ["pulse", "room"])
         for key in ConfigurationLoader.metricsKeys { #expect(text.contains("\n  \(key): "), "metrics: \(key) is not documented") }
     }
+
+    @Test func theMQTTBlockLoadsAndNamesEveryKey() throws {
+        let text = try Self.uncommented("mqtt")
+        let result = ConfigurationLoader.load(yaml: text, fileName: "blesensor.yaml", boardsDirectories: [repositoryBoards],
+                                              environment: [:], boardDetection: .assuming(model: "Raspberry Pi 4 Model B"))
+        // The example names files that are not on this machine; everything else must hold.
+        var problems: [String] = []
+        if case let .failure(found) = result { problems = found.problems.map(\.description) }
+        #expect(problems.allSatisfy { $0.hasPrefix("mqtt.") && $0.contains(": /etc/blesensor/mqtt-") && $0.contains(" does not exist") },
+                "\(problems)")
+        for key in ConfigurationLoader.mqttKeys { #expect(text.contains("\n  \(key): "), "mqtt: \(key) is not documented") }
+    }
 }
