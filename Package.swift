@@ -65,6 +65,13 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
+        // BTHome v2 broadcasts (service data 0xFCD2): the objects, AES-CCM built on CryptoExtras' AES
+        // block (swift-crypto has no CCM) and the encryption counter kept in the state directory.
+        .target(name: "BTHome", dependencies: [
+            "BLECore",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+        ]),
         // GATT server database; its Database Hash is an AES-CMAC from SecurityToolbox.
         .target(name: "GATT", dependencies: ["BLECore", "SecurityToolbox"]),
         .target(name: "GATTNotify", dependencies: ["ATT", "BLECore", "HCI"]),
@@ -218,6 +225,7 @@ let package = Package(
         .testTarget(name: "SIGProfilesTests", dependencies: ["BLECore", "SIGProfiles", "ProfileCommands", "TestSupport"]),
         .testTarget(name: "GATTTests", dependencies: ["BLECore", "GATT"]),
         .testTarget(name: "SecurityToolboxTests", dependencies: ["BLECore", "SecurityToolbox"]),
+        .testTarget(name: "BTHomeTests", dependencies: ["BLECore", "BTHome", "TestSupport"]),
         .testTarget(name: "SMPTests", dependencies: ["BLECore", "HCI", "SecurityToolbox", "Bonding", "SMP", "TestSupport"]),
         .testTarget(name: "GATTServerTests", dependencies: ["BLECore", "HCI", "L2CAP", "ATT", "GATT", "GATTServer", "TestSupport"]),
         .testTarget(name: "GATTClientTests", dependencies: ["BLECore", "HCI", "L2CAP", "ATT", "GATT", "GATTServer", "GATTClient", "TestSupport"]),
