@@ -21,6 +21,8 @@ public struct BridgeConfiguration: Sendable, Equatable {
     public var deviceInformation: DeviceInformationSettings
     public var paths: PathSettings
     public var security: SecuritySettings
+    /// BTHome advertisements of the readings; nil (off) without a `broadcast:` section.
+    public var broadcast: BroadcastSettings? = nil
     /// Set when the file says `board: auto`: the device-tree model and the board it picked.
     public var boardChoice: BoardChoice? = nil
 

@@ -6,7 +6,8 @@ public enum ConfigurationLoader {
     public static let defaultPath = "/etc/blesensor/blesensor.yaml"
 
     static let keys = ["board", "board-overrides", "transport", "device-name", "appearance", "address",
-                       "advertising", "connection", "device-information", "sensors", "paths", "security"]
+                       "advertising", "connection", "device-information", "sensors", "paths", "security",
+                       "broadcast"]
 
     /// Reads and validates the file at `path`. `environment` supplies STATE_DIRECTORY and RUNTIME_DIRECTORY
     /// and, with `userID` (the user the daemon runs as), the path defaults (`PathSettings.defaults`);
@@ -72,6 +73,7 @@ public enum ConfigurationLoader {
         let deviceInformation = deviceInformationSettings(map["device-information"], board: board, problems: &problems)
         let paths = pathSettings(map["paths"], environment: environment, userID: userID, problems: &problems)
         let security = securitySettings(map["security"], problems: &problems)
+        let broadcast = broadcastSettings(map["broadcast"], sensors: sensors, problems: &problems)
         if let connection, let advertising, connection.lastSlotForBonded, advertising.maxCentrals < 2, let item = map["connection"] {
             problems.add("connection.last-slot-for-bonded", item, "needs advertising: max-centrals 2 or more: with one slot it would keep "
                          + "every new central out, pairing included")
@@ -84,6 +86,7 @@ public enum ConfigurationLoader {
                                                 deviceInformation: deviceInformation, paths: paths, security: security)
         configuration.boardChoice = boardChoice
         configuration.connection = connection
+        configuration.broadcast = broadcast
         return configuration
     }
 

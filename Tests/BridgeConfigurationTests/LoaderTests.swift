@@ -167,7 +167,7 @@ import Testing
             "sensors[0].pol-interval (line 5): unknown key 'pol-interval'; did you mean 'poll-interval'?",
             "sensors[0].option (line 6): unknown key 'option'; did you mean 'options'?",
             "advertsing (line 7): unknown key 'advertsing'; did you mean 'advertising'?",
-            "colour (line 8): unknown key 'colour'; expected one of: board, board-overrides, transport, device-name, appearance, address, advertising, connection, device-information, sensors, paths, security",
+            "colour (line 8): unknown key 'colour'; expected one of: board, board-overrides, transport, device-name, appearance, address, advertising, connection, device-information, sensors, paths, security, broadcast",
         ])
         #expect(problems("board: raspberry-pi-4b\nsensors: [{name: a, driver: tmp102, poll: 1s}]")
             == ["sensors[0].poll (line 2): unknown key 'poll'; did you mean 'poll-interval'?"])
