@@ -120,6 +120,28 @@ struct PeripheralFixture {
         await full.host.shutdown()
     }
 
+    /// Broadcast data changes every poll: the data is replaced while advertising, never by a restart.
+    @Test func broadcastServiceDataIsUpdatedWithoutInterruptingAdvertising() async throws {
+        let fixture = try await PeripheralFixture()
+        let content = AdvertisingContent(localName: "blesensor", serviceUUIDs: [BluetoothUUID(0x181A)])
+        #expect(try await fixture.gap.setBroadcastServiceData([.init(uuid: BluetoothUUID(0xFCD2), data: [0x40, 0x00, 0x01])]) == nil)
+        let first = try await fixture.gap.startAdvertising(content)
+        #expect(first.advertisingData.hexString == "020106" + "0616d2fc400001" + "03031a18" + "0a09" + Array("blesensor".utf8).hexString)
+        let identity = fixture.identity
+        for packetID in UInt8(2)...4 {
+            let plan = try #require(try await fixture.gap.setBroadcastServiceData([.init(uuid: BluetoothUUID(0xFCD2), data: [0x40, 0x00, packetID])]))
+            let heard = await fixture.central(1).scan(until: { $0.address == identity && $0.advertisingData == plan.advertisingData })
+            #expect(AdvertisementData(decoding: heard.advertisingData).serviceData[BluetoothUUID(0xFCD2)] == [0x40, 0x00, packetID])
+        }
+        #expect(fixture.log.count(where: GAPEventLog.started) == 1)
+        #expect(fixture.log.count(where: GAPEventLog.stopped) == 0)
+        #expect(await fixture.advertisingAgrees())
+        // Advertising again keeps the broadcast.
+        let again = try await fixture.gap.startAdvertising(content)
+        #expect(AdvertisementData(decoding: again.advertisingData).serviceData[BluetoothUUID(0xFCD2)] == [0x40, 0x00, 4])
+        await fixture.host.shutdown()
+    }
+
     @Test func advertisingResumesAfterDisconnectionAndPausesWhenSlotsAreFull() async throws {
         let fixture = try await PeripheralFixture(maxConnections: 2)
         try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))

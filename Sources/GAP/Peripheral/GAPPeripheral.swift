@@ -60,6 +60,13 @@ public actor GAPPeripheral {
     private var longTermKeyProvider: LongTermKeyProvider? = nil
 
     // What is wanted.
+    /// As `startAdvertising` got it, before the broadcast service data and TX power are added.
+    private var requestedContent: AdvertisingContent? = nil
+    /// Service data that changes while advertising (a BTHome broadcast): placed first, after the flags.
+    private var broadcastServiceData: [AdvertisingContent.ServiceData] = []
+    /// The content version of the last change other than the broadcast data: while the controller
+    /// advertises a version at least as new, a broadcast update only replaces the data.
+    private var structuralVersion = 0
     private var desiredContent: AdvertisingContent? = nil
     private var currentPlan: AdvertisingPlan? = nil
     /// Bumped whenever the content or plan changes, so the driver knows what it applied is stale.
@@ -156,22 +163,55 @@ public actor GAPPeripheral {
                 throw .invalidAdvertisingInterval(milliseconds: Double(units) * 0.625)
             }
         }
-        let plan: AdvertisingPlan
-        do { plan = try AdvertisingPlanner.plan(content) } catch { throw .advertisingData(error) }
-        let placed = await withTxPowerLevel(content, plan)
-        if !plan.omittedServiceUUIDs.isEmpty {
-            logger.warning("service UUIDs did not fit in the advertising data or scan response and are not advertised: \(plan.omittedServiceUUIDs.map(\.description).joined(separator: ", "))")
-        }
-        if plan.nameShortened {
-            logger.notice("local name is advertised shortened: it does not fit a 31-byte packet")
-        }
+        let placed = try await place(content, broadcast: broadcastServiceData, previous: nil)
+        requestedContent = content
         if desiredContent == nil { beginFastPhase() }
         intervalOnlyChange = false
         desiredContent = placed.content
         currentPlan = placed.plan
         contentVersion += 1
+        structuralVersion = contentVersion
         if let error = await reconcile() { throw error }
         return placed.plan
+    }
+
+    /// Sets the service data broadcast in the advertising packet (after the flags, before the UUIDs
+    /// and name, which move to the scan response when it is full) and updates what is advertised
+    /// without interrupting it. Kept across `startAdvertising`; an empty list removes it. Returns
+    /// the new plan, or nil while nothing is advertised (the data goes out when advertising starts).
+    @discardableResult
+    public func setBroadcastServiceData(_ items: [AdvertisingContent.ServiceData]) async throws(GAPError) -> AdvertisingPlan? {
+        guard let requested = requestedContent, desiredContent != nil else {
+            broadcastServiceData = items
+            return nil
+        }
+        let placed = try await place(requested, broadcast: items, previous: currentPlan)
+        broadcastServiceData = items
+        desiredContent = placed.content
+        currentPlan = placed.plan
+        contentVersion += 1
+        if let error = await reconcile() { throw error }
+        return placed.plan
+    }
+
+    /// The content with the broadcast data, placed; what did not fit is logged when it differs
+    /// from `previous` (a broadcast update every poll must not repeat the same warning).
+    private func place(_ requested: AdvertisingContent, broadcast: [AdvertisingContent.ServiceData],
+                       previous: AdvertisingPlan?) async throws(GAPError) -> (content: AdvertisingContent, plan: AdvertisingPlan) {
+        var content = requested
+        if !broadcast.isEmpty {
+            content.serviceData = broadcast + content.serviceData
+            content.serviceDataFirst = true
+        }
+        let plan: AdvertisingPlan
+        do { plan = try AdvertisingPlanner.plan(content) } catch { throw .advertisingData(error) }
+        if !plan.omittedServiceUUIDs.isEmpty, plan.omittedServiceUUIDs != previous?.omittedServiceUUIDs {
+            logger.warning("service UUIDs did not fit in the advertising data or scan response and are not advertised: \(plan.omittedServiceUUIDs.map(\.description).joined(separator: ", "))")
+        }
+        if plan.nameShortened, previous?.nameShortened != true {
+            logger.notice("local name is advertised shortened: it does not fit a 31-byte packet")
+        }
+        return await withTxPowerLevel(content, plan)
     }
 
     /// The content and plan with the controller's TX Power Level added, when wanted and known; as
@@ -192,6 +232,7 @@ public actor GAPPeripheral {
     /// Stops advertising; returns once the controller has stopped (or failed to).
     public func stopAdvertising() async throws(GAPError) {
         desiredContent = nil
+        requestedContent = nil
         if let error = await reconcile() { throw error }
     }
 
@@ -335,7 +376,13 @@ public actor GAPPeripheral {
                 }
                 let interval = wantedIntervalUnits
                 if appliedVersion != contentVersion || appliedInterval != interval {
-                    // Parameters and data may only change while advertising is off.
+                    // Only the broadcast data changed: legacy advertising data may change while
+                    // advertising (Core Vol 4 Part E 7.8.7), so the advertisement is not interrupted.
+                    if controllerAdvertising, appliedInterval == interval, let applied = appliedVersion, applied >= structuralVersion {
+                        try await applyData()
+                        continue
+                    }
+                    // Parameters may only change while advertising is off.
                     if controllerAdvertising {
                         if appliedVersion == contentVersion { intervalOnlyChange = true }
                         try await setAdvertisingEnable(false)
@@ -400,6 +447,21 @@ public actor GAPPeripheral {
         }
         appliedVersion = version
         appliedInterval = interval
+    }
+
+    private func applyData() async throws(GAPError) {
+        guard let plan = currentPlan else { return }
+        let version = contentVersion
+        do {
+            if let data = LELegacyAdvertisingPayload(plan.advertisingData),
+               let scanResponse = LELegacyAdvertisingPayload(plan.scanResponseData) {
+                _ = try await host.send(HCILESetAdvertisingData(payload: data))
+                _ = try await host.send(HCILESetScanResponseData(payload: scanResponse))
+            }
+        } catch {
+            throw .controller(error)
+        }
+        appliedVersion = version
     }
 
     // MARK: Host events
