@@ -166,7 +166,7 @@ let package = Package(
         .target(name: "BLESensorDaemon", dependencies: [
             "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTNotify", "SIGProfiles", "HCITransports", "VirtualController",
             "Peripheral", "Central", "GATTClient", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "ServiceManager", "SMP", "Bonding", "SQLiteBondStore",
-            "ChildProcesses",
+            "ChildProcesses", "BTHome",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The daemon's command line (options, help, validation, run), a library so that both the
@@ -218,6 +218,7 @@ let package = Package(
         .testTarget(name: "BLESensorDaemonTests", dependencies: [
             "BLECore", "HCI", "GAP", "ATT", "GATT", "SIGProfiles", "Peripheral", "VirtualController", "BLESensorDaemon", "TestSupport",
             "BridgeConfiguration", "Bonding", "SMP", "ControlSocket", "Central", "GATTClient", "HCITransports", "SQLiteBondStore",
+            "BTHome", "SensorBridge", "Sensors",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ATTTests", dependencies: ["BLECore", "ATT", "TestSupport"]),

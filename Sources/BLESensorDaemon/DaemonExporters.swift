@@ -1,3 +1,5 @@
+import BLECore
+import BTHome
 import BridgeConfiguration
 import Logging
 import Peripheral
@@ -8,7 +10,16 @@ import SensorBridge
 enum DaemonExporters {
     static func make(configuration: BridgeConfiguration, runtime: DaemonRuntime, manager: PeripheralManager,
                      logger: Logger) -> [any SensorExporter] {
-        _ = (configuration, runtime, manager, logger)
-        return []
+        _ = runtime
+        var exporters: [any SensorExporter] = []
+        if let settings = configuration.broadcast {
+            let uuid = BluetoothUUID(BTHomePacket.serviceUUID)
+            let sink = BroadcastSink(
+                address: { await manager.gap.identityAddress.map { Array($0.address.littleEndianBytes.reversed()) } },
+                advertise: { data in try await manager.setBroadcastServiceData(data, for: uuid) })
+            exporters.append(BTHomeBroadcaster(settings: settings, counterPath: BridgeConfiguration.bthomeCounter(in: configuration.paths.stateDirectory),
+                                               sink: sink, logger: logger))
+        }
+        return exporters
     }
 }

@@ -15,12 +15,16 @@ import Darwin
 /// block and never reuses a counter. A damaged file stops encryption with an error rather than
 /// guess: guessing low would reuse nonces, which breaks AES-CCM.
 ///
-/// Not thread-safe: owned by one worker (it writes files, so it must not run on a sensor thread).
-public final class BTHomeCounterStore {
+/// A value: its owner keeps the one copy in use. `next()` writes a file when `reservesOnNext`, so
+/// its owner runs it off the Swift concurrency threads then (and never on a sensor thread).
+public struct BTHomeCounterStore: Sendable {
     public let path: String
     public let blockSize: UInt32
     private var nextCounter: UInt32
     private var reservedUntil: UInt32
+
+    /// Whether the next `next()` writes the file (the start of a new block).
+    public var reservesOnNext: Bool { nextCounter == reservedUntil }
 
     public init(path: String, blockSize: UInt32 = 1024) throws(BTHomeCounterError) {
         precondition(blockSize > 0)
@@ -32,7 +36,7 @@ public final class BTHomeCounterStore {
     }
 
     /// The next counter, reserving a new block on disk first when the current one is used up.
-    public func next() throws(BTHomeCounterError) -> UInt32 {
+    public mutating func next() throws(BTHomeCounterError) -> UInt32 {
         if nextCounter == reservedUntil {
             guard reservedUntil < UInt32.max else { throw .exhausted(path: path) }
             let end = reservedUntil &+ min(blockSize, UInt32.max - reservedUntil)

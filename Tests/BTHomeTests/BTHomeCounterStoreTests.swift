@@ -25,9 +25,11 @@ import Testing
 
     @Test func startsAtZeroAndReservesABlockBeforeUsingIt() throws {
         let path = try directory() + "/bthome-counter"
-        let store = try BTHomeCounterStore(path: path, blockSize: 4)
+        var store = try BTHomeCounterStore(path: path, blockSize: 4)
         #expect(contents(path) == nil)
+        #expect(store.reservesOnNext)
         #expect(try store.next() == 0)
+        #expect(!store.reservesOnNext)
         #expect(contents(path) == "4\n")
         #expect(try (1...3).map { _ in try store.next() } == [1, 2, 3])
         #expect(contents(path) == "4\n")
@@ -40,7 +42,7 @@ import Testing
         let path = try directory() + "/bthome-counter"
         var used: [UInt32] = []
         for run in 0..<3 {
-            let store = try BTHomeCounterStore(path: path, blockSize: 4)
+            var store = try BTHomeCounterStore(path: path, blockSize: 4)
             for _ in 0...run { used.append(try store.next()) }
         }
         #expect(used == [0, 4, 5, 8, 9, 10])
@@ -61,14 +63,14 @@ import Testing
     @Test func theLastCounterIsHandedOutOnceThenItIsExhausted() throws {
         let path = try directory() + "/bthome-counter"
         try write("\(UInt32.max - 2)\n", to: path)
-        let store = try BTHomeCounterStore(path: path, blockSize: 1024)
+        var store = try BTHomeCounterStore(path: path, blockSize: 1024)
         #expect(try store.next() == UInt32.max - 2)
         #expect(try store.next() == UInt32.max - 1)
         #expect(throws: BTHomeCounterError.exhausted(path: path)) { try store.next() }
     }
 
     @Test func anUnwritableDirectoryIsAnError() throws {
-        let store = try BTHomeCounterStore(path: "/proc/self/no-such-dir/bthome-counter")
+        var store = try BTHomeCounterStore(path: "/proc/self/no-such-dir/bthome-counter")
         #expect(throws: BTHomeCounterError.self) { try store.next() }
     }
 }

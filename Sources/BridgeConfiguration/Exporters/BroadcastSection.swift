@@ -17,9 +17,12 @@ public struct BroadcastSettings: Sendable, Equatable {
     /// The 16-octet AES-CCM key: the packets are encrypted when set. Read from `bindkey-file`.
     public var bindkey: [UInt8]?
     public var bindkeyFile: String?
+    /// The sensors opted in under `health-sensors:` (body temperature).
+    public var healthSensors: [String]
 
     public init(format: Format = .bthome, sensors: ExportedSensors, objects: [Quantity] = broadcastQuantities,
-                bindkey: [UInt8]? = nil, bindkeyFile: String? = nil) {
+                bindkey: [UInt8]? = nil, bindkeyFile: String? = nil, healthSensors: [String] = []) {
+        self.healthSensors = healthSensors
         self.format = format
         self.sensors = sensors
         self.objects = objects
@@ -83,7 +86,9 @@ extension ConfigurationLoader {
             }
         }
         guard problems.problems.count == before, let selection, let objects else { return nil }
-        return BroadcastSettings(format: format, sensors: selection, objects: objects, bindkey: bindkey, bindkeyFile: bindkeyFile)
+        let health = (map["health-sensors"]?.sequence ?? []).compactMap(\.scalarText)
+        return BroadcastSettings(format: format, sensors: selection, objects: objects, bindkey: bindkey, bindkeyFile: bindkeyFile,
+                                 healthSensors: health)
     }
 
     private static func carriesBroadcastQuantity(_ sensor: SensorConfiguration) -> Bool {
