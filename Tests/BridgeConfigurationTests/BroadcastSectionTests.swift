@@ -94,3 +94,31 @@ import Testing
         ])
     }
 }
+
+/// The commented `broadcast:` of the packaged configuration, uncommented, is valid as documented.
+@Suite struct ShippedBroadcastTests {
+    @Test func theDocumentedBroadcastSectionLoads() throws {
+        let shipped = try String(contentsOfFile: repositoryRoot + "/systemd/blesensor.yaml", encoding: .utf8)
+        let lines = shipped.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.firstIndex(of: "# broadcast:"))
+        var block = ["broadcast:"]
+        for line in lines[(start + 1)...] {
+            guard line.hasPrefix("#   ") else { break }
+            block.append(String(line.dropFirst(2)))
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bindkey-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let key = folder.appendingPathComponent("bthome.key").path
+        try "231d39c1d7cc1ab1aee224cd096db932\n".write(toFile: key, atomically: true, encoding: .utf8)
+        let text = shipped + block.joined(separator: "\n").replacingOccurrences(of: "/etc/blesensor/bthome.key", with: key) + "\n"
+        let result = ConfigurationLoader.load(yaml: text, fileName: "blesensor.yaml", boardsDirectories: [repositoryBoards],
+                                              environment: [:], boardDetection: .assuming(model: "Raspberry Pi 4 Model B Rev 1.5"))
+        if case let .failure(problems) = result { Issue.record("\(problems)") }
+        let settings = try #require(try result.get().broadcast)
+        #expect(block.count == 14)
+        #expect(settings.sensors.names == ["body", "room"])
+        #expect(settings.objects == [.temperature, .humidity, .pressure, .batteryLevel])
+        #expect(settings.bindkey?.count == 16 && settings.bindkeyFile == key)
+    }
+}
