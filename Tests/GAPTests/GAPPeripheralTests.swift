@@ -142,6 +142,38 @@ struct PeripheralFixture {
         await fixture.host.shutdown()
     }
 
+    /// Every slot taken: phones cannot connect, but a receiver that never connects still gets readings.
+    @Test func aBroadcastGoesOnNotConnectableWhileEverySlotIsTaken() async throws {
+        let fixture = try await PeripheralFixture(maxConnections: 1)
+        let uuid = BluetoothUUID(0xFCD2)
+        try await fixture.gap.setBroadcastServiceData([.init(uuid: uuid, data: [0x40, 0x00, 0x01])])
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        let link = try await fixture.connect(1, expecting: 1)
+        // An update runs the driver to the end (the barrier).
+        let plan = try #require(try await fixture.gap.setBroadcastServiceData([.init(uuid: uuid, data: [0x40, 0x00, 0x02])]))
+        let identity = fixture.identity
+        let heard = await fixture.central(2).scan(until: { $0.address == identity && $0.advertisingData == plan.advertisingData })
+        #expect(!heard.connectable)
+        #expect(await fixture.gap.isAdvertising)
+        #expect(fixture.log.count(where: GAPEventLog.started) == 1)
+        // The central leaves: connectable advertising again.
+        await fixture.disconnectAndExpectAdvertisingAgain(link)
+    }
+
+    @Test func noBroadcastBesideALinkWhereTheStatesForbidIt() async throws {
+        // Every state combination but bit 20, non-connectable advertising beside a peripheral link.
+        let fixture = try await PeripheralFixture(maxConnections: 1) {
+            $0.leStates = LESupportedStates(rawValue: 0x3F_FFFF_FFFF & ~LESupportedStates.nonConnectableAdvertisingWhilePeripheral)
+        }
+        try await fixture.gap.setBroadcastServiceData([.init(uuid: BluetoothUUID(0xFCD2), data: [0x40, 0x00, 0x01])])
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        let link = try await fixture.connect(1, expecting: 1)
+        try await fixture.gap.setBroadcastServiceData([.init(uuid: BluetoothUUID(0xFCD2), data: [0x40, 0x00, 0x02])])
+        #expect(!fixture.controller.isAdvertisingOnRadio)
+        #expect(await !fixture.gap.isAdvertising)
+        await fixture.disconnectAndExpectAdvertisingAgain(link)
+    }
+
     @Test func advertisingResumesAfterDisconnectionAndPausesWhenSlotsAreFull() async throws {
         let fixture = try await PeripheralFixture(maxConnections: 2)
         try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))

@@ -196,3 +196,25 @@ def test_our_ccm_matches_python_cryptography():
     nonce = bytes.fromhex('5448e68f80a5') + b'\xd2\xfc\x41' + bytes.fromhex('00112233')
     sealed = AESCCM(BINDKEY, tag_length=4).encrypt(nonce, bytes.fromhex('02ca0903bf13'), None)
     assert sealed.hex() == 'a47266c95f73' + '78237214'
+
+
+async def test_the_broadcast_goes_on_not_connectable_while_every_slot_is_taken(
+        harness, central, second_central, spawn_daemon, tmp_path):
+    daemon, observer = await start(spawn_daemon, harness, second_central, tmp_path,
+                                   'advertising: {max-centrals: 1}\nbroadcast: bthome\n')
+    await observer.packets(1)
+    record = await central.scan_for(None, timeout=5)
+    connection = await central.connect(record.address)
+    await daemon.wait_for_log('broadcasting, not connectable', timeout=10)
+    mark = len(observer.heard)
+    packets = await observer.packets(3, after=mark)
+    nonconnectable = [h for h in packets if h.event_type == 0x03]  # ADV_NONCONN_IND
+    assert nonconnectable, packets
+    parser = BTHomeBluetoothDeviceData()
+    assert decode(parser, nonconnectable[-1])['battery'] == (BATTERY_PERCENT, '%')
+    # The central leaves: connectable again.
+    await central.disconnect(connection)
+    await daemon.wait_for_log('advertising enabled', timeout=10, occurrences=2)
+    mark = len(observer.heard)
+    again = await observer.packets(2, after=mark)
+    assert again[-1].event_type == 0x00, again

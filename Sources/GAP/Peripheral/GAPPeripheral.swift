@@ -76,8 +76,13 @@ public actor GAPPeripheral {
     private var controllerAdvertising = false
     private var addressApplied = false
     private var appliedVersion: Int? = nil
-    /// The interval (0.625 ms units) the controller was last given.
+    /// The interval (0.625 ms units) and type the controller was last given.
     private var appliedInterval: UInt16? = nil
+    private var appliedType: LEAdvertisingType? = nil
+    /// The controller refused a non-connectable broadcast beside a peripheral link: not asked again.
+    private var broadcastBesideLinksRefused = false
+    /// ADV_NONCONN_IND may not be sent more often than every 100 ms before Core 5.0 (Vol 6 Part B 4.4.2.2).
+    private static let broadcastMinimumUnits: UInt16 = 160
     /// The fast phase lasts until then (monotonic host clock); nil outside it.
     private var fastUntil: MonotonicInstant? = nil
     private var fastPhaseTimer: TimerHandle? = nil
@@ -336,6 +341,7 @@ public actor GAPPeripheral {
             while true {
                 // Read before this step's state: the answer is awaited.
                 let statesAllowAdvertisingBesideLinks = await host.controllerInfo?.canAdvertiseWhileConnected ?? true
+                let statesAllowBroadcastBesideLinks = await host.controllerInfo?.canBroadcastWhileConnected ?? true
                 guard controllerReady else { return nil }
                 if !addressApplied {
                     if case let .randomStatic(address) = configuration.addressPolicy {
@@ -357,7 +363,11 @@ public actor GAPPeripheral {
                 let allowedBesideLinks = statesAllowAdvertisingBesideLinks && !advertisingBesideLinksRefused
                 self.besideLinksAllowed.withLock { $0 = allowedBesideLinks }
                 let besideLinksAllowed = peripheralLinks == 0 || allowedBesideLinks
-                let wanted = desiredContent != nil && peripheralLinks < configuration.maxConnections && besideLinksAllowed
+                let slotsFree = peripheralLinks < configuration.maxConnections
+                // Every slot taken: a broadcast (BTHome) goes on, not connectable, where the controller can.
+                let broadcastOnly = !slotsFree && !broadcastServiceData.isEmpty && statesAllowBroadcastBesideLinks
+                    && !broadcastBesideLinksRefused
+                let wanted = desiredContent != nil && ((slotsFree && besideLinksAllowed) || broadcastOnly)
                 if !wanted {
                     guard controllerAdvertising else {
                         if desiredContent != nil, !besideLinksAllowed {
@@ -374,21 +384,23 @@ public actor GAPPeripheral {
                     }
                     continue
                 }
-                let interval = wantedIntervalUnits
-                if appliedVersion != contentVersion || appliedInterval != interval {
+                let type: LEAdvertisingType = broadcastOnly ? .nonConnectableUndirected : .connectableUndirected
+                let interval = broadcastOnly ? max(wantedIntervalUnits, Self.broadcastMinimumUnits) : wantedIntervalUnits
+                if appliedVersion != contentVersion || appliedInterval != interval || appliedType != type {
                     // Only the broadcast data changed: legacy advertising data may change while
                     // advertising (Core Vol 4 Part E 7.8.7), so the advertisement is not interrupted.
-                    if controllerAdvertising, appliedInterval == interval, let applied = appliedVersion, applied >= structuralVersion {
+                    if controllerAdvertising, appliedInterval == interval, appliedType == type,
+                       let applied = appliedVersion, applied >= structuralVersion {
                         try await applyData()
                         continue
                     }
                     // Parameters may only change while advertising is off.
                     if controllerAdvertising {
-                        if appliedVersion == contentVersion { intervalOnlyChange = true }
+                        if appliedVersion == contentVersion, appliedType == type { intervalOnlyChange = true }
                         try await setAdvertisingEnable(false)
                         continue
                     }
-                    try await applyContent(interval: interval)
+                    try await applyContent(interval: interval, type: type)
                     continue
                 }
                 guard !controllerAdvertising else { return nil }
@@ -399,12 +411,21 @@ public actor GAPPeripheral {
                     // the connected central instead of retrying on every event.
                     guard case .controller(.commandFailed(.leSetAdvertisingEnable, .commandDisallowed)) = error,
                           !activeLinks.isEmpty else { throw error }
+                    if broadcastOnly {
+                        broadcastBesideLinksRefused = true
+                        logger.warning("this controller cannot broadcast while every connection slot is taken (it refused non-connectable advertising beside a link): the broadcast resumes when a central disconnects")
+                        continue
+                    }
                     advertisingBesideLinksRefused = true
                     self.besideLinksAllowed.withLock { $0 = false }
                     logger.warning("this controller cannot advertise while connected (it refused LE Set Advertising Enable beside a link): advertising again when the central disconnects")
                     continue
                 }
-                if controllerAdvertising, intervalOnlyChange {
+                if controllerAdvertising, broadcastOnly {
+                    // Not advertising for connections: no advertisingStarted event.
+                    intervalOnlyChange = false
+                    logger.info("broadcasting, not connectable, while all \(configuration.maxConnections) connection slot(s) are in use")
+                } else if controllerAdvertising, intervalOnlyChange {
                     // The fast phase ended: the same advertising, slower; not a new start.
                     intervalOnlyChange = false
                     logger.info("advertising interval now \(Double(interval) * 0.625) ms")
@@ -430,13 +451,13 @@ public actor GAPPeripheral {
         controllerAdvertising = enable && controllerEpoch.value == epoch
     }
 
-    private func applyContent(interval: UInt16) async throws(GAPError) {
+    private func applyContent(interval: UInt16, type: LEAdvertisingType) async throws(GAPError) {
         guard let plan = currentPlan else { return }
         let version = contentVersion
         do {
             _ = try await host.send(HCILESetAdvertisingParameters(
                 intervalMin: interval, intervalMax: interval,
-                type: .connectableUndirected, ownAddressType: configuration.addressPolicy.ownAddressType))
+                type: type, ownAddressType: configuration.addressPolicy.ownAddressType))
             if let data = LELegacyAdvertisingPayload(plan.advertisingData),
                let scanResponse = LELegacyAdvertisingPayload(plan.scanResponseData) {
                 _ = try await host.send(HCILESetAdvertisingData(payload: data))
@@ -447,6 +468,7 @@ public actor GAPPeripheral {
         }
         appliedVersion = version
         appliedInterval = interval
+        appliedType = type
     }
 
     private func applyData() async throws(GAPError) {
@@ -495,6 +517,7 @@ public actor GAPPeripheral {
             addressApplied = false
             appliedVersion = nil
             appliedInterval = nil
+            appliedType = nil
             intervalOnlyChange = false
             controllerEpoch.bump()
             eventSink.yield(.controllerResetting(reason))
