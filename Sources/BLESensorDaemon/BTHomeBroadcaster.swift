@@ -28,6 +28,8 @@ final class BTHomeBroadcaster: SensorExporter {
         var dropped: Int64 = 0
         var lastError: String? = nil
         var failed = false
+        /// Values of the last packet that did not fit one advertising packet.
+        var leftOut = 0
     }
 
     struct BTHomeMeasurement: Sendable {
@@ -90,6 +92,9 @@ final class BTHomeBroadcaster: SensorExporter {
         var detail = "sensors: " + (settings.sensors.names.isEmpty ? "none" : settings.sensors.names.joined(separator: ", "))
         if !health.isEmpty { detail += " (health data in \(encrypted ? "encrypted" : "clear") broadcasts: \(health.joined(separator: ", ")))" }
         detail += "; objects: " + settings.objects.map(\.rawValue).joined(separator: ", ")
+        if current.leftOut > 0 {
+            detail += "; \(current.leftOut) value(s) left out: one advertising packet holds no more (choose fewer sensors or objects)"
+        }
         return ExporterStatus(name: "bthome", state: current.failed ? .failed : .running,
                               endpoint: "BTHome v2 service data 0xFCD2 (\(encrypted ? "encrypted" : "not encrypted"))",
                               sent: current.sent, dropped: current.dropped, lastError: current.lastError, detail: detail)
@@ -134,7 +139,15 @@ final class BTHomeBroadcaster: SensorExporter {
         for await _ in wakeups {
             let measurements = state.withLock { current in settings.sensors.names.flatMap { current.values[$0] ?? [] } }
             packetID &+= 1
-            let objects = BTHomePacket.objects(packetID: packetID, measurements: measurements.map { ($0.object, $0.value) })
+            let (objects, leftOut) = BTHomePacket.objects(packetID: packetID, measurements: measurements.map { ($0.object, $0.value) },
+                                                          room: BTHomePacket.objectRoom(encrypted: encryption != nil))
+            let previouslyLeftOut = state.withLock { current in
+                defer { current.leftOut = leftOut }
+                return current.leftOut
+            }
+            if leftOut > 0, previouslyLeftOut == 0 {
+                logger.notice("BTHome broadcast: \(leftOut) value(s) left out: one advertising packet holds no more (choose fewer sensors or objects under broadcast:)")
+            }
             let data: [UInt8]
             do {
                 if var active = encryption {

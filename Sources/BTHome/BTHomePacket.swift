@@ -7,15 +7,24 @@ public enum BTHomePacket {
     public static let clearInfo: UInt8 = 0x40
     public static let encryptedInfo: UInt8 = 0x41
 
+    /// The most octets of objects (the packet id included) one legacy advertising packet carries
+    /// after the flags (3) and the service data's header (length, type, UUID: 4), in clear or
+    /// encrypted (the device information octet, and 8 octets of counter and MIC).
+    public static func objectRoom(encrypted: Bool) -> Int { 31 - 3 - 4 - 1 - (encrypted ? 8 : 0) }
+
     /// The measurement objects (the packet id first), sorted by object id; values that cannot be
-    /// carried are left out. Equal ids keep their order (the receiver numbers repeated ones).
-    public static func objects(packetID: UInt8, measurements: [(BTHomeObject, Double)]) -> [UInt8] {
+    /// carried are left out, and so are those beyond `room` octets (the packet is full): the
+    /// `leftOut` count says how many. Equal ids keep their order (the receiver numbers repeated ones).
+    public static func objects(packetID: UInt8, measurements: [(BTHomeObject, Double)],
+                               room: Int = .max) -> (bytes: [UInt8], leftOut: Int) {
         var bytes = [BTHomeObject.packetID.rawValue, packetID]
+        var leftOut = 0
         let ordered = measurements.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }
         for (_, (object, value)) in ordered where object != .packetID {
-            if let encoded = object.encode(value) { bytes += encoded }
+            guard let encoded = object.encode(value) else { continue }
+            if bytes.count + encoded.count <= room { bytes += encoded } else { leftOut += 1 }
         }
-        return bytes
+        return (bytes, leftOut)
     }
 
     /// Service data in clear.

@@ -102,3 +102,17 @@ import TestSupport
         exporter.stop()
     }
 }
+
+extension BTHomeBroadcasterTests {
+    @Test func whatDoesNotFitOnePacketIsLeftOutAndShown() async throws {
+        let settings = BroadcastSettings(sensors: ExportedSensors(names: ["a", "b", "c", "d", "e"]))
+        let (exporter, packets) = broadcaster(settings)
+        exporter.start()
+        for name in ["a", "b", "c", "d", "e"] {
+            exporter.sensorChanged(status(name, [("temperature", 20), ("humidity", 50)]))
+        }
+        #expect(await packets.wait(until: { $0.last?.count == 24 }))
+        #expect(exporter.status().detail?.contains("value(s) left out: one advertising packet holds no more") == true)
+        exporter.stop()
+    }
+}

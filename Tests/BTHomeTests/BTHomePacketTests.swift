@@ -27,16 +27,36 @@ import TestSupport
     }
 
     @Test func objectsAreInAscendingIdOrderAfterThePacketID() {
-        let objects = BTHomePacket.objects(packetID: 9, measurements: [
+        let (objects, leftOut) = BTHomePacket.objects(packetID: 9, measurements: [
             (.pressure, 100_883), (.humidity, 50.55), (.temperature, 25.06), (.battery, 97), (.temperature, .nan),
         ])
+        #expect(leftOut == 0)
         #expect(objects.hexString == "0009" + "0161" + "02ca09" + "03bf13" + "04138a01")
         #expect(BTHomePacket.clear(objects).hexString == "40" + "0009" + "0161" + "02ca09" + "03bf13" + "04138a01")
     }
 
     @Test func equalIdsKeepTheirOrder() {
-        let objects = BTHomePacket.objects(packetID: 0, measurements: [(.temperature, 20), (.battery, 50), (.temperature, 21)])
+        let objects = BTHomePacket.objects(packetID: 0, measurements: [(.temperature, 20), (.battery, 50), (.temperature, 21)]).bytes
         #expect(objects.hexString == "0000" + "0132" + "02d007" + "023408")
+    }
+
+    /// What does not fit one advertising packet is left out (and counted), in object order.
+    @Test func objectsBeyondThePacketAreLeftOut() throws {
+        #expect(BTHomePacket.objectRoom(encrypted: false) == 23 && BTHomePacket.objectRoom(encrypted: true) == 15)
+        let measurements: [(BTHomeObject, Double)] = [(.pressure, 100_883), (.humidity, 50.55), (.temperature, 20), (.battery, 97),
+                                                      (.temperature, 21), (.temperature, 22), (.temperature, 23)]
+        let encrypted = BTHomePacket.objects(packetID: 1, measurements: measurements, room: BTHomePacket.objectRoom(encrypted: true))
+        #expect(encrypted.bytes.hexString == "0001" + "0161" + "02d007" + "023408" + "029808")
+        #expect(encrypted.leftOut == 3)
+        let clear = BTHomePacket.objects(packetID: 1, measurements: measurements, room: BTHomePacket.objectRoom(encrypted: false))
+        #expect(clear.bytes.count == 23 && clear.leftOut == 0)
+        let more = BTHomePacket.objects(packetID: 1, measurements: measurements + [(.battery, 50)], room: BTHomePacket.objectRoom(encrypted: false))
+        #expect(more.bytes.count == 21 && more.leftOut == 1)
+        let key = try AESCCM(key: [UInt8](repeating: 1, count: 16))
+        // Flags (3) and the service data structure (4 + data) fit the 31 octets (a clear one exactly).
+        let sealed = try BTHomePacket.encrypted(encrypted.bytes, key: key, address: [UInt8](repeating: 0xC1, count: 6), counter: 1)
+        #expect(3 + 4 + sealed.count <= 31)
+        #expect(3 + 4 + BTHomePacket.clear(clear.bytes).count == 31)
     }
 
     /// bthome.io/encryption: key 231d…b932, MAC 5448E68F80A5, counter octets 00112233, data 02CA09 03BF13.
