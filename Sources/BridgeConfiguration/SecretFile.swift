@@ -24,15 +24,15 @@ public enum SecretFile {
         return .success(value)
     }
 
-    /// Why the file holding the passkey is readable by people who should not see it, with the fix;
-    /// nil when only its owner and group may read it (or it cannot be examined).
-    public static func exposure(of path: String) -> String? {
+    /// Why the file holding the passkey (or `secret`) is readable by people who should not see it,
+    /// with the fix; nil when only its owner and group may read it (or it cannot be examined).
+    public static func exposure(of path: String, holding secret: String = "the passkey") -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         let mode = info.st_mode & 0o7777
         guard mode & 0o006 != 0 else { return nil }
         let octal = String(mode, radix: 8)
-        return "\(path) holds the passkey and every user on this system may read it (mode 0\(octal)): "
+        return "\(path) holds \(secret) and every user on this system may read it (mode 0\(octal)): "
             + "chown root:blesensor \(path) && chmod 0640 \(path)"
     }
 

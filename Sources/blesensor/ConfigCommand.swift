@@ -78,6 +78,9 @@ struct ConfigCheckCommand: ParsableCommand {
         for path in SecretFile.passkeyHolders(configurationPath: file, configuration.security) {
             if let exposure = SecretFile.exposure(of: path) { CLIEnvironment.printError("warning: \(exposure)") }
         }
+        if let keyFile = configuration.broadcast?.bindkeyFile, let exposure = SecretFile.exposure(of: keyFile, holding: "the BTHome bindkey") {
+            CLIEnvironment.printError("warning: \(exposure)")
+        }
     }
 
     private func printSummary(_ configuration: BridgeConfiguration, board: String? = nil) {
@@ -86,5 +89,9 @@ struct ConfigCheckCommand: ParsableCommand {
         let boardName = board ?? (configuration.boardChoice == nil ? configuration.board.name : "auto")
         print("\(file): OK: board \(boardName), transport \(configuration.transport), \(configuration.sensors.count) sensor(s): \(sensors)")
         print("advertises '\(configuration.deviceName)'" + (services.isEmpty ? "" : " with services \(services)"))
+        if let broadcast = configuration.broadcast {
+            let sensors = broadcast.sensors.names.isEmpty ? "no sensor" : broadcast.sensors.names.joined(separator: ", ")
+            print("broadcasts BTHome v2 (\(broadcast.bindkey == nil ? "not encrypted" : "encrypted")) from \(sensors)")
+        }
     }
 }

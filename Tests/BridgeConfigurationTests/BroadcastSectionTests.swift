@@ -78,6 +78,11 @@ import Testing
         let settings = try #require(try load(Self.sensors + "broadcast:\n  bindkey-file: \(file)\n").get().broadcast)
         #expect(settings.bindkey == [0x23, 0x1d, 0x39, 0xc1, 0xd7, 0xcc, 0x1a, 0xb1, 0xae, 0xe2, 0x24, 0xcd, 0x09, 0x6d, 0xb9, 0x32])
         #expect(settings.bindkeyFile == file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: file)
+        #expect(SecretFile.exposure(of: file, holding: "the BTHome bindkey") == nil)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file)
+        #expect(SecretFile.exposure(of: file, holding: "the BTHome bindkey") == "\(file) holds the BTHome bindkey and every user on this "
+                + "system may read it (mode 0644): chown root:blesensor \(file) && chmod 0640 \(file)")
 
         try "231d39c1d7cc1ab1aee224cd096db9\n".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(problems(Self.sensors + "broadcast:\n  bindkey-file: \(file)\n") == [

@@ -138,6 +138,8 @@ async def test_home_assistant_decodes_the_simulated_values(harness, central, spa
     bthome = next(e for e in status['exporters'] if e['name'] == 'bthome')
     assert bthome['state'] == 'running' and bthome['sent'] >= 6
     assert bthome['endpoint'] == 'BTHome v2 service data 0xFCD2 (not encrypted)'
+    code, out, err = await run_cli('config', 'check', str(tmp_path / 'bthome.yaml'))
+    assert code == 0 and 'broadcasts BTHome v2 (not encrypted) from room, battery' in out, (out, err)
 
 
 async def daemon_status(daemon) -> dict:
