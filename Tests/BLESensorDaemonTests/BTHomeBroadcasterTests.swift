@@ -37,12 +37,14 @@ import TestSupport
         exporter.sensorChanged(status("env", [], state: .failed))
         exporter.sensorChanged(status("soc", [("temperature", 50)]))
         #expect(await packets.wait(until: { $0.last?.suffix(2).hexString == "0161" && $0.last?.count == 5 }))
+        // Stopped and finished: every packet handed to the sink is counted.
+        exporter.stop()
+        await exporter.finished()
         let shown = exporter.status()
         #expect(shown.name == "bthome" && shown.state == .running)
         #expect(shown.endpoint == "BTHome v2 service data 0xFCD2 (not encrypted)")
         #expect(shown.sent == Int64(packets.all.count))
         #expect(shown.detail == "sensors: env, battery; objects: temperature, humidity, pressure, battery-level")
-        exporter.stop()
     }
 
     @Test func onlyTheConfiguredObjectsGoOut() async throws {

@@ -4,10 +4,18 @@ import Glibc
 import Testing
 
 @Suite struct BTHomeCounterStoreTests {
+    /// A fresh directory under /tmp; `removed` deletes it with the counter file.
     private func directory() throws -> String {
         var template = Array("/tmp/bthome-counter-XXXXXX".utf8CString)
         let made = try #require(mkdtemp(&template))
         return String(cString: made)
+    }
+
+    private func removed(_ path: String) {
+        unlink(path)
+        unlink(path + ".tmp")
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)])
+        rmdir(directory)
     }
 
     private func contents(_ path: String) -> String? {
@@ -25,6 +33,7 @@ import Testing
 
     @Test func startsAtZeroAndReservesABlockBeforeUsingIt() throws {
         let path = try directory() + "/bthome-counter"
+        defer { removed(path) }
         var store = try BTHomeCounterStore(path: path, blockSize: 4)
         #expect(contents(path) == nil)
         #expect(store.reservesOnNext)
@@ -40,6 +49,7 @@ import Testing
     /// A restart (or a crash at any point) continues after the reserved block: no counter twice.
     @Test func aRestartNeverReusesACounter() throws {
         let path = try directory() + "/bthome-counter"
+        defer { removed(path) }
         var used: [UInt32] = []
         for run in 0..<3 {
             var store = try BTHomeCounterStore(path: path, blockSize: 4)
@@ -51,6 +61,7 @@ import Testing
     @Test(arguments: ["", "abc\n", "-5\n", "12 34\n", "99999999999\n", "1\n2\n"])
     func aDamagedFileIsAnErrorNotAGuess(text: String) throws {
         let path = try directory() + "/bthome-counter"
+        defer { removed(path) }
         try write(text, to: path)
         #expect(throws: BTHomeCounterError.self) { try BTHomeCounterStore(path: path) }
         do {
@@ -62,6 +73,7 @@ import Testing
 
     @Test func theLastCounterIsHandedOutOnceThenItIsExhausted() throws {
         let path = try directory() + "/bthome-counter"
+        defer { removed(path) }
         try write("\(UInt32.max - 2)\n", to: path)
         var store = try BTHomeCounterStore(path: path, blockSize: 1024)
         #expect(try store.next() == UInt32.max - 2)
