@@ -160,6 +160,22 @@ struct PeripheralFixture {
         await fixture.disconnectAndExpectAdvertisingAgain(link)
     }
 
+    @Test func aControllerThatCannotAdvertiseConnectablyBesideALinkStillBroadcasts() async throws {
+        // States without connectable advertising beside a peripheral link (bit 38), with bit 20.
+        let fixture = try await PeripheralFixture(maxConnections: 2) {
+            $0.leStates = LESupportedStates(rawValue: 0x3F_FFFF_FFFF)
+        }
+        let uuid = BluetoothUUID(0xFCD2)
+        try await fixture.gap.setBroadcastServiceData([.init(uuid: uuid, data: [0x40, 0x00, 0x01])])
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        let link = try await fixture.connect(1, expecting: 1)
+        let plan = try #require(try await fixture.gap.setBroadcastServiceData([.init(uuid: uuid, data: [0x40, 0x00, 0x02])]))
+        let identity = fixture.identity
+        let heard = await fixture.central(2).scan(until: { $0.address == identity && $0.advertisingData == plan.advertisingData })
+        #expect(!heard.connectable)
+        await fixture.disconnectAndExpectAdvertisingAgain(link)
+    }
+
     @Test func noBroadcastBesideALinkWhereTheStatesForbidIt() async throws {
         // Every state combination but bit 20, non-connectable advertising beside a peripheral link.
         let fixture = try await PeripheralFixture(maxConnections: 1) {

@@ -364,9 +364,10 @@ public actor GAPPeripheral {
                 self.besideLinksAllowed.withLock { $0 = allowedBesideLinks }
                 let besideLinksAllowed = peripheralLinks == 0 || allowedBesideLinks
                 let slotsFree = peripheralLinks < configuration.maxConnections
-                // Every slot taken: a broadcast (BTHome) goes on, not connectable, where the controller can.
-                let broadcastOnly = !slotsFree && !broadcastServiceData.isEmpty && statesAllowBroadcastBesideLinks
-                    && !broadcastBesideLinksRefused
+                // Every slot taken, or a controller that cannot advertise connectably beside a link: a
+                // broadcast (BTHome) goes on, not connectable, where the controller can.
+                let broadcastOnly = (!slotsFree || !besideLinksAllowed) && !broadcastServiceData.isEmpty
+                    && statesAllowBroadcastBesideLinks && !broadcastBesideLinksRefused
                 let wanted = desiredContent != nil && ((slotsFree && besideLinksAllowed) || broadcastOnly)
                 if !wanted {
                     guard controllerAdvertising else {
@@ -424,7 +425,11 @@ public actor GAPPeripheral {
                 if controllerAdvertising, broadcastOnly {
                     // Not advertising for connections: no advertisingStarted event.
                     intervalOnlyChange = false
-                    logger.info("broadcasting, not connectable, while all \(configuration.maxConnections) connection slot(s) are in use")
+                    if activeLinks.count < configuration.maxConnections {
+                        logger.info("broadcasting, not connectable, while a central is connected: this controller cannot advertise connectably beside a link")
+                    } else {
+                        logger.info("broadcasting, not connectable, while all \(configuration.maxConnections) connection slot(s) are in use")
+                    }
                 } else if controllerAdvertising, intervalOnlyChange {
                     // The fast phase ended: the same advertising, slower; not a new start.
                     intervalOnlyChange = false
