@@ -66,6 +66,13 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
+        // BTHome v2 broadcasts (service data 0xFCD2): the objects, AES-CCM built on CryptoExtras' AES
+        // block (swift-crypto has no CCM) and the encryption counter kept in the state directory.
+        .target(name: "BTHome", dependencies: [
+            "BLECore",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+        ]),
         // GATT server database; its Database Hash is an AES-CMAC from SecurityToolbox.
         .target(name: "GATT", dependencies: ["BLECore", "SecurityToolbox"]),
         .target(name: "GATTNotify", dependencies: ["ATT", "BLECore", "HCI"]),
@@ -174,7 +181,7 @@ let package = Package(
         .target(name: "BLESensorDaemon", dependencies: [
             "BLECore", "HCI", "GAP", "L2CAP", "ATT", "GATT", "GATTNotify", "SIGProfiles", "HCITransports", "VirtualController",
             "Peripheral", "Central", "GATTClient", "BridgeConfiguration", "ControlSocket", "SensorBridge", "Sensors", "ServiceManager", "SMP", "Bonding", "SQLiteBondStore",
-            "ChildProcesses", "MetricsExporter", "MQTTExporter",
+            "ChildProcesses", "MetricsExporter", "MQTTExporter", "BTHome",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The daemon's command line (options, help, validation, run), a library so that both the
@@ -226,6 +233,7 @@ let package = Package(
         .testTarget(name: "BLESensorDaemonTests", dependencies: [
             "BLECore", "HCI", "GAP", "ATT", "GATT", "SIGProfiles", "Peripheral", "VirtualController", "BLESensorDaemon", "TestSupport",
             "BridgeConfiguration", "Bonding", "SMP", "ControlSocket", "Central", "GATTClient", "HCITransports", "SQLiteBondStore",
+            "BTHome", "SensorBridge", "Sensors",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ATTTests", dependencies: ["BLECore", "ATT", "TestSupport"]),
@@ -233,6 +241,7 @@ let package = Package(
         .testTarget(name: "SIGProfilesTests", dependencies: ["BLECore", "SIGProfiles", "ProfileCommands", "TestSupport"]),
         .testTarget(name: "GATTTests", dependencies: ["BLECore", "GATT"]),
         .testTarget(name: "SecurityToolboxTests", dependencies: ["BLECore", "SecurityToolbox"]),
+        .testTarget(name: "BTHomeTests", dependencies: ["BLECore", "BTHome", "TestSupport"]),
         .testTarget(name: "SMPTests", dependencies: ["BLECore", "HCI", "SecurityToolbox", "Bonding", "SMP", "TestSupport"]),
         .testTarget(name: "GATTServerTests", dependencies: ["BLECore", "HCI", "L2CAP", "ATT", "GATT", "GATTServer", "TestSupport"]),
         .testTarget(name: "GATTClientTests", dependencies: ["BLECore", "HCI", "L2CAP", "ATT", "GATT", "GATTServer", "GATTClient", "TestSupport"]),

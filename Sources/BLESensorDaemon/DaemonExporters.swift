@@ -1,3 +1,5 @@
+import BLECore
+import BTHome
 import BridgeConfiguration
 import Logging
 import MetricsExporter
@@ -26,6 +28,14 @@ enum DaemonExporters {
                                             manufacturer: configuration.deviceInformation.manufacturer)
             exporters.append(MQTTExporter(settings: settings, device: device, deviceName: configuration.deviceName,
                                           sensors: configuration.sensors, logger: logger))
+        }
+        if let settings = configuration.broadcast {
+            let uuid = BluetoothUUID(BTHomePacket.serviceUUID)
+            let sink = BroadcastSink(
+                address: { await manager.gap.identityAddress.map { Array($0.address.littleEndianBytes.reversed()) } },
+                advertise: { data in try await manager.setBroadcastServiceData(data, for: uuid) })
+            exporters.append(BTHomeBroadcaster(settings: settings, counterPath: BridgeConfiguration.bthomeCounter(in: configuration.paths.stateDirectory),
+                                               sink: sink, logger: logger))
         }
         return exporters
     }

@@ -23,6 +23,8 @@ public struct BridgeConfiguration: Sendable, Equatable {
     public var security: SecuritySettings
     /// `mqtt:`; nil (the default) publishes nothing.
     public var mqtt: MQTTSettings? = nil
+    /// BTHome advertisements of the readings; nil (off) without a `broadcast:` section.
+    public var broadcast: BroadcastSettings? = nil
     /// Set when the file says `board: auto`: the device-tree model and the board it picked.
     public var boardChoice: BoardChoice? = nil
     /// The Prometheus endpoint; nil: off.

@@ -6,7 +6,8 @@ public enum ConfigurationLoader {
     public static let defaultPath = "/etc/blesensor/blesensor.yaml"
 
     static let keys = ["board", "board-overrides", "transport", "device-name", "appearance", "address",
-                       "advertising", "connection", "device-information", "sensors", "paths", "security", "metrics", "mqtt"]
+                       "advertising", "connection", "device-information", "sensors", "paths", "security", "metrics", "mqtt",
+                       "broadcast"]
 
     /// Reads and validates the file at `path`. `environment` supplies STATE_DIRECTORY and RUNTIME_DIRECTORY
     /// and, with `userID` (the user the daemon runs as), the path defaults (`PathSettings.defaults`);
@@ -74,6 +75,7 @@ public enum ConfigurationLoader {
         let security = securitySettings(map["security"], problems: &problems)
         let metrics = metricsSettings(map["metrics"], sensors: sensors, problems: &problems)
         let mqtt = map["mqtt"].flatMap { mqttSettings($0, sensors: sensors, problems: &problems) }
+        let broadcast = broadcastSettings(map["broadcast"], sensors: sensors, problems: &problems)
         if let connection, let advertising, connection.lastSlotForBonded, advertising.maxCentrals < 2, let item = map["connection"] {
             problems.add("connection.last-slot-for-bonded", item, "needs advertising: max-centrals 2 or more: with one slot it would keep "
                          + "every new central out, pairing included")
@@ -88,6 +90,7 @@ public enum ConfigurationLoader {
         configuration.connection = connection
         configuration.metrics = metrics
         configuration.mqtt = mqtt
+        configuration.broadcast = broadcast
         return configuration
     }
 

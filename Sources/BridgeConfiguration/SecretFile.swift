@@ -43,8 +43,8 @@ public enum SecretFile {
         return .success(password)
     }
 
-    /// Why the file holding the passkey is readable by people who should not see it, with the fix;
-    /// nil when only its owner and group may read it (or it cannot be examined).
+    /// Why the file holding the passkey (or `secret`) is readable by people who should not see it,
+    /// with the fix; nil when only its owner and group may read it (or it cannot be examined).
     public static func exposure(of path: String, holding secret: String = "the passkey") -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
@@ -74,4 +74,35 @@ extension SecretFile {
 struct SecretFileProblem: Error, Equatable {
     let message: String
     init(_ message: String) { self.message = message }
+}
+
+extension SecretFile {
+    /// A BTHome bindkey: 32 hex digits (16 octets), optionally followed by a newline.
+    static func bindkey(at path: String) -> Result<[UInt8], SecretFileProblem> {
+        var info = stat()
+        if stat(path, &info) != 0, errno == ENOENT {
+            return .failure(SecretFileProblem("\(path) does not exist: write 32 hex digits into it (e.g. from `openssl rand -hex 16`), "
+                                              + "then chown root:blesensor and chmod 0640 it"))
+        }
+        let text: String
+        switch YAMLDocument.contents(path: path) {
+        case let .success(contents): text = contents
+        case let .failure(problem): return .failure(SecretFileProblem(problem.message))
+        }
+        let digits = Array((text.hasSuffix("\n") ? String(text.dropLast()) : text).utf8)
+        func nibble(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: nil
+            }
+        }
+        let nibbles = digits.compactMap(nibble)
+        guard digits.count == 32, nibbles.count == 32 else {
+            return .failure(SecretFileProblem("\(path) must hold exactly 32 hex digits (a 16-octet BTHome bindkey like "
+                                              + "231d39c1d7cc1ab1aee224cd096db932) and nothing else"))
+        }
+        return .success(stride(from: 0, to: 32, by: 2).map { nibbles[$0] << 4 | nibbles[$0 + 1] })
+    }
 }

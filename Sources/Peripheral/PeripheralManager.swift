@@ -423,6 +423,17 @@ public actor PeripheralManager {
         do { try await gap.stopAdvertising() } catch { throw .advertising(error) }
     }
 
+    /// Broadcasts `data` as service data for `uuid` in the advertising packet (a BTHome
+    /// advertisement), updating what is advertised without interrupting it; the service UUIDs and
+    /// the name move to the scan response when the packet is full. Nil data removes it.
+    public func setBroadcastServiceData(_ data: [UInt8]?, for uuid: BluetoothUUID) async throws(PeripheralError) {
+        do {
+            try await gap.setBroadcastServiceData(data.map { [AdvertisingContent.ServiceData(uuid: uuid, data: $0)] } ?? [])
+        } catch {
+            throw .advertising(error)
+        }
+    }
+
     // MARK: Answers
 
     /// Answers a read request exactly once; a second answer is reported, never applied.

@@ -81,6 +81,9 @@ struct ConfigCheckCommand: ParsableCommand {
         for path in SecretFile.mqttPasswordHolders(configuration) {
             if let exposure = SecretFile.exposure(of: path, holding: "the MQTT password") { CLIEnvironment.printError("warning: \(exposure)") }
         }
+        if let keyFile = configuration.broadcast?.bindkeyFile, let exposure = SecretFile.exposure(of: keyFile, holding: "the BTHome bindkey") {
+            CLIEnvironment.printError("warning: \(exposure)")
+        }
     }
 
     private func printSummary(_ configuration: BridgeConfiguration, board: String? = nil) {
@@ -95,6 +98,9 @@ struct ConfigCheckCommand: ParsableCommand {
         }
         if let metrics = configuration.metrics {
             print("metrics at http://\(metrics.listenDescription)/metrics for " + Self.exported(metrics.sensors, configuration))
+        }
+        if let broadcast = configuration.broadcast {
+            print("broadcasts BTHome v2 (\(broadcast.bindkey == nil ? "not encrypted" : "encrypted")) from \(Self.exported(broadcast.sensors, configuration))")
         }
     }
 

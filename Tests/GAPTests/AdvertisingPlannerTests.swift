@@ -79,3 +79,32 @@ import Testing
         }
     }
 }
+
+/// A broadcast (BTHome) puts its service data right after the flags; what no longer fits moves on.
+@Suite struct BroadcastPlacementTests {
+    let uuids = [BluetoothUUID(0x180D), BluetoothUUID(0x1809), BluetoothUUID(0x181A)]
+
+    @Test func serviceDataFirstThenTheUUIDsWhenTheyFit() throws {
+        // A clear BTHome packet: 4 + 15 octets after the flags, then the 8-octet UUID list: 30 of 31.
+        let data = [UInt8](repeating: 0x40, count: 15)
+        var content = AdvertisingContent(localName: "blesensor", serviceUUIDs: uuids, serviceData: [.init(uuid: BluetoothUUID(0xFCD2), data: data)])
+        content.serviceDataFirst = true
+        let plan = try AdvertisingPlanner.plan(content)
+        #expect(plan.advertisingData.hexString == "020106" + "1216d2fc" + data.hexString + "07030d1809181a18")
+        #expect(plan.scanResponseData.hexString == "0a09" + Array("blesensor".utf8).hexString)
+    }
+
+    @Test func aFullPacketMovesTheUUIDsAndNameToTheScanResponse() throws {
+        // An encrypted packet: 4 + 23 octets leave one octet after the flags.
+        let data = [UInt8](repeating: 0x41, count: 23)
+        var content = AdvertisingContent(localName: "blesensor", serviceUUIDs: uuids, serviceData: [.init(uuid: BluetoothUUID(0xFCD2), data: data)])
+        content.serviceDataFirst = true
+        let plan = try AdvertisingPlanner.plan(content)
+        #expect(plan.advertisingData.hexString == "020106" + "1a16d2fc" + data.hexString)
+        #expect(plan.scanResponseData.hexString == "0a09" + Array("blesensor".utf8).hexString + "07020d1809181a18")
+        #expect(plan.omittedServiceUUIDs.isEmpty)
+        // Without the flag the UUIDs keep their place and the service data goes where it fits.
+        content.serviceDataFirst = false
+        #expect(try AdvertisingPlanner.plan(content).advertisingData.prefix(11).hexString == "020106" + "07030d1809181a18")
+    }
+}

@@ -120,6 +120,76 @@ struct PeripheralFixture {
         await full.host.shutdown()
     }
 
+    /// Broadcast data changes every poll: the data is replaced while advertising, never by a restart.
+    @Test func broadcastServiceDataIsUpdatedWithoutInterruptingAdvertising() async throws {
+        let fixture = try await PeripheralFixture()
+        let content = AdvertisingContent(localName: "blesensor", serviceUUIDs: [BluetoothUUID(0x181A)])
+        #expect(try await fixture.gap.setBroadcastServiceData([.init(uuid: BluetoothUUID(0xFCD2), data: [0x40, 0x00, 0x01])]) == nil)
+        let first = try await fixture.gap.startAdvertising(content)
+        #expect(first.advertisingData.hexString == "020106" + "0616d2fc400001" + "03031a18" + "0a09" + Array("blesensor".utf8).hexString)
+        let identity = fixture.identity
+        for packetID in UInt8(2)...4 {
+            let plan = try #require(try await fixture.gap.setBroadcastServiceData([.init(uuid: BluetoothUUID(0xFCD2), data: [0x40, 0x00, packetID])]))
+            let heard = await fixture.central(1).scan(until: { $0.address == identity && $0.advertisingData == plan.advertisingData })
+            #expect(AdvertisementData(decoding: heard.advertisingData).serviceData[BluetoothUUID(0xFCD2)] == [0x40, 0x00, packetID])
+        }
+        #expect(fixture.log.count(where: GAPEventLog.started) == 1)
+        #expect(fixture.log.count(where: GAPEventLog.stopped) == 0)
+        #expect(await fixture.advertisingAgrees())
+        // Advertising again keeps the broadcast.
+        let again = try await fixture.gap.startAdvertising(content)
+        #expect(AdvertisementData(decoding: again.advertisingData).serviceData[BluetoothUUID(0xFCD2)] == [0x40, 0x00, 4])
+        await fixture.host.shutdown()
+    }
+
+    /// Every slot taken: phones cannot connect, but a receiver that never connects still gets readings.
+    @Test func aBroadcastGoesOnNotConnectableWhileEverySlotIsTaken() async throws {
+        let fixture = try await PeripheralFixture(maxConnections: 1)
+        let uuid = BluetoothUUID(0xFCD2)
+        try await fixture.gap.setBroadcastServiceData([.init(uuid: uuid, data: [0x40, 0x00, 0x01])])
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        let link = try await fixture.connect(1, expecting: 1)
+        // An update runs the driver to the end (the barrier).
+        let plan = try #require(try await fixture.gap.setBroadcastServiceData([.init(uuid: uuid, data: [0x40, 0x00, 0x02])]))
+        let identity = fixture.identity
+        let heard = await fixture.central(2).scan(until: { $0.address == identity && $0.advertisingData == plan.advertisingData })
+        #expect(!heard.connectable)
+        #expect(await fixture.gap.isAdvertising)
+        #expect(fixture.log.count(where: GAPEventLog.started) == 1)
+        // The central leaves: connectable advertising again.
+        await fixture.disconnectAndExpectAdvertisingAgain(link)
+    }
+
+    @Test func aControllerThatCannotAdvertiseConnectablyBesideALinkStillBroadcasts() async throws {
+        // States without connectable advertising beside a peripheral link (bit 38), with bit 20.
+        let fixture = try await PeripheralFixture(maxConnections: 2) {
+            $0.leStates = LESupportedStates(rawValue: 0x3F_FFFF_FFFF)
+        }
+        let uuid = BluetoothUUID(0xFCD2)
+        try await fixture.gap.setBroadcastServiceData([.init(uuid: uuid, data: [0x40, 0x00, 0x01])])
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        let link = try await fixture.connect(1, expecting: 1)
+        let plan = try #require(try await fixture.gap.setBroadcastServiceData([.init(uuid: uuid, data: [0x40, 0x00, 0x02])]))
+        let identity = fixture.identity
+        let heard = await fixture.central(2).scan(until: { $0.address == identity && $0.advertisingData == plan.advertisingData })
+        #expect(!heard.connectable)
+        await fixture.disconnectAndExpectAdvertisingAgain(link)
+    }
+
+    @Test func noBroadcastBesideALinkWhereTheStatesForbidIt() async throws {
+        // Every state combination but bit 20, non-connectable advertising beside a peripheral link.
+        let fixture = try await PeripheralFixture(maxConnections: 1) {
+            $0.leStates = LESupportedStates(rawValue: 0x3F_FFFF_FFFF & ~LESupportedStates.nonConnectableAdvertisingWhilePeripheral)
+        }
+        try await fixture.gap.setBroadcastServiceData([.init(uuid: BluetoothUUID(0xFCD2), data: [0x40, 0x00, 0x01])])
+        try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))
+        let link = try await fixture.connect(1, expecting: 1)
+        try await fixture.gap.setBroadcastServiceData([.init(uuid: BluetoothUUID(0xFCD2), data: [0x40, 0x00, 0x02])])
+        #expect(!fixture.controller.isAdvertisingOnRadio)
+        #expect(await !fixture.gap.isAdvertising)
+        await fixture.disconnectAndExpectAdvertisingAgain(link)
+    }
+
     @Test func advertisingResumesAfterDisconnectionAndPausesWhenSlotsAreFull() async throws {
         let fixture = try await PeripheralFixture(maxConnections: 2)
         try await fixture.gap.startAdvertising(AdvertisingContent(localName: "S"))

@@ -32,6 +32,9 @@ extension Examination {
                         fix: "make it readable by root and the blesensor group only")
                 }
             }
+            if let keyFile = configuration.broadcast?.bindkeyFile, let exposure = SecretFile.exposure(of: keyFile, holding: "the BTHome bindkey") {
+                add(.config, .warn, "bindkey file", exposure, fix: "make it readable by root and the blesensor group only")
+            }
             return configuration
         case let .failure(problems):
             let count = problems.problems.count == 1 ? "1 problem" : "\(problems.problems.count) problems"

@@ -10,6 +10,10 @@ public struct AdvertisingContent: Sendable, Equatable {
     public var serviceData: [ServiceData]
     public var manufacturerData: ManufacturerData?
     public var flags: UInt8
+    /// Service data is the point of the advertisement (a BTHome broadcast): it goes right after the
+    /// flags, because passive scanners never ask for the scan response; the UUIDs and the name follow
+    /// where room remains, else move to the scan response.
+    public var serviceDataFirst: Bool = false
 
     public struct ServiceData: Sendable, Equatable {
         public var uuid: BluetoothUUID

@@ -9,6 +9,7 @@ import HCI
 ///    scan response; otherwise a shortened name filling the scan response.
 /// 3. Appearance, TX power, service data and manufacturer data where they fit, advertising data first.
 /// 4. Overflowing UUIDs go to the scan response as incomplete lists; what fits nowhere is reported.
+/// With `serviceDataFirst`, the service data comes right after the flags, before rule 1's UUIDs.
 public enum AdvertisingPlanner {
     public static let packetLength = LELegacyAdvertisingPayload.maximumLength
 
@@ -17,6 +18,11 @@ public enum AdvertisingPlanner {
         var scanResponse = Packet()
         if content.flags != 0 {
             advertising.add(ADStructure(type: ADType.flags, data: [content.flags]))
+        }
+        if content.serviceDataFirst {
+            for (label, structure) in serviceDataStructures(content) {
+                try place(label, structure, &advertising, &scanResponse)
+            }
         }
 
         var overflow: [(size: Int, uuids: [BluetoothUUID])] = []
@@ -38,13 +44,8 @@ public enum AdvertisingPlanner {
             }
         }
 
-        for (label, structure) in extraStructures(content) {
-            guard structure.encodedLength <= packetLength else {
-                throw .doesNotFit(item: label, bytes: structure.encodedLength)
-            }
-            if !advertising.tryAdd(structure), !scanResponse.tryAdd(structure) {
-                throw .noRoomLeft(item: label, bytes: structure.encodedLength)
-            }
+        for (label, structure) in extraStructures(content, includingServiceData: !content.serviceDataFirst) {
+            try place(label, structure, &advertising, &scanResponse)
         }
 
         var omitted: [BluetoothUUID] = []
@@ -55,6 +56,16 @@ public enum AdvertisingPlanner {
 
         return AdvertisingPlan(advertisingData: advertising.bytes, scanResponseData: scanResponse.bytes,
                                omittedServiceUUIDs: omitted, nameShortened: nameShortened)
+    }
+
+    private static func place(_ label: String, _ structure: ADStructure, _ advertising: inout Packet,
+                              _ scanResponse: inout Packet) throws(AdvertisingDataError) {
+        guard structure.encodedLength <= packetLength else {
+            throw .doesNotFit(item: label, bytes: structure.encodedLength)
+        }
+        if !advertising.tryAdd(structure), !scanResponse.tryAdd(structure) {
+            throw .noRoomLeft(item: label, bytes: structure.encodedLength)
+        }
     }
 
     struct Packet {
@@ -107,7 +118,7 @@ public enum AdvertisingPlanner {
         }
     }
 
-    static func extraStructures(_ content: AdvertisingContent) -> [(String, ADStructure)] {
+    static func extraStructures(_ content: AdvertisingContent, includingServiceData: Bool = true) -> [(String, ADStructure)] {
         var extras: [(String, ADStructure)] = []
         if let appearance = content.appearance {
             extras.append(("appearance", ADStructure(type: ADType.appearance, data: [UInt8(appearance & 0xFF), UInt8(appearance >> 8)])))
@@ -115,6 +126,16 @@ public enum AdvertisingPlanner {
         if let power = content.txPowerLevel {
             extras.append(("TX power level", ADStructure(type: ADType.txPowerLevel, data: [UInt8(bitPattern: power)])))
         }
+        if includingServiceData { extras += serviceDataStructures(content) }
+        if let manufacturer = content.manufacturerData {
+            let company = [UInt8(manufacturer.companyIdentifier & 0xFF), UInt8(manufacturer.companyIdentifier >> 8)]
+            extras.append(("manufacturer data", ADStructure(type: ADType.manufacturerSpecificData, data: company + manufacturer.data)))
+        }
+        return extras
+    }
+
+    static func serviceDataStructures(_ content: AdvertisingContent) -> [(String, ADStructure)] {
+        var extras: [(String, ADStructure)] = []
         for item in content.serviceData {
             let type: UInt8
             let uuidBytes: [UInt8]
@@ -126,10 +147,6 @@ public enum AdvertisingPlanner {
                 (type, uuidBytes) = (ADType.serviceData128, item.uuid.littleEndian128)
             }
             extras.append(("service data for \(item.uuid)", ADStructure(type: type, data: uuidBytes + item.data)))
-        }
-        if let manufacturer = content.manufacturerData {
-            let company = [UInt8(manufacturer.companyIdentifier & 0xFF), UInt8(manufacturer.companyIdentifier >> 8)]
-            extras.append(("manufacturer data", ADStructure(type: ADType.manufacturerSpecificData, data: company + manufacturer.data)))
         }
         return extras
     }

@@ -60,6 +60,13 @@ public actor GAPPeripheral {
     private var longTermKeyProvider: LongTermKeyProvider? = nil
 
     // What is wanted.
+    /// As `startAdvertising` got it, before the broadcast service data and TX power are added.
+    private var requestedContent: AdvertisingContent? = nil
+    /// Service data that changes while advertising (a BTHome broadcast): placed first, after the flags.
+    private var broadcastServiceData: [AdvertisingContent.ServiceData] = []
+    /// The content version of the last change other than the broadcast data: while the controller
+    /// advertises a version at least as new, a broadcast update only replaces the data.
+    private var structuralVersion = 0
     private var desiredContent: AdvertisingContent? = nil
     private var currentPlan: AdvertisingPlan? = nil
     /// Bumped whenever the content or plan changes, so the driver knows what it applied is stale.
@@ -69,8 +76,13 @@ public actor GAPPeripheral {
     private var controllerAdvertising = false
     private var addressApplied = false
     private var appliedVersion: Int? = nil
-    /// The interval (0.625 ms units) the controller was last given.
+    /// The interval (0.625 ms units) and type the controller was last given.
     private var appliedInterval: UInt16? = nil
+    private var appliedType: LEAdvertisingType? = nil
+    /// The controller refused a non-connectable broadcast beside a peripheral link: not asked again.
+    private var broadcastBesideLinksRefused = false
+    /// ADV_NONCONN_IND may not be sent more often than every 100 ms before Core 5.0 (Vol 6 Part B 4.4.2.2).
+    private static let broadcastMinimumUnits: UInt16 = 160
     /// The fast phase lasts until then (monotonic host clock); nil outside it.
     private var fastUntil: MonotonicInstant? = nil
     private var fastPhaseTimer: TimerHandle? = nil
@@ -156,22 +168,55 @@ public actor GAPPeripheral {
                 throw .invalidAdvertisingInterval(milliseconds: Double(units) * 0.625)
             }
         }
-        let plan: AdvertisingPlan
-        do { plan = try AdvertisingPlanner.plan(content) } catch { throw .advertisingData(error) }
-        let placed = await withTxPowerLevel(content, plan)
-        if !plan.omittedServiceUUIDs.isEmpty {
-            logger.warning("service UUIDs did not fit in the advertising data or scan response and are not advertised: \(plan.omittedServiceUUIDs.map(\.description).joined(separator: ", "))")
-        }
-        if plan.nameShortened {
-            logger.notice("local name is advertised shortened: it does not fit a 31-byte packet")
-        }
+        let placed = try await place(content, broadcast: broadcastServiceData, previous: nil)
+        requestedContent = content
         if desiredContent == nil { beginFastPhase() }
         intervalOnlyChange = false
         desiredContent = placed.content
         currentPlan = placed.plan
         contentVersion += 1
+        structuralVersion = contentVersion
         if let error = await reconcile() { throw error }
         return placed.plan
+    }
+
+    /// Sets the service data broadcast in the advertising packet (after the flags, before the UUIDs
+    /// and name, which move to the scan response when it is full) and updates what is advertised
+    /// without interrupting it. Kept across `startAdvertising`; an empty list removes it. Returns
+    /// the new plan, or nil while nothing is advertised (the data goes out when advertising starts).
+    @discardableResult
+    public func setBroadcastServiceData(_ items: [AdvertisingContent.ServiceData]) async throws(GAPError) -> AdvertisingPlan? {
+        guard let requested = requestedContent, desiredContent != nil else {
+            broadcastServiceData = items
+            return nil
+        }
+        let placed = try await place(requested, broadcast: items, previous: currentPlan)
+        broadcastServiceData = items
+        desiredContent = placed.content
+        currentPlan = placed.plan
+        contentVersion += 1
+        if let error = await reconcile() { throw error }
+        return placed.plan
+    }
+
+    /// The content with the broadcast data, placed; what did not fit is logged when it differs
+    /// from `previous` (a broadcast update every poll must not repeat the same warning).
+    private func place(_ requested: AdvertisingContent, broadcast: [AdvertisingContent.ServiceData],
+                       previous: AdvertisingPlan?) async throws(GAPError) -> (content: AdvertisingContent, plan: AdvertisingPlan) {
+        var content = requested
+        if !broadcast.isEmpty {
+            content.serviceData = broadcast + content.serviceData
+            content.serviceDataFirst = true
+        }
+        let plan: AdvertisingPlan
+        do { plan = try AdvertisingPlanner.plan(content) } catch { throw .advertisingData(error) }
+        if !plan.omittedServiceUUIDs.isEmpty, plan.omittedServiceUUIDs != previous?.omittedServiceUUIDs {
+            logger.warning("service UUIDs did not fit in the advertising data or scan response and are not advertised: \(plan.omittedServiceUUIDs.map(\.description).joined(separator: ", "))")
+        }
+        if plan.nameShortened, previous?.nameShortened != true {
+            logger.notice("local name is advertised shortened: it does not fit a 31-byte packet")
+        }
+        return await withTxPowerLevel(content, plan)
     }
 
     /// The content and plan with the controller's TX Power Level added, when wanted and known; as
@@ -192,6 +237,7 @@ public actor GAPPeripheral {
     /// Stops advertising; returns once the controller has stopped (or failed to).
     public func stopAdvertising() async throws(GAPError) {
         desiredContent = nil
+        requestedContent = nil
         if let error = await reconcile() { throw error }
     }
 
@@ -295,6 +341,7 @@ public actor GAPPeripheral {
             while true {
                 // Read before this step's state: the answer is awaited.
                 let statesAllowAdvertisingBesideLinks = await host.controllerInfo?.canAdvertiseWhileConnected ?? true
+                let statesAllowBroadcastBesideLinks = await host.controllerInfo?.canBroadcastWhileConnected ?? true
                 guard controllerReady else { return nil }
                 if !addressApplied {
                     if case let .randomStatic(address) = configuration.addressPolicy {
@@ -316,7 +363,12 @@ public actor GAPPeripheral {
                 let allowedBesideLinks = statesAllowAdvertisingBesideLinks && !advertisingBesideLinksRefused
                 self.besideLinksAllowed.withLock { $0 = allowedBesideLinks }
                 let besideLinksAllowed = peripheralLinks == 0 || allowedBesideLinks
-                let wanted = desiredContent != nil && peripheralLinks < configuration.maxConnections && besideLinksAllowed
+                let slotsFree = peripheralLinks < configuration.maxConnections
+                // Every slot taken, or a controller that cannot advertise connectably beside a link: a
+                // broadcast (BTHome) goes on, not connectable, where the controller can.
+                let broadcastOnly = (!slotsFree || !besideLinksAllowed) && !broadcastServiceData.isEmpty
+                    && statesAllowBroadcastBesideLinks && !broadcastBesideLinksRefused
+                let wanted = desiredContent != nil && ((slotsFree && besideLinksAllowed) || broadcastOnly)
                 if !wanted {
                     guard controllerAdvertising else {
                         if desiredContent != nil, !besideLinksAllowed {
@@ -333,15 +385,23 @@ public actor GAPPeripheral {
                     }
                     continue
                 }
-                let interval = wantedIntervalUnits
-                if appliedVersion != contentVersion || appliedInterval != interval {
-                    // Parameters and data may only change while advertising is off.
+                let type: LEAdvertisingType = broadcastOnly ? .nonConnectableUndirected : .connectableUndirected
+                let interval = broadcastOnly ? max(wantedIntervalUnits, Self.broadcastMinimumUnits) : wantedIntervalUnits
+                if appliedVersion != contentVersion || appliedInterval != interval || appliedType != type {
+                    // Only the broadcast data changed: legacy advertising data may change while
+                    // advertising (Core Vol 4 Part E 7.8.7), so the advertisement is not interrupted.
+                    if controllerAdvertising, appliedInterval == interval, appliedType == type,
+                       let applied = appliedVersion, applied >= structuralVersion {
+                        try await applyData()
+                        continue
+                    }
+                    // Parameters may only change while advertising is off.
                     if controllerAdvertising {
-                        if appliedVersion == contentVersion { intervalOnlyChange = true }
+                        if appliedVersion == contentVersion, appliedType == type { intervalOnlyChange = true }
                         try await setAdvertisingEnable(false)
                         continue
                     }
-                    try await applyContent(interval: interval)
+                    try await applyContent(interval: interval, type: type)
                     continue
                 }
                 guard !controllerAdvertising else { return nil }
@@ -352,12 +412,25 @@ public actor GAPPeripheral {
                     // the connected central instead of retrying on every event.
                     guard case .controller(.commandFailed(.leSetAdvertisingEnable, .commandDisallowed)) = error,
                           !activeLinks.isEmpty else { throw error }
+                    if broadcastOnly {
+                        broadcastBesideLinksRefused = true
+                        logger.warning("this controller cannot broadcast while every connection slot is taken (it refused non-connectable advertising beside a link): the broadcast resumes when a central disconnects")
+                        continue
+                    }
                     advertisingBesideLinksRefused = true
                     self.besideLinksAllowed.withLock { $0 = false }
                     logger.warning("this controller cannot advertise while connected (it refused LE Set Advertising Enable beside a link): advertising again when the central disconnects")
                     continue
                 }
-                if controllerAdvertising, intervalOnlyChange {
+                if controllerAdvertising, broadcastOnly {
+                    // Not advertising for connections: no advertisingStarted event.
+                    intervalOnlyChange = false
+                    if activeLinks.count < configuration.maxConnections {
+                        logger.info("broadcasting, not connectable, while a central is connected: this controller cannot advertise connectably beside a link")
+                    } else {
+                        logger.info("broadcasting, not connectable, while all \(configuration.maxConnections) connection slot(s) are in use")
+                    }
+                } else if controllerAdvertising, intervalOnlyChange {
                     // The fast phase ended: the same advertising, slower; not a new start.
                     intervalOnlyChange = false
                     logger.info("advertising interval now \(Double(interval) * 0.625) ms")
@@ -383,13 +456,13 @@ public actor GAPPeripheral {
         controllerAdvertising = enable && controllerEpoch.value == epoch
     }
 
-    private func applyContent(interval: UInt16) async throws(GAPError) {
+    private func applyContent(interval: UInt16, type: LEAdvertisingType) async throws(GAPError) {
         guard let plan = currentPlan else { return }
         let version = contentVersion
         do {
             _ = try await host.send(HCILESetAdvertisingParameters(
                 intervalMin: interval, intervalMax: interval,
-                type: .connectableUndirected, ownAddressType: configuration.addressPolicy.ownAddressType))
+                type: type, ownAddressType: configuration.addressPolicy.ownAddressType))
             if let data = LELegacyAdvertisingPayload(plan.advertisingData),
                let scanResponse = LELegacyAdvertisingPayload(plan.scanResponseData) {
                 _ = try await host.send(HCILESetAdvertisingData(payload: data))
@@ -400,6 +473,22 @@ public actor GAPPeripheral {
         }
         appliedVersion = version
         appliedInterval = interval
+        appliedType = type
+    }
+
+    private func applyData() async throws(GAPError) {
+        guard let plan = currentPlan else { return }
+        let version = contentVersion
+        do {
+            if let data = LELegacyAdvertisingPayload(plan.advertisingData),
+               let scanResponse = LELegacyAdvertisingPayload(plan.scanResponseData) {
+                _ = try await host.send(HCILESetAdvertisingData(payload: data))
+                _ = try await host.send(HCILESetScanResponseData(payload: scanResponse))
+            }
+        } catch {
+            throw .controller(error)
+        }
+        appliedVersion = version
     }
 
     // MARK: Host events
@@ -433,6 +522,7 @@ public actor GAPPeripheral {
             addressApplied = false
             appliedVersion = nil
             appliedInterval = nil
+            appliedType = nil
             intervalOnlyChange = false
             controllerEpoch.bump()
             eventSink.yield(.controllerResetting(reason))

@@ -164,6 +164,8 @@ public struct LESupportedStates: RawRepresentable, Sendable, Equatable, Hashable
     public var rawValue: UInt64
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
+    /// Bit 20: Non-connectable Advertising State and Connection State (Peripheral Role) combination.
+    public static let nonConnectableAdvertisingWhilePeripheral: UInt64 = 1 << 20
     /// Bit 21: Scannable Advertising State and Connection State (Peripheral Role) combination.
     public static let scannableAdvertisingWhilePeripheral: UInt64 = 1 << 21
     /// Bit 38: Connectable Advertising State and Connection State (Peripheral Role) combination.
@@ -174,6 +176,11 @@ public struct LESupportedStates: RawRepresentable, Sendable, Equatable, Hashable
     public var allowsConnectableAdvertisingWhilePeripheral: Bool {
         let needed = Self.connectableAdvertisingWhilePeripheral | Self.scannableAdvertisingWhilePeripheral
         return rawValue & needed == needed
+    }
+
+    /// Whether the controller can broadcast (ADV_NONCONN_IND) while it is a peripheral on a link.
+    public var allowsNonConnectableAdvertisingWhilePeripheral: Bool {
+        rawValue & Self.nonConnectableAdvertisingWhilePeripheral != 0
     }
 }
 

@@ -52,4 +52,6 @@ public struct ControllerInfo: Sendable, Equatable {
     /// Unknown states (none reported) count as allowed, as Linux treats controllers without valid
     /// states; a refusal of the advertising command is then handled where it happens.
     public var canAdvertiseWhileConnected: Bool { leStates?.allowsConnectableAdvertisingWhilePeripheral ?? true }
+    /// The same for non-connectable advertising (a broadcast while every connection slot is taken).
+    public var canBroadcastWhileConnected: Bool { leStates?.allowsNonConnectableAdvertisingWhilePeripheral ?? true }
 }

@@ -2,7 +2,10 @@
 # controllers from btvirt on one emulated air; blesensord takes hci0 through the HCI user channel
 # while a loop does what Raspberry Pi OS's bthelper does at boot (powers hci0 up and sends it a
 # vendor command), and must advertise within two restarts; hci1 scans (btmgmt find) and must see the
-# daemon's address advertising; SIGTERM must stop the daemon with status 0 and give hci0 back.
+# daemon's address advertising; a passive scan on hci1 (hcitool, recorded by btmon) must receive the
+# flags and the BTHome service data of its broadcast in the advertising PDU itself (a passive scanner,
+# as Home Assistant's, never gets a scan response); SIGTERM must stop the daemon with status 0 and
+# give hci0 back.
 # Then heart-rate-peripheral --stream on hci0 notifies the kernel's own host, a GATT central on
 # hci1 (att_central.py): every notification must arrive and the peripheral must keep running.
 # That stream makes the transport flush several packets at once (ATT answers beside the
@@ -85,6 +88,8 @@ bluetooth_checks() {
         tail -n 20 "$bt_state/scan.log" | send_log
     fi
 
+    passive_scan_check "$address"
+
     stop_started=$(uptime_s)
     kill -TERM "$daemon"
     if wait_for 20 daemon_gone; then
@@ -101,6 +106,46 @@ bluetooth_checks() {
         tail -n 20 "$bt_state/daemon.log" | send_log
         kill -KILL "$daemon" 2>/dev/null
     fi
+}
+
+# A passive scan on hci1 while btmon records what the controller reports: an advertising report (not
+# a scan response) from ADDRESS with the flags and service data for UUID 0xFCD2 (BTHome).
+bthome_heard() {
+    awk -v address="$1" '
+        /LE Advertising Report/ { report = 1; mine = 0; type = ""; flags = 0; bthome = 0 }
+        report && /Event type:/ { type = $0 }
+        report && index(toupper($0), "ADDRESS: " toupper(address)) { mine = 1 }
+        report && /Flags: 0x06/ { flags = 1 }
+        report && tolower($0) ~ /fcd2/ { bthome = 1 }
+        report && mine && flags && bthome && type !~ /SCAN_RSP|Scan response/ { found = 1 }
+        END { exit !found }' "$bt_state/btmon.log"
+}
+
+passive_scan_check() {
+    local address=$1 monitor scan
+    # hci1 to ourselves: the discovery loop would keep it scanning actively.
+    kill "$scanner" 2>/dev/null
+    wait "$scanner" 2>/dev/null
+    btmon -i hci1 >"$bt_state/btmon.log" 2>&1 </dev/null &
+    monitor=$!
+    # Retried while the discovery the loop left running still holds the scanner.
+    for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+        timeout 10 hcitool -i hci1 lescan --passive --duplicates >"$bt_state/passive-scan.log" 2>&1 </dev/null
+        scan=$?
+        ((scan == 124)) && bthome_heard "$address" && break
+        sleep 2
+    done
+    kill "$monitor" 2>/dev/null
+    wait "$monitor" 2>/dev/null
+    if bthome_heard "$address"; then
+        pass bthome-passive-scan "hci1's passive scan received $address's advertising PDU with flags 0x06 and BTHome service data (0xFCD2): $(grep -i -m1 -A1 "fcd2" "$bt_state/btmon.log" | tr -s ' ' | tr '\n' ' ' | cut -c1-160)"
+    else
+        fail bthome-passive-scan "no advertising report from $address with flags and service data 0xFCD2 in hci1's passive scan (hcitool: $(tr '\n' ' ' <"$bt_state/passive-scan.log" | cut -c1-120))"
+        grep -i -B12 -A4 "fcd2" "$bt_state/btmon.log" | tail -n 30 | send_log
+    fi
+    "$boot_guest/scan.sh" hci1 "$bt_state/scan.log" </dev/null >/dev/null 2>&1 &
+    scanner=$!
+    bt_pids+=("$scanner")
 }
 
 # stream_check: heart-rate-peripheral --stream on hci0, the kernel's host on hci1 as its central.

@@ -1,0 +1,127 @@
+import BLECore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The encryption counter of BTHome advertisements: it only increases, across restarts and crashes.
+///
+/// The file holds one decimal number, the first counter not yet reserved. Counters are reserved in
+/// blocks: before the first counter of a block is used, the end of the block is written to disk
+/// (temporary file, fsync, rename, directory fsync). A crash therefore skips at most the rest of a
+/// block and never reuses a counter. A damaged file stops encryption with an error rather than
+/// guess: guessing low would reuse nonces, which breaks AES-CCM.
+///
+/// A value: its owner keeps the one copy in use. `next()` writes a file when `reservesOnNext`, so
+/// its owner runs it off the Swift concurrency threads then (and never on a sensor thread).
+public struct BTHomeCounterStore: Sendable {
+    public let path: String
+    public let blockSize: UInt32
+    private var nextCounter: UInt32
+    private var reservedUntil: UInt32
+
+    /// Whether the next `next()` writes the file (the start of a new block).
+    public var reservesOnNext: Bool { nextCounter == reservedUntil }
+
+    public init(path: String, blockSize: UInt32 = 1024) throws(BTHomeCounterError) {
+        precondition(blockSize > 0)
+        self.path = path
+        self.blockSize = blockSize
+        let start = try Self.read(path)
+        nextCounter = start
+        reservedUntil = start
+    }
+
+    /// The next counter, reserving a new block on disk first when the current one is used up.
+    public mutating func next() throws(BTHomeCounterError) -> UInt32 {
+        if nextCounter == reservedUntil {
+            guard reservedUntil < UInt32.max else { throw .exhausted(path: path) }
+            let end = reservedUntil &+ min(blockSize, UInt32.max - reservedUntil)
+            try Self.write(end, to: path)
+            reservedUntil = end
+        }
+        defer { nextCounter += 1 }
+        return nextCounter
+    }
+
+    static func read(_ path: String) throws(BTHomeCounterError) -> UInt32 {
+        switch BoundedFile.read(path, limit: 64) {
+        case let .success(bytes):
+            var text = String(decoding: bytes, as: UTF8.self)
+            if text.hasSuffix("\n") { text.removeLast() }
+            guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), let value = UInt32(text) else {
+                throw .damaged(path: path, found: text.printableExcerpt())
+            }
+            return value
+        case let .failure(failure) where failure.isMissing:
+            return 0
+        case let .failure(failure):
+            throw .unreadable(path: path, reason: failure.description)
+        }
+    }
+
+    static func write(_ value: UInt32, to path: String) throws(BTHomeCounterError) {
+        let temporary = path + ".tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
+        let bytes = Array("\(value)\n".utf8)
+        var failure: Int32? = nil
+        var offset = 0
+        while offset < bytes.count, failure == nil {
+            let count = bytes[offset...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
+            if count > 0 { offset += count } else if count < 0, errno == EINTR { continue } else { failure = count < 0 ? errno : EIO }
+        }
+        if failure == nil, fsync(descriptor) != 0 { failure = errno }
+        close(descriptor)
+        if failure == nil, rename(temporary, path) != 0 { failure = errno }
+        if let failure {
+            unlink(temporary)
+            throw .unwritable(path: path, reason: String(cString: strerror(failure)))
+        }
+        // Without it the rename could be lost in a power cut, and the old block handed out again.
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let directoryDescriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directoryDescriptor >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(directoryDescriptor) }
+        if fsync(directoryDescriptor) != 0, errno != EINVAL {
+            throw .unwritable(path: path, reason: String(cString: strerror(errno)))
+        }
+    }
+}
+
+/// Why no encryption counter can be handed out; each message says how to fix it.
+public enum BTHomeCounterError: Error, Equatable, Sendable, CustomStringConvertible {
+    case damaged(path: String, found: String)
+    case unreadable(path: String, reason: String)
+    case unwritable(path: String, reason: String)
+    case exhausted(path: String)
+
+    public var description: String {
+        switch self {
+        case let .damaged(path, found):
+            "\(path) holds '\(found)', not the BTHome encryption counter (a decimal number): encrypted broadcasts stop "
+                + "rather than reuse a counter; write a number above any counter sent before "
+                + "into it, or make a new bindkey (and give it to Home Assistant) and delete the file"
+        case let .unreadable(path, reason):
+            "\(path) (the BTHome encryption counter) cannot be read: \(reason)"
+        case let .unwritable(path, reason):
+            "\(path) (the BTHome encryption counter) cannot be written: \(reason); check the state directory is writable and has room"
+        case let .exhausted(path):
+            "every BTHome encryption counter has been used (\(path)): make a new bindkey, then delete the file"
+        }
+    }
+}
+
+/// write(2) under a name that does not collide with other `write`s in scope.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(descriptor, bytes, count)
+    #elseif canImport(Musl)
+    Musl.write(descriptor, bytes, count)
+    #else
+    Darwin.write(descriptor, bytes, count)
+    #endif
+}
