@@ -78,7 +78,8 @@ final class BTHomeBroadcaster: SensorExporter {
             for reading in status.readings {
                 guard let quantity = Quantity(rawValue: reading.quantity), settings.objects.contains(quantity),
                       let object = Self.object(for: quantity) else { continue }
-                measurements.append(BTHomeMeasurement(object: object, value: reading.value))
+                // BTHome carries °C, whatever unit the sensor is shown in.
+                measurements.append(BTHomeMeasurement(object: object, value: reading.measuredValue))
             }
         }
         state.withLock { $0.values[status.name] = measurements }

@@ -124,10 +124,11 @@ public struct Daemon: Sendable {
             }
             runtime.setAdvertising(true)
             await forwarder.start()
-            bridge.start()
+            // Attached before the first poll, so a sensor polled every few minutes is exported at once.
             let exporters = DaemonExporters.make(configuration: configuration, runtime: runtime, manager: manager, logger: logger)
             runtime.setExporters(exporters)
             exporters.forEach(bridge.attach)
+            bridge.start()
             await DedicatedThread.run { exporters.forEach { $0.start() } }
             // Building and encoding a status costs more than reading a sensor: only for watchers.
             bridge.setStatusObserver(isWatching: { [control] in control.hasWatchers }) { [control] status in control.publish(status) }

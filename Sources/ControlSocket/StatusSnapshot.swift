@@ -211,3 +211,9 @@ public struct QuantityReading: Codable, Sendable, Equatable {
         self.contact = contact
     }
 }
+
+extension QuantityReading {
+    /// The value in the unit the sensor measures in: a temperature shown in °F (the sensor's
+    /// `unit: fahrenheit`) back in °C, for exporters whose format fixes the unit.
+    public var measuredValue: Double { unit == "°F" ? (value - 32) * 5 / 9 : value }
+}

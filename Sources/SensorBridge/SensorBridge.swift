@@ -121,8 +121,10 @@ public final class SensorBridge: Sendable {
         self.observer.withLock { $0 = observe.map { StatusObserver(isWatching: isWatching, observe: $0) } }
     }
 
-    /// `exporter` hears every sensor's status after each poll, until `detach`.
+    /// `exporter` hears every sensor's status after each poll, until `detach`; one that does not
+    /// hear polls is not kept.
     public func attach(_ exporter: any SensorExporter) {
+        guard exporter.hearsPolls else { return }
         exporters.withLock { $0.append(exporter) }
     }
 

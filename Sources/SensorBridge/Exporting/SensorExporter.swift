@@ -9,8 +9,15 @@ public protocol SensorExporter: AnyObject, Sendable {
     func start()
     /// Ends work and releases what `start` took. Runs on a dedicated thread.
     func stop()
+    /// Whether `sensorChanged` is wanted: an exporter that reads the state when asked (the
+    /// Prometheus endpoint) says no, and the bridge then builds no status per poll for it.
+    var hearsPolls: Bool { get }
     /// A sensor's status after a poll. Called on that sensor's thread: must not block.
     func sensorChanged(_ status: SensorStatus)
     /// For `status` and `doctor`; called on the control server's thread: must not block.
     func status() -> ExporterStatus
+}
+
+extension SensorExporter {
+    public var hearsPolls: Bool { true }
 }
