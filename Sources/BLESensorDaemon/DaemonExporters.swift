@@ -17,7 +17,9 @@ enum DaemonExporters {
             let sources = MetricsExporter.Sources(
                 snapshot: { runtime.status() },
                 notificationsSent: { manager.notificationsSentByCharacteristic().reduce(into: [:]) { $0[$1.key.description] = $1.value } })
-            exporters.append(MetricsExporter(settings: settings, version: SensorBridge.softwareVersion, sources: sources, logger: logger))
+            exporters.append(MetricsExporter(settings: settings, version: SensorBridge.softwareVersion, sources: sources,
+                                             withheldCharacteristics: settings.sensors.withheldCharacteristics(of: configuration.sensors),
+                                             logger: logger))
         }
         if let settings = configuration.mqtt {
             // The address (kept in the state directory) names the device in Home Assistant, so its

@@ -17,7 +17,7 @@ public enum ExpositionFormat: Sendable, Equatable {
     public static func negotiate(accept: String?) -> ExpositionFormat {
         guard let accept else { return .prometheusText }
         for range in accept.split(separator: ",") {
-            let parameters = range.split(separator: ";").map { $0.trimmingPrefix(while: \.isWhitespace).trimmingSuffix(while: \.isWhitespace).lowercased() }
+            let parameters = range.split(separator: ";").map { $0.trimmedOfBlanks().lowercased() }
             guard parameters.first == "application/openmetrics-text" else { continue }
             // "q=0" means "not acceptable".
             let refused = parameters.dropFirst().contains { $0.hasPrefix("q=") && Double($0.dropFirst(2)) == 0 }
@@ -91,9 +91,8 @@ public enum ExpositionFormat: Sendable, Equatable {
         return escaped
     }
 
-    static func escapeHelp(_ help: String) -> String {
-        help.replacing("\\", with: "\\\\").replacing("\n", with: "\\n")
-    }
+    /// OpenMetrics' escaped-string: the same three escapes as a label value.
+    static func escapeHelp(_ help: String) -> String { escapeLabel(help) }
 
     /// Integral values without a fraction (counters read as counts), others as Swift prints them.
     static func number(_ value: Double) -> String {

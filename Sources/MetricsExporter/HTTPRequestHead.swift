@@ -42,8 +42,7 @@ public struct HTTPRequestHead: Sendable, Equatable {
             guard value.allSatisfy({ isVisibleOrSpace($0) || $0 == 0x09 || $0 >= 0x80 }) else { return .malformed("bad header value") }
             let key = String(decoding: name, as: UTF8.self).lowercased()
             if headers[key] == nil {
-                headers[key] = String(decoding: value, as: UTF8.self).trimmingPrefix(while: { $0 == " " || $0 == "\t" })
-                    .trimmingSuffix(while: { $0 == " " || $0 == "\t" })
+                headers[key] = String(decoding: value, as: UTF8.self).trimmedOfBlanks()
             }
         }
         return .complete(HTTPRequestHead(method: String(decoding: parts[0], as: UTF8.self), path: path, headers: headers))
@@ -74,17 +73,10 @@ public struct HTTPRequestHead: Sendable, Equatable {
 }
 
 extension StringProtocol {
-    func trimmingPrefix(while predicate: (Character) -> Bool) -> String {
-        String(drop(while: predicate))
+    /// Without leading and trailing spaces and tabs (header values, Accept parameters).
+    func trimmedOfBlanks() -> String {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isBlank($0) }), let last = lastIndex(where: { !isBlank($0) }) else { return "" }
+        return String(self[first...last])
     }
-
-    func trimmingSuffix(while predicate: (Character) -> Bool) -> String {
-        var text = String(self)
-        while let last = text.last, predicate(last) { text.removeLast() }
-        return text
-    }
-}
-
-extension String {
-    func trimmingSuffix(_ character: Character) -> String { trimmingSuffix { $0 == character } }
 }

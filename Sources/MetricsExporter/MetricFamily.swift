@@ -10,7 +10,8 @@ public struct MetricFamily: Sendable, Equatable {
     }
 
     public struct Sample: Sendable, Equatable {
-        /// Label names and values in a fixed order, so the output is stable between scrapes.
+        /// Label names and values in the order they are written (swift-prometheus's text output
+        /// orders families as its registry's dictionary does; OpenMetrics keeps this order).
         public var labels: [(String, String)]
         public var value: Double
 

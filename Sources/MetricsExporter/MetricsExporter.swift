@@ -36,8 +36,13 @@ public final class MetricsExporter: SensorExporter {
     private let logger: Logger
     private let phase = Mutex(Phase.stopped)
 
-    public init(settings: MetricsSettings, version: String, sources: Sources, logger: Logger) {
+    /// Characteristic UUIDs whose notification counts are not exposed (those of health sensors
+    /// not opted in).
+    private let withheldCharacteristics: Set<String>
+
+    public init(settings: MetricsSettings, version: String, sources: Sources, withheldCharacteristics: Set<String> = [], logger: Logger) {
         self.settings = settings
+        self.withheldCharacteristics = withheldCharacteristics
         self.version = version
         self.sources = sources
         self.logger = logger
@@ -66,7 +71,9 @@ public final class MetricsExporter: SensorExporter {
         server?.stop()
     }
 
-    /// Pulled at scrape time: nothing to do per poll.
+    /// Pulled at scrape time: the bridge need not build a status per poll for it.
+    public var hearsPolls: Bool { false }
+
     public func sensorChanged(_ status: SensorStatus) {}
 
     public func status() -> ExporterStatus {
@@ -98,7 +105,8 @@ public final class MetricsExporter: SensorExporter {
     func families() -> [MetricFamily] {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let input = MetricsInput(snapshot: sources.snapshot(), notificationsSent: sources.notificationsSent(), process: ProcessMetrics.current(),
+        let sent = sources.notificationsSent().filter { !withheldCharacteristics.contains($0.key) }
+        let input = MetricsInput(snapshot: sources.snapshot(), notificationsSent: sent, process: ProcessMetrics.current(),
                                  wallClockSeconds: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9)
         return SensorMetrics.families(input, exported: settings.sensors, version: version)
     }

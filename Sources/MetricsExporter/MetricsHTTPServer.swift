@@ -54,7 +54,8 @@ public struct HTTPResponse: Sendable, Equatable {
 /// A GET-only HTTP/1.1 responder on its own thread: one poll() loop over the listening socket,
 /// the connections and a wake-up pipe. Each connection gets one response and is closed; a client
 /// that sends nothing useful within `requestTimeout` is dropped, and at most `maxConnections` are
-/// served at once, so a slow or hostile client cannot hold the endpoint.
+/// open at once: a newcomer beyond them closes the oldest connection still waiting for its
+/// request, so idle sockets held open by someone cannot lock a scraper out.
 public final class MetricsHTTPServer: Sendable {
     public static let maxConnections = 16
 
@@ -218,11 +219,15 @@ public final class MetricsHTTPServer: Sendable {
 
     private func run() {
         var connections: [Connection] = []
+        /// Set after accept() ran out of descriptors or memory: the still-readable listener is left
+        /// out of poll() until then, rather than spun on.
+        var acceptResumesAt: MonotonicInstant?
         var buffer = [UInt8](repeating: 0, count: 4096)
         var fds: [pollfd] = []
         defer { connections.forEach { close($0.fd) } }
         while !state.withLock({ $0.stopping }) {
             let now = clock.now
+            if let resume = acceptResumesAt, now >= resume { acceptResumesAt = nil }
             connections.removeAll { connection in
                 guard now >= connection.deadline else { return false }
                 close(connection.fd)
@@ -230,12 +235,12 @@ public final class MetricsHTTPServer: Sendable {
             }
             fds.removeAll(keepingCapacity: true)
             fds.append(pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0))
-            fds.append(pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0))
+            fds.append(pollfd(fd: acceptResumesAt == nil ? listenFD : -1, events: Int16(POLLIN), revents: 0))
             for connection in connections {
                 fds.append(pollfd(fd: connection.fd, events: Int16(connection.responded ? POLLOUT : POLLIN), revents: 0))
             }
             // Wake in time for the earliest deadline; the clock is monotonic.
-            let nearest = connections.map(\.deadline).min()
+            let nearest = (connections.map(\.deadline) + [acceptResumesAt].compactMap { $0 }).min()
             let timeout = nearest.map { Int32(clamping: max(0, ($0 - now).wholeMilliseconds + 1)) } ?? -1
             let ready = poll(&fds, nfds_t(fds.count), timeout)
             if ready < 0 {
@@ -269,7 +274,7 @@ public final class MetricsHTTPServer: Sendable {
                     return true
                 }
             }
-            if fds[1].revents != 0 { accept(into: &connections) }
+            if fds[1].revents != 0, !accept(into: &connections) { acceptResumesAt = clock.now + .milliseconds(100) }
         }
     }
 
@@ -308,18 +313,27 @@ public final class MetricsHTTPServer: Sendable {
         return false
     }
 
-    private func accept(into connections: inout [Connection]) {
+    /// Takes every pending connection; false when accept() ran out of descriptors or memory.
+    private func accept(into connections: inout [Connection]) -> Bool {
         while true {
             let fd = Glibc.accept(listenFD, nil, nil)
-            guard fd >= 0 else { return }
+            guard fd >= 0 else {
+                let code = errno
+                if code == EINTR || code == ECONNABORTED { continue }
+                return !(code == EMFILE || code == ENFILE || code == ENOBUFS || code == ENOMEM)
+            }
             guard Self.makeNonBlockingCloseOnExec(fd) else {
                 close(fd)
                 continue
             }
-            guard connections.count < Self.maxConnections else {
-                // Over the limit: closed at once rather than queued, so the others keep their slots.
-                close(fd)
-                continue
+            if connections.count >= Self.maxConnections {
+                guard let oldest = connections.firstIndex(where: { !$0.responded }) else {
+                    // Every slot is writing a response: those finish soon; this one is refused.
+                    close(fd)
+                    continue
+                }
+                close(connections[oldest].fd)
+                connections.remove(at: oldest)
             }
             connections.append(Connection(fd: fd, deadline: clock.now + requestTimeout))
         }

@@ -44,16 +44,26 @@ public enum ProcessMetrics {
         return families
     }
 
-    /// This process now; nil where /proc cannot be read (the scrape then goes on without them).
-    /// Blocking file reads: only on the metrics server's own thread.
+    /// This process now; nil where /proc/self/stat cannot be read (the scrape then goes on without
+    /// them). Blocking file reads: only on the metrics server's own thread. The boot time comes from
+    /// the clocks, not /proc/stat, which the packaged unit's ProcSubset=pid hides.
     public static func current() -> Reading? {
-        guard let stat = readFile("/proc/self/stat"), let system = readFile("/proc/stat"),
-              let bootTime = bootTime(procStat: system) else { return nil }
+        guard let stat = readFile("/proc/self/stat") else { return nil }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         let page = Double(sysconf(Int32(_SC_PAGESIZE)))
-        guard var reading = parse(selfStat: stat, ticksPerSecond: ticks, pageSize: page, bootTime: bootTime) else { return nil }
+        guard var reading = parse(selfStat: stat, ticksPerSecond: ticks, pageSize: page, bootTime: bootTime()) else { return nil }
         reading.openDescriptors = openDescriptors()
         return reading
+    }
+
+    /// Unix time of the boot: now on the wall clock less the time since boot (suspend included,
+    /// as in /proc/self/stat's start time).
+    static func bootTime() -> Double {
+        var wall = timespec()
+        var sinceBoot = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        clock_gettime(CLOCK_BOOTTIME, &sinceBoot)
+        return Double(wall.tv_sec - sinceBoot.tv_sec) + Double(wall.tv_nsec - sinceBoot.tv_nsec) / 1e9
     }
 
     /// /proc/self/stat: the command name (field 2) is in parentheses and may hold spaces and
@@ -70,14 +80,6 @@ public enum ProcessMetrics {
         guard let user = field(14), let system = field(15), let start = field(22), let virtual = field(23), let resident = field(24) else { return nil }
         return Reading(cpuSeconds: (user + system) / ticksPerSecond, residentBytes: resident * pageSize, virtualBytes: virtual,
                        startTimeSeconds: bootTime + start / ticksPerSecond, openDescriptors: nil)
-    }
-
-    /// The `btime` line of /proc/stat: boot time in Unix seconds.
-    static func bootTime(procStat text: String) -> Double? {
-        for line in text.split(separator: "\n") where line.hasPrefix("btime ") {
-            return Double(line.dropFirst(6).trimmingPrefix(" ")).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-        }
-        return nil
     }
 
     private static func openDescriptors() -> Int? {

@@ -26,22 +26,27 @@ public enum SensorMetrics {
     struct ValueFamily {
         let name: String
         let quantity: String
-        let factor: Double
+        /// What the reading is divided by to reach the family's unit (100: percent to ratio).
+        let divisor: Double
         let help: String
+
+        /// The reading in this family's unit (a temperature is °C whatever unit status shows).
+        func value(of reading: QuantityReading) -> Double { reading.measuredValue / divisor }
     }
 
     static let valueFamilies = [
-        ValueFamily(name: "blesensor_temperature_celsius", quantity: "temperature", factor: 1,
+        ValueFamily(name: "blesensor_temperature_celsius", quantity: "temperature", divisor: 1,
                     help: "Temperature in degrees Celsius (body temperature only for sensors listed under health-sensors)."),
-        ValueFamily(name: "blesensor_humidity_ratio", quantity: "humidity", factor: 0.01, help: "Relative humidity, 0 to 1."),
-        ValueFamily(name: "blesensor_pressure_pascals", quantity: "pressure", factor: 1, help: "Air pressure in pascals."),
-        ValueFamily(name: "blesensor_battery_level_ratio", quantity: "battery-level", factor: 0.01, help: "Battery state of charge, 0 to 1."),
-        ValueFamily(name: "blesensor_heart_rate_beats_per_minute", quantity: "heart-rate", factor: 1,
+        ValueFamily(name: "blesensor_humidity_ratio", quantity: "humidity", divisor: 100, help: "Relative humidity, 0 to 1."),
+        ValueFamily(name: "blesensor_pressure_pascals", quantity: "pressure", divisor: 1, help: "Air pressure in pascals."),
+        ValueFamily(name: "blesensor_battery_level_ratio", quantity: "battery-level", divisor: 100, help: "Battery state of charge, 0 to 1."),
+        ValueFamily(name: "blesensor_heart_rate_beats_per_minute", quantity: "heart-rate", divisor: 1,
                     help: "Heart rate in beats per minute (not a base unit: beats per minute is how heart rate is read). Health data, opt-in."),
-        ValueFamily(name: "blesensor_spo2_ratio", quantity: "spo2", factor: 0.01, help: "Blood oxygen saturation, 0 to 1. Health data, opt-in."),
+        ValueFamily(name: "blesensor_spo2_ratio", quantity: "spo2", divisor: 100, help: "Blood oxygen saturation, 0 to 1. Health data, opt-in."),
     ]
 
-    /// Every metric family name the daemon can expose (the dashboard test checks its queries against these).
+    /// Every metric family name the daemon can expose (DashboardTests checks the shipped dashboard's
+    /// queries against these).
     public static let familyNames: [String] = [
         "blesensor_build_info", "blesensor_advertising", "blesensor_centrals_connected", "blesensor_bonds",
         "blesensor_notifications_sent_total", "blesensor_sensor_up", "blesensor_sensor_reads_total",
@@ -87,7 +92,7 @@ public enum SensorMetrics {
         for family in valueFamilies {
             let samples: [MetricFamily.Sample] = current.flatMap { sensor in
                 sensor.readings.filter { $0.quantity == family.quantity && $0.value.isFinite }
-                    .map { MetricFamily.Sample(labels: labels(sensor), value: $0.value * family.factor) }
+                    .map { MetricFamily.Sample(labels: labels(sensor), value: family.value(of: $0)) }
             }
             if !samples.isEmpty { families.append(MetricFamily(name: family.name, kind: .gauge, help: family.help, samples: samples)) }
         }

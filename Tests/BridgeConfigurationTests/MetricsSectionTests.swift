@@ -62,3 +62,14 @@ import Testing
         ])
     }
 }
+
+/// Notification counts of a health characteristic say when the sensor is worn: withheld with the sensor.
+@Suite struct WithheldCharacteristicsTests {
+    @Test func healthCharacteristicsGoOnlyWithTheirSensor() throws {
+        let configuration = try load(MetricsSectionTests.base + "metrics: {}").get()
+        let metrics = try #require(configuration.metrics)
+        #expect(metrics.sensors.withheldCharacteristics(of: configuration.sensors) == ["2A1C", "2A37"])
+        let optedIn = try #require(try load(MetricsSectionTests.base + "metrics: {health-sensors: [pulse]}").get().metrics)
+        #expect(optedIn.sensors.withheldCharacteristics(of: configuration.sensors) == ["2A1C"])
+    }
+}

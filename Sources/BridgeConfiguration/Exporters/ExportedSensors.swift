@@ -20,6 +20,14 @@ public struct ExportedSensors: Sendable, Equatable {
 
     public func contains(_ sensor: String) -> Bool { names.contains(sensor) }
 
+    /// The characteristics (`2A37`) that only health sensors left out publish: even a count of
+    /// their notifications tells when someone wears the sensor, so it stays on the device too.
+    public func withheldCharacteristics(of sensors: [SensorConfiguration]) -> Set<String> {
+        let withheld = sensors.filter { $0.carriesHealthData && !contains($0.name) }.flatMap(\.publish)
+        let exported = sensors.filter { contains($0.name) }.flatMap(\.publish)
+        return Set(withheld.filter { !exported.contains($0) }.map(\.characteristicUUID.description))
+    }
+
     /// Every sensor that is not health data, in configuration order.
     public static func defaultSelection(_ sensors: [SensorConfiguration]) -> ExportedSensors {
         ExportedSensors(names: sensors.filter { !$0.carriesHealthData }.map(\.name))

@@ -9,8 +9,9 @@ import Darwin
 /// `metrics:`: the Prometheus endpoint. Off when the section is absent; loopback by default, so a
 /// board's readings are not on the network until the user says where to listen.
 public struct MetricsSettings: Sendable, Equatable {
-    /// Not in Prometheus's default-port registry (9100–9999 is nearly full); chosen to stay out of
-    /// the way of node_exporter (9100) and the common exporters.
+    /// Prometheus's default-port registry (a wiki page, out of reach from where this was written)
+    /// is said to have filled 9100–9999; this port is not registered there and may clash with some
+    /// exporter, so `listen:` changes it. Clear of node_exporter (9100) and the common exporters.
     public static let defaultPort: UInt16 = 9879
 
     /// An IPv4 or IPv6 literal: `127.0.0.1`, `0.0.0.0`, `::1`, `::`.
