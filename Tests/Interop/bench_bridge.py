@@ -83,6 +83,19 @@ async def subscribe_everything(central: Central, address, received: list[int]) -
                 await asyncio.wait_for(peer.subscribe(characteristic, count), 10)
 
 
+async def connect_centrals(server: HarnessServer, count: int) -> list[int]:
+    """`count` Bumble centrals connected and subscribed to everything; the returned counter grows
+    with every value they receive."""
+    received = [0]
+    for index in range(count):
+        central = Central(server.link, address=f'C0:00:00:00:00:{0xD0 + index:02X}',
+                          public_address=f'00:1B:DC:F0:00:{0xD0 + index:02X}', name=f'bench-central-{index}')
+        await central.power_on()
+        record = await central.scan_for(None, timeout=10)
+        await subscribe_everything(central, record.address, received)
+    return received
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument('-s', '--seconds', type=float, default=20.0)
@@ -112,15 +125,7 @@ async def main() -> int:
         if args.idle_only:
             return 0
 
-        received = [0]
-        centrals = []
-        for index in range(4):
-            central = Central(server.link, address=f'C0:00:00:00:00:{0xD0 + index:02X}',
-                              public_address=f'00:1B:DC:F0:00:{0xD0 + index:02X}', name=f'bench-central-{index}')
-            await central.power_on()
-            record = await central.scan_for(None, timeout=10)
-            await subscribe_everything(central, record.address, received)
-            centrals.append(central)
+        received = await connect_centrals(server, 4)
         await asyncio.sleep(2)
         count_before = received[0]
         busy = await window(meter, args.seconds)
