@@ -27,7 +27,7 @@ final class MQTTConnectionLoop: @unchecked Sendable {
     private var backoff = ReconnectBackoff()
     private var nextAttempt: MonotonicInstant
     private var connackDeadline: MonotonicInstant
-    private var inFlight = 0
+    private var inFlight = InFlightWindow(limit: maxInFlight)
     private var republish = false
     /// Set by the CONNACK callback when the broker refused us: (message, fatal).
     private var refusal: (String, Bool)?
@@ -64,7 +64,7 @@ final class MQTTConnectionLoop: @unchecked Sendable {
     private func configure(_ client: OpaquePointer) -> String? {
         mosquitto_connect_callback_set(client) { _, object, code in MQTTConnectionLoop.from(object)?.connackReceived(code) }
         mosquitto_disconnect_callback_set(client) { _, object, code in MQTTConnectionLoop.from(object)?.disconnected(code) }
-        mosquitto_publish_callback_set(client) { _, object, _ in MQTTConnectionLoop.from(object)?.inFlight -= 1 }
+        mosquitto_publish_callback_set(client) { _, object, messageID in MQTTConnectionLoop.from(object)?.inFlight.acknowledged(messageID) }
         mosquitto_message_callback_set(client) { _, object, message in
             guard let loop = MQTTConnectionLoop.from(object), let message else { return }
             loop.messageReceived(message.pointee)
@@ -143,9 +143,17 @@ final class MQTTConnectionLoop: @unchecked Sendable {
 
     private func connect(_ client: OpaquePointer) {
         refusal = nil
-        inFlight = 0
+        inFlight.reset()
+        // A fresh session: libmosquitto would otherwise send the last connection's unacknowledged
+        // publishes again on CONNACK, old values, outside the in-flight window. Reinitialising
+        // clears the will, credentials, TLS and callbacks too, so they are applied again.
+        var code = mosquitto_reinitialise(client, exporter.clientID, true, Unmanaged.passUnretained(self).toOpaque())
+        guard code == success else {
+            return scheduleRetry("cannot reset the MQTT client: \(Self.describe(code))", state: .connecting)
+        }
+        if let problem = configure(client) { return scheduleRetry(problem, state: .failed) }
         let keepalive = Int32(settings.keepalive.components.seconds)
-        let code = mosquitto_connect(client, settings.broker.host, Int32(settings.broker.port), keepalive)
+        code = mosquitto_connect(client, settings.broker.host, Int32(settings.broker.port), keepalive)
         guard code == success else {
             return scheduleRetry("cannot connect to \(settings.broker): \(Self.describe(code))", state: .connecting)
         }
@@ -199,16 +207,17 @@ final class MQTTConnectionLoop: @unchecked Sendable {
     }
 
     private func flush(_ client: OpaquePointer) {
-        guard inFlight < Self.maxInFlight else { return }
+        guard !inFlight.isFull else { return }
         let messages = exporter.shared.withLock { $0.values.takePending() }
         for message in messages { publish(client, message) }
     }
 
     private func publish(_ client: OpaquePointer, _ message: MQTTMessage) {
         let payload = Array(message.payload.utf8)
-        let code = mosquitto_publish(client, nil, message.topic, Int32(payload.count), payload, Int32(settings.qos), message.retain)
+        var messageID: Int32 = 0
+        let code = mosquitto_publish(client, &messageID, message.topic, Int32(payload.count), payload, Int32(settings.qos), message.retain)
         if code == success {
-            inFlight += 1
+            inFlight.sent(messageID)
             exporter.shared.withLock { $0.sent += 1 }
         } else {
             exporter.shared.withLock { $0.values.countDropped(1) }
