@@ -20,6 +20,8 @@ final class MQTTConnectionLoop: @unchecked Sendable {
     /// beyond this, values stay in the table (and are replaced there) instead of queueing inside
     /// libmosquitto, whose queue has no bound.
     static let maxInFlight = 100
+    /// How long a stop may spend saying goodbye: well within `MQTTExporter.stop()`'s wait.
+    static let goodbyeBudget = Duration.seconds(2)
 
     private let exporter: MQTTExporter
     private var mosquitto: OpaquePointer?
@@ -264,18 +266,32 @@ final class MQTTConnectionLoop: @unchecked Sendable {
         exporter.logger.error("MQTT: \(message)")
     }
 
-    /// A clean goodbye: `offline` ourselves (a clean DISCONNECT makes the broker discard the will),
-    /// written within a second at most.
+    /// A clean goodbye: `offline` ourselves, then DISCONNECT (which makes the broker discard the
+    /// will). At QoS 0 the goodbye goes straight into libmosquitto's output, in order before the
+    /// DISCONNECT, whatever the in-flight window holds. If it cannot be written in time, the socket
+    /// is closed without DISCONNECT (by mosquitto_destroy) so that the broker publishes the will.
     private func goOffline(_ client: OpaquePointer) {
         guard phase == .connected else { return }
-        publish(client, MQTTMessage(topic: topics.availability, payload: "offline", retain: true))
-        _ = mosquitto_disconnect(client)
-        let deadline = exporter.clock() + .seconds(1)
-        while mosquitto_want_write(client), exporter.clock() < deadline {
-            var descriptor = pollfd(fd: mosquitto_socket(client), events: Int16(POLLOUT), revents: 0)
-            guard descriptor.fd >= 0, poll(&descriptor, 1, 100) >= 0 else { break }
-            if descriptor.revents != 0, mosquitto_loop_write(client, 1) != success { break }
+        let deadline = exporter.clock() + Self.goodbyeBudget
+        let offline = Array("offline".utf8)
+        guard mosquitto_publish(client, nil, topics.availability, Int32(offline.count), offline, 0, true) == success,
+              drain(client, until: deadline) else {
+            return exporter.logger.warning("MQTT: could not say offline in time; the broker will publish the will")
         }
+        _ = mosquitto_disconnect(client)
+        _ = drain(client, until: deadline)
+    }
+
+    /// Writes what libmosquitto has queued; true once everything is written.
+    private func drain(_ client: OpaquePointer, until deadline: MonotonicInstant) -> Bool {
+        while mosquitto_want_write(client) {
+            let left = (deadline - exporter.clock()).saturatingNanoseconds / 1_000_000
+            guard left > 0 else { return false }
+            var descriptor = pollfd(fd: mosquitto_socket(client), events: Int16(POLLOUT), revents: 0)
+            guard descriptor.fd >= 0, poll(&descriptor, 1, Int32(min(left, 100))) >= 0 else { return false }
+            if descriptor.revents != 0, mosquitto_loop_write(client, 1) != success { return false }
+        }
+        return true
     }
 
     private static func from(_ object: UnsafeMutableRawPointer?) -> MQTTConnectionLoop? {
