@@ -95,7 +95,7 @@ final class MQTTConnectionLoop: @unchecked Sendable {
         case .idle where now >= nextAttempt:
             connect(client)
         case .awaitingConnack where now >= connackDeadline:
-            lost(client, "the broker accepted the connection but did not answer CONNECT within \(Self.connackTimeout)")
+            lost(client, "no answer from \(settings.broker) within \(Self.connackTimeout.components.seconds) s", alreadySaysBroker: true)
         case .connected:
             if republish {
                 republish = false
@@ -133,6 +133,14 @@ final class MQTTConnectionLoop: @unchecked Sendable {
             let code = mosquitto_loop_read(client, 1)
             if code != success { return lost(client, Self.describe(code)) }
         }
+        if phase == .awaitingConnack, settings.broker.tls, revents & Int32(POLLOUT) != 0 {
+            // A TLS handshake is advanced by loop_read (as libmosquitto's own loop does on
+            // writability); loop_write does nothing until it is done. libmosquitto keeps asking to
+            // write during the handshake, so this polls busily for its round trips, bounded by the
+            // deadline. Reading with nothing to read is harmless.
+            let code = mosquitto_loop_read(client, 1)
+            if code != success { return lost(client, Self.describe(code)) }
+        }
         if phase != .idle, revents & Int32(POLLOUT) != 0 {
             let code = mosquitto_loop_write(client, 1)
             if code != success { return lost(client, Self.describe(code)) }
@@ -155,12 +163,16 @@ final class MQTTConnectionLoop: @unchecked Sendable {
         }
         if let problem = configure(client) { return scheduleRetry(problem, state: .failed) }
         let keepalive = Int32(settings.keepalive.components.seconds)
-        code = mosquitto_connect(client, settings.broker.host, Int32(settings.broker.port), keepalive)
+        // The deadline covers the TCP (and TLS) handshake too: a blackholed broker must not hold
+        // the thread in a blocking connect() for minutes, out of reach of stop(). The async call
+        // only starts the TCP connection; the CONNECT goes out when poll() says the socket is
+        // writable. Its host name lookup (getaddrinfo) still blocks, usually briefly.
+        connackDeadline = exporter.clock() + Self.connackTimeout
+        code = mosquitto_connect_async(client, settings.broker.host, Int32(settings.broker.port), keepalive)
         guard code == success else {
             return scheduleRetry("cannot connect to \(settings.broker): \(Self.describe(code))", state: .connecting)
         }
         phase = .awaitingConnack
-        connackDeadline = exporter.clock() + Self.connackTimeout
     }
 
     /// CONNACK: 0 is accepted; a refused user name or password will not get better by retrying soon.
@@ -227,7 +239,7 @@ final class MQTTConnectionLoop: @unchecked Sendable {
     }
 
     /// The connection ended (or never completed): try again after the back-off.
-    private func lost(_ client: OpaquePointer, _ reason: String) {
+    private func lost(_ client: OpaquePointer, _ reason: String, alreadySaysBroker: Bool = false) {
         guard phase != .idle else { return }
         let wasConnected = phase == .connected
         phase = .idle
@@ -236,6 +248,7 @@ final class MQTTConnectionLoop: @unchecked Sendable {
         if let (message, fatal) = refusal {
             return scheduleRetry(message, state: fatal ? .failed : .connecting)
         }
+        if alreadySaysBroker { return scheduleRetry(reason, state: .connecting) }
         scheduleRetry(wasConnected ? "lost the connection to \(settings.broker): \(reason)" : "cannot connect to \(settings.broker): \(reason)",
                       state: .connecting)
     }

@@ -74,7 +74,11 @@ public final class MQTTExporter: SensorExporter {
         }
         guard running else { return }
         wake()
-        _ = finished.wait(timeout: .now() + .seconds(5))
+        if finished.wait(timeout: .now() + .seconds(5)) == .timedOut {
+            // Its thread is left behind (blocked in libmosquitto, most likely a host name lookup);
+            // the daemon exits regardless.
+            logger.warning("MQTT: the MQTT thread did not finish within 5 s of stopping; not waiting for it")
+        }
     }
 
     public func sensorChanged(_ status: SensorStatus) {
