@@ -63,7 +63,7 @@ public enum ConfigurationLoader {
         let deviceName = map["device-name"].map { utf8Text($0, path: "device-name", bytes: BridgeConfiguration.deviceNameBytes, problems: &problems) } ?? "blesensor"
         let address = map["address"].map { addressSetting($0, problems: &problems) } ?? .persistentRandom
 
-        let sensors = sensorList(map, board: board, problems: &problems)
+        let sensors = sensorList(map, board: board, mqtt: map["mqtt"] != nil, problems: &problems)
         let publications = sensors?.flatMap(\.publish) ?? []
         let appearance = map["appearance"].map {
             $0.integer(path: "appearance", in: 0...0xFFFF, expected: "a GAP appearance like 0x0340", problems: &problems).map(UInt16.init)
@@ -185,7 +185,8 @@ public enum ConfigurationLoader {
 
     // MARK: sensors
 
-    private static func sensorList(_ map: YAMLMap, board: BoardProfile?, problems: inout ProblemList) -> [SensorConfiguration]? {
+    /// With `mqtt`, names must also differ as MQTT topic levels (they name topics and Home Assistant ids).
+    private static func sensorList(_ map: YAMLMap, board: BoardProfile?, mqtt: Bool, problems: inout ProblemList) -> [SensorConfiguration]? {
         guard let value = map["sensors"] else {
             problems.add("sensors", map.line, "missing; list at least one sensor (see systemd/blesensor.yaml)")
             return nil
@@ -199,6 +200,7 @@ public enum ConfigurationLoader {
             SensorSection(item, path: "sensors[\(index)]", board: board, problems: &problems)
         }
         checkAcrossSensors(sections, problems: &problems)
+        if mqtt { checkTopicLevels(sections, problems: &problems) }
         let configurations = sections.compactMap(\.configuration)
         return configurations.count == sections.count ? configurations : nil
     }
@@ -223,6 +225,19 @@ public enum ConfigurationLoader {
                 problems.add("\(section.path).address", section.i2cLine,
                              "\(hex(Int(address), digits: 2)) on I2C bus \(bus) is already used by '\(other.name ?? other.path)'\(onLine(other.i2cLine)); give one chip another address")
             }
+        }
+    }
+
+    /// Two names that differ only in case would publish to one MQTT topic and one Home Assistant
+    /// unique_id, mixing both sensors' values into one entity.
+    private static func checkTopicLevels(_ sections: [SensorSection], problems: inout ProblemList) {
+        for (index, section) in sections.enumerated() {
+            guard let name = section.name else { continue }
+            let level = MQTTSettings.topicLevel(name)
+            guard let first = sections[..<index].first(where: { $0.name != nil && $0.name != name && MQTTSettings.topicLevel($0.name!) == level }) else { continue }
+            problems.add("\(section.path).name", section.nameLine,
+                         "'\(name)' and '\(first.name!)'\(onLine(first.nameLine)) are the same MQTT topic level '\(level)' "
+                             + "(and Home Assistant id); sensor names must differ in more than case")
         }
     }
 

@@ -35,6 +35,12 @@ public struct LatestValues: Sendable, Equatable {
         current[topic] = nil
     }
 
+    /// The topic's value is out of date (its sensor paused or lost its signal): it is not sent
+    /// again after a reconnection; one already pending still goes out, it was current when read.
+    public mutating func forget(topic: String) {
+        current[topic] = nil
+    }
+
     /// Everything pending, in topic order; the table keeps the current values.
     public mutating func takePending() -> [MQTTMessage] {
         defer { pending.removeAll(keepingCapacity: true) }

@@ -20,6 +20,8 @@ final class MQTTConnectionLoop: @unchecked Sendable {
     /// beyond this, values stay in the table (and are replaced there) instead of queueing inside
     /// libmosquitto, whose queue has no bound.
     static let maxInFlight = 100
+    /// How long a stop may spend saying goodbye: well within `MQTTExporter.stop()`'s wait.
+    static let goodbyeBudget = Duration.seconds(2)
 
     private let exporter: MQTTExporter
     private var mosquitto: OpaquePointer?
@@ -27,7 +29,7 @@ final class MQTTConnectionLoop: @unchecked Sendable {
     private var backoff = ReconnectBackoff()
     private var nextAttempt: MonotonicInstant
     private var connackDeadline: MonotonicInstant
-    private var inFlight = 0
+    private var inFlight = InFlightWindow(limit: maxInFlight)
     private var republish = false
     /// Set by the CONNACK callback when the broker refused us: (message, fatal).
     private var refusal: (String, Bool)?
@@ -64,7 +66,7 @@ final class MQTTConnectionLoop: @unchecked Sendable {
     private func configure(_ client: OpaquePointer) -> String? {
         mosquitto_connect_callback_set(client) { _, object, code in MQTTConnectionLoop.from(object)?.connackReceived(code) }
         mosquitto_disconnect_callback_set(client) { _, object, code in MQTTConnectionLoop.from(object)?.disconnected(code) }
-        mosquitto_publish_callback_set(client) { _, object, _ in MQTTConnectionLoop.from(object)?.inFlight -= 1 }
+        mosquitto_publish_callback_set(client) { _, object, messageID in MQTTConnectionLoop.from(object)?.inFlight.acknowledged(messageID) }
         mosquitto_message_callback_set(client) { _, object, message in
             guard let loop = MQTTConnectionLoop.from(object), let message else { return }
             loop.messageReceived(message.pointee)
@@ -93,7 +95,7 @@ final class MQTTConnectionLoop: @unchecked Sendable {
         case .idle where now >= nextAttempt:
             connect(client)
         case .awaitingConnack where now >= connackDeadline:
-            lost(client, "the broker accepted the connection but did not answer CONNECT within \(Self.connackTimeout)")
+            lost(client, "no answer from \(settings.broker) within \(Self.connackTimeout.components.seconds) s", alreadySaysBroker: true)
         case .connected:
             if republish {
                 republish = false
@@ -131,6 +133,14 @@ final class MQTTConnectionLoop: @unchecked Sendable {
             let code = mosquitto_loop_read(client, 1)
             if code != success { return lost(client, Self.describe(code)) }
         }
+        if phase == .awaitingConnack, settings.broker.tls, revents & Int32(POLLOUT) != 0 {
+            // A TLS handshake is advanced by loop_read (as libmosquitto's own loop does on
+            // writability); loop_write does nothing until it is done. libmosquitto keeps asking to
+            // write during the handshake, so this polls busily for its round trips, bounded by the
+            // deadline. Reading with nothing to read is harmless.
+            let code = mosquitto_loop_read(client, 1)
+            if code != success { return lost(client, Self.describe(code)) }
+        }
         if phase != .idle, revents & Int32(POLLOUT) != 0 {
             let code = mosquitto_loop_write(client, 1)
             if code != success { return lost(client, Self.describe(code)) }
@@ -143,14 +153,26 @@ final class MQTTConnectionLoop: @unchecked Sendable {
 
     private func connect(_ client: OpaquePointer) {
         refusal = nil
-        inFlight = 0
+        inFlight.reset()
+        // A fresh session: libmosquitto would otherwise send the last connection's unacknowledged
+        // publishes again on CONNACK, old values, outside the in-flight window. Reinitialising
+        // clears the will, credentials, TLS and callbacks too, so they are applied again.
+        var code = mosquitto_reinitialise(client, exporter.clientID, true, Unmanaged.passUnretained(self).toOpaque())
+        guard code == success else {
+            return scheduleRetry("cannot reset the MQTT client: \(Self.describe(code))", state: .connecting)
+        }
+        if let problem = configure(client) { return scheduleRetry(problem, state: .failed) }
         let keepalive = Int32(settings.keepalive.components.seconds)
-        let code = mosquitto_connect(client, settings.broker.host, Int32(settings.broker.port), keepalive)
+        // The deadline covers the TCP (and TLS) handshake too: a blackholed broker must not hold
+        // the thread in a blocking connect() for minutes, out of reach of stop(). The async call
+        // only starts the TCP connection; the CONNECT goes out when poll() says the socket is
+        // writable. Its host name lookup (getaddrinfo) still blocks, usually briefly.
+        connackDeadline = exporter.clock() + Self.connackTimeout
+        code = mosquitto_connect_async(client, settings.broker.host, Int32(settings.broker.port), keepalive)
         guard code == success else {
             return scheduleRetry("cannot connect to \(settings.broker): \(Self.describe(code))", state: .connecting)
         }
         phase = .awaitingConnack
-        connackDeadline = exporter.clock() + Self.connackTimeout
     }
 
     /// CONNACK: 0 is accepted; a refused user name or password will not get better by retrying soon.
@@ -199,16 +221,17 @@ final class MQTTConnectionLoop: @unchecked Sendable {
     }
 
     private func flush(_ client: OpaquePointer) {
-        guard inFlight < Self.maxInFlight else { return }
+        guard !inFlight.isFull else { return }
         let messages = exporter.shared.withLock { $0.values.takePending() }
         for message in messages { publish(client, message) }
     }
 
     private func publish(_ client: OpaquePointer, _ message: MQTTMessage) {
         let payload = Array(message.payload.utf8)
-        let code = mosquitto_publish(client, nil, message.topic, Int32(payload.count), payload, Int32(settings.qos), message.retain)
+        var messageID: Int32 = 0
+        let code = mosquitto_publish(client, &messageID, message.topic, Int32(payload.count), payload, Int32(settings.qos), message.retain)
         if code == success {
-            inFlight += 1
+            inFlight.sent(messageID)
             exporter.shared.withLock { $0.sent += 1 }
         } else {
             exporter.shared.withLock { $0.values.countDropped(1) }
@@ -216,7 +239,7 @@ final class MQTTConnectionLoop: @unchecked Sendable {
     }
 
     /// The connection ended (or never completed): try again after the back-off.
-    private func lost(_ client: OpaquePointer, _ reason: String) {
+    private func lost(_ client: OpaquePointer, _ reason: String, alreadySaysBroker: Bool = false) {
         guard phase != .idle else { return }
         let wasConnected = phase == .connected
         phase = .idle
@@ -225,6 +248,7 @@ final class MQTTConnectionLoop: @unchecked Sendable {
         if let (message, fatal) = refusal {
             return scheduleRetry(message, state: fatal ? .failed : .connecting)
         }
+        if alreadySaysBroker { return scheduleRetry(reason, state: .connecting) }
         scheduleRetry(wasConnected ? "lost the connection to \(settings.broker): \(reason)" : "cannot connect to \(settings.broker): \(reason)",
                       state: .connecting)
     }
@@ -255,18 +279,32 @@ final class MQTTConnectionLoop: @unchecked Sendable {
         exporter.logger.error("MQTT: \(message)")
     }
 
-    /// A clean goodbye: `offline` ourselves (a clean DISCONNECT makes the broker discard the will),
-    /// written within a second at most.
+    /// A clean goodbye: `offline` ourselves, then DISCONNECT (which makes the broker discard the
+    /// will). At QoS 0 the goodbye goes straight into libmosquitto's output, in order before the
+    /// DISCONNECT, whatever the in-flight window holds. If it cannot be written in time, the socket
+    /// is closed without DISCONNECT (by mosquitto_destroy) so that the broker publishes the will.
     private func goOffline(_ client: OpaquePointer) {
         guard phase == .connected else { return }
-        publish(client, MQTTMessage(topic: topics.availability, payload: "offline", retain: true))
-        _ = mosquitto_disconnect(client)
-        let deadline = exporter.clock() + .seconds(1)
-        while mosquitto_want_write(client), exporter.clock() < deadline {
-            var descriptor = pollfd(fd: mosquitto_socket(client), events: Int16(POLLOUT), revents: 0)
-            guard descriptor.fd >= 0, poll(&descriptor, 1, 100) >= 0 else { break }
-            if descriptor.revents != 0, mosquitto_loop_write(client, 1) != success { break }
+        let deadline = exporter.clock() + Self.goodbyeBudget
+        let offline = Array("offline".utf8)
+        guard mosquitto_publish(client, nil, topics.availability, Int32(offline.count), offline, 0, true) == success,
+              drain(client, until: deadline) else {
+            return exporter.logger.warning("MQTT: could not say offline in time; the broker will publish the will")
         }
+        _ = mosquitto_disconnect(client)
+        _ = drain(client, until: deadline)
+    }
+
+    /// Writes what libmosquitto has queued; true once everything is written.
+    private func drain(_ client: OpaquePointer, until deadline: MonotonicInstant) -> Bool {
+        while mosquitto_want_write(client) {
+            let left = (deadline - exporter.clock()).saturatingNanoseconds / 1_000_000
+            guard left > 0 else { return false }
+            var descriptor = pollfd(fd: mosquitto_socket(client), events: Int16(POLLOUT), revents: 0)
+            guard descriptor.fd >= 0, poll(&descriptor, 1, Int32(min(left, 100))) >= 0 else { return false }
+            if descriptor.revents != 0, mosquitto_loop_write(client, 1) != success { return false }
+        }
+        return true
     }
 
     private static func from(_ object: UnsafeMutableRawPointer?) -> MQTTConnectionLoop? {

@@ -74,7 +74,11 @@ public final class MQTTExporter: SensorExporter {
         }
         guard running else { return }
         wake()
-        _ = finished.wait(timeout: .now() + .seconds(5))
+        if finished.wait(timeout: .now() + .seconds(5)) == .timedOut {
+            // Its thread is left behind (blocked in libmosquitto, most likely a host name lookup);
+            // the daemon exits regardless.
+            logger.warning("MQTT: the MQTT thread did not finish within 5 s of stopping; not waiting for it")
+        }
     }
 
     public func sensorChanged(_ status: SensorStatus) {
@@ -89,6 +93,7 @@ public final class MQTTExporter: SensorExporter {
                 changed = true
             }
             for topic in messages.withdrawn { shared.values.remove(topic: topic) }
+            for topic in messages.stale { shared.values.forget(topic: topic) }
             for message in messages.values {
                 shared.values.put(message)
                 changed = true
@@ -118,6 +123,9 @@ public final class MQTTExporter: SensorExporter {
     struct SensorMessages {
         var values: [MQTTMessage] = []
         var withdrawn: [String] = []
+        /// Topics whose value is no longer current: not sent again after a reconnection or Home
+        /// Assistant's restart, though a value still pending from the last good read goes out.
+        var stale: [String] = []
         /// Nil while nothing is known yet (starting).
         var failed: Bool?
     }
@@ -132,8 +140,10 @@ public final class MQTTExporter: SensorExporter {
             result.withdrawn = Quantity.allCases.map { topics.state(sensor: sensor.name, quantity: $0) }
         case .paused, .noSignal:
             // A paused sensor's values are old, a sensor with no signal has none: publish nothing and
-            // let expire_after blank them if this lasts.
+            // let expire_after blank them if this lasts. Nor may the last good value be sent again
+            // as fresh after a reconnection (a heart rate after the finger is off).
             result.failed = false
+            result.stale = Quantity.allCases.map { topics.state(sensor: sensor.name, quantity: $0) }
         case .ok:
             result.failed = false
             for reading in status.readings {

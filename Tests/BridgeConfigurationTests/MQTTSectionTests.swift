@@ -115,4 +115,19 @@ import Testing
             "mqtt.client-key (line 8): /nonexistent/key does not exist",
             "mqtt.client-key (line 8): give both client-certificate and client-key, or neither"])
     }
+
+    @Test func sensorNamesThatDifferOnlyInCaseAreRejectedForMQTT() {
+        let sensors = """
+            board: simulated
+            device-name: Kitchen Pi
+            sensors:
+              - {name: room, driver: bme280}
+              - {name: Room, driver: tmp102}
+
+            """
+        #expect(problems(sensors + "mqtt: {broker: mqtt://x}") == [
+            "sensors[1].name (line 5): 'Room' and 'room' (line 4) are the same MQTT topic level 'room' (and Home Assistant id); sensor names must differ in more than case"])
+        // Without MQTT, the names are only shown; they may differ in case.
+        #expect(problems(sensors).isEmpty)
+    }
 }

@@ -406,3 +406,32 @@ async def test_a_broker_that_never_answers_stalls_no_sensor_and_grows_no_memory(
         server.close()
         for writer in connections:
             writer.close()
+
+
+async def test_a_blackholed_broker_times_out_and_does_not_hold_up_a_stop(harness, spawn_daemon, tmp_path):
+    # A listening socket with a full accept queue drops every further SYN: the daemon's TCP
+    # connect gets no answer at all, as with a broker behind a firewall that drops packets.
+    listener = socket.socket()
+    listener.bind(('127.0.0.1', 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    fillers = []
+    for _ in range(3):
+        filler = socket.socket()
+        filler.setblocking(False)
+        filler.connect_ex(('127.0.0.1', port))
+        fillers.append(filler)
+    try:
+        daemon = await start_daemon(harness, spawn_daemon, tmp_path, f'mqtt:\n  broker: mqtt://127.0.0.1:{port}\n')
+        # The CONNACK deadline covers the TCP connect: a blocking one would keep the status blank for minutes.
+        snapshot = await wait_daemon_status(daemon, lambda s: mqtt_status(s).get('lastError'), 25, 'an MQTT error')
+        status = mqtt_status(snapshot)
+        assert status['state'] == 'connecting', status
+        assert f'no answer from mqtt://127.0.0.1:{port} within 10 s' in status['lastError'], status
+        daemon.send_signal(signal.SIGTERM)
+        assert await daemon.wait_exit(10) == 0
+        assert 'did not finish' not in daemon.log, daemon.log
+    finally:
+        for filler in fillers:
+            filler.close()
+        listener.close()

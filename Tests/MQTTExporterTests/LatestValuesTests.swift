@@ -41,6 +41,15 @@ import Testing
         #expect(table.takePending().isEmpty)
     }
 
+    @Test func aForgottenTopicStillGoesOutIfPendingButIsNotSentAgain() {
+        var table = LatestValues()
+        table.put(Self.message("a", "1"))
+        table.forget(topic: "a")
+        #expect(table.takePending() == [Self.message("a", "1")])
+        table.resendCurrent()
+        #expect(table.takePending().isEmpty)
+    }
+
     @Test func backoffDoublesToTheCapAndResets() {
         var backoff = ReconnectBackoff()
         let start = MonotonicInstant(nanoseconds: 0)
@@ -74,6 +83,23 @@ import Testing
         #expect(messages.failed == true)
         #expect(messages.values.isEmpty)
         #expect(messages.withdrawn.contains("p/room/temperature"))
+    }
+
+    @Test(arguments: [SensorStatus.State.paused, .noSignal, .failed])
+    func aValueIsNotSentAgainOnceItsSensorStopsReading(state: SensorStatus.State) {
+        let settings = MQTTSettings(broker: .init(tls: false, host: "127.0.0.1", port: 1), sensors: ExportedSensors(names: ["room"]))
+        let exporter = MQTTExporter(settings: settings, device: HomeAssistantDiscoveryTests.device, deviceName: "Kitchen Pi", sensors: [Self.room],
+                                    logger: Logger(label: "test"))
+        exporter.sensorChanged(Self.status(.ok, readings: [QuantityReading(quantity: "temperature", value: 20, unit: "°C")]))
+        _ = exporter.shared.withLock { $0.values.takePending() }
+        exporter.sensorChanged(Self.status(state))
+        let resent = exporter.shared.withLock { shared in
+            _ = shared.values.takePending()
+            // What a reconnection or Home Assistant's `online` would send.
+            shared.values.resendCurrent()
+            return shared.values.takePending().map(\.topic)
+        }
+        #expect(resent == ["blesensor/kitchen_pi/room/problem"])
     }
 
     @Test func theExporterKeepsOneValuePerTopicWhileNotConnected() {
