@@ -101,10 +101,27 @@ import Testing
         content.serviceDataFirst = true
         let plan = try AdvertisingPlanner.plan(content)
         #expect(plan.advertisingData.hexString == "020106" + "1a16d2fc" + data.hexString)
-        #expect(plan.scanResponseData.hexString == "0a09" + Array("blesensor".utf8).hexString + "07020d1809181a18")
+        #expect(plan.scanResponseData.hexString == "07030d1809181a18" + "0a09" + Array("blesensor".utf8).hexString)
         #expect(plan.omittedServiceUUIDs.isEmpty)
         // Without the flag the UUIDs keep their place and the service data goes where it fits.
         content.serviceDataFirst = false
         #expect(try AdvertisingPlanner.plan(content).advertisingData.prefix(11).hexString == "020106" + "07030d1809181a18")
+    }
+
+    /// Phones filter on the UUIDs: with the advertising packet full they come first in the scan
+    /// response, and a long name is shortened rather than pushing a 128-bit UUID out.
+    @Test func overflowingUUIDsGoBeforeALongName() throws {
+        let data = [UInt8](repeating: 0x41, count: 23)
+        let custom = try #require(BluetoothUUID("12345678-1234-5678-1234-56789ABCDEF0"))
+        var content = AdvertisingContent(localName: "blesensor-kitchen-window", serviceUUIDs: [custom],
+                                         serviceData: [.init(uuid: BluetoothUUID(0xFCD2), data: data)])
+        content.serviceDataFirst = true
+        let plan = try AdvertisingPlanner.plan(content)
+        #expect(plan.omittedServiceUUIDs.isEmpty)
+        #expect(plan.scanResponseData.prefix(2).hexString == "1107")
+        #expect(Array(plan.scanResponseData[2..<18]) == custom.littleEndian128)
+        // 31 − 18 = 13 octets left: a shortened name of 11 bytes.
+        #expect(plan.scanResponseData.suffix(13).hexString == "0c08" + Array("blesensor-k".utf8).hexString)
+        #expect(plan.nameShortened)
     }
 }

@@ -9,7 +9,9 @@ import HCI
 ///    scan response; otherwise a shortened name filling the scan response.
 /// 3. Appearance, TX power, service data and manufacturer data where they fit, advertising data first.
 /// 4. Overflowing UUIDs go to the scan response as incomplete lists; what fits nowhere is reported.
-/// With `serviceDataFirst`, the service data comes right after the flags, before rule 1's UUIDs.
+/// With `serviceDataFirst`, the service data comes right after the flags, before rule 1's UUIDs,
+/// and the UUIDs that overflow take the scan response before the name does (rule 2 then applies to
+/// what room is left).
 public enum AdvertisingPlanner {
     public static let packetLength = LELegacyAdvertisingPayload.maximumLength
 
@@ -26,9 +28,19 @@ public enum AdvertisingPlanner {
         }
 
         var overflow: [(size: Int, uuids: [BluetoothUUID])] = []
+        var omitted: [BluetoothUUID] = []
         for group in uuidGroups(content.serviceUUIDs) {
             let placed = advertising.addUUIDList(group.uuids, size: group.size, everythingFits: true)
-            if placed < group.uuids.count { overflow.append((group.size, Array(group.uuids[placed...]))) }
+            guard placed < group.uuids.count else { continue }
+            let rest = Array(group.uuids[placed...])
+            if content.serviceDataFirst {
+                // The broadcast filled the advertising packet: the UUIDs phones filter on come
+                // first in the scan response, ahead of the name, which is shortened to make room.
+                let inResponse = scanResponse.addUUIDList(rest, size: group.size, everythingFits: placed == 0)
+                omitted.append(contentsOf: rest[inResponse...])
+            } else {
+                overflow.append((group.size, rest))
+            }
         }
 
         var nameShortened = false
@@ -48,7 +60,6 @@ public enum AdvertisingPlanner {
             try place(label, structure, &advertising, &scanResponse)
         }
 
-        var omitted: [BluetoothUUID] = []
         for group in overflow {
             let placed = scanResponse.addUUIDList(group.uuids, size: group.size, everythingFits: false)
             omitted.append(contentsOf: group.uuids[placed...])

@@ -221,6 +221,9 @@ public actor GAPPeripheral {
 
     /// The content and plan with the controller's TX Power Level added, when wanted and known; as
     /// given when it has no room left or would push a service UUID out of the scan response.
+    /// The last plan had no room for the TX Power Level (and the notice said so).
+    private var txPowerLeftOut = false
+
     private func withTxPowerLevel(_ content: AdvertisingContent, _ plan: AdvertisingPlan) async -> (content: AdvertisingContent, plan: AdvertisingPlan) {
         guard configuration.advertisesTxPowerLevel, content.txPowerLevel == nil,
               let power = await host.controllerInfo?.advertisingTxPower else { return (content, plan) }
@@ -228,9 +231,12 @@ public actor GAPPeripheral {
         powered.txPowerLevel = power
         guard let poweredPlan = try? AdvertisingPlanner.plan(powered),
               poweredPlan.omittedServiceUUIDs.count == plan.omittedServiceUUIDs.count else {
-            logger.notice("TX Power Level is not advertised: the advertising data and scan response are full")
+            // Once per change: a broadcast re-plans on every poll.
+            if !txPowerLeftOut { logger.notice("TX Power Level is not advertised: the advertising data and scan response are full") }
+            txPowerLeftOut = true
             return (content, plan)
         }
+        txPowerLeftOut = false
         return (powered, poweredPlan)
     }
 
