@@ -15,11 +15,11 @@ struct BroadcastSink: Sendable {
     var advertise: @Sendable (_ data: [UInt8]) async throws -> Void
 }
 
-/// `broadcast: bthome`: after every poll, the newest readings of the chosen sensors as BTHome v2
-/// service data in the advertisement (encrypted with the bindkey when there is one), for receivers
-/// that never connect. The sensor thread only records the reading and wakes the worker; the worker
-/// builds the packet from whatever is newest then, so polls that come faster than the controller
-/// takes updates coalesce instead of queueing.
+/// `broadcast: bthome`: the newest readings of the chosen sensors as BTHome v2 service data in the
+/// advertisement (encrypted with the bindkey when there is one), for receivers that never connect.
+/// The sensor thread only records the reading and wakes the worker; the worker builds the packet
+/// from whatever is newest then, so polls coalesce instead of queueing. A new packet goes out only
+/// when the values changed, at most once a second, and again after a minute (`BTHomeSchedule`).
 final class BTHomeBroadcaster: SensorExporter {
     private struct State {
         /// The newest values per sensor; a failed sensor has none (never an old value as current).
@@ -45,8 +45,12 @@ final class BTHomeBroadcaster: SensorExporter {
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
     private let worker = Mutex<Task<Void, Never>?>(nil)
+    private let schedule: BTHomeSchedule
+    private let clock = ContinuousClock()
 
-    init(settings: BroadcastSettings, counterPath: String, sink: BroadcastSink, logger: Logger) {
+    init(settings: BroadcastSettings, counterPath: String, sink: BroadcastSink, logger: Logger,
+         schedule: BTHomeSchedule = BTHomeSchedule()) {
+        self.schedule = schedule
         self.settings = settings
         self.counterPath = counterPath
         self.sink = sink
@@ -135,13 +139,33 @@ final class BTHomeBroadcaster: SensorExporter {
                 return
             }
         }
+        // Wakes the worker now and then for the keep-alive, which no poll asks for.
+        let tick = schedule.keepAlive / 60
+        let ticker = Task { [wake, clock] in
+            while (try? await clock.sleep(for: tick)) != nil { wake.yield() }
+        }
+        defer { ticker.cancel() }
+        let started = clock.now
+        var schedule = schedule
         var packetID: UInt8 = 0
         var loggedError: String? = nil
-        for await _ in wakeups {
-            let measurements = state.withLock { current in settings.sensors.names.flatMap { current.values[$0] ?? [] } }
-            packetID &+= 1
-            let (objects, leftOut) = BTHomePacket.objects(packetID: packetID, measurements: measurements.map { ($0.object, $0.value) },
+        wakeups: for await _ in wakeups {
+            var objects: [UInt8] = []
+            var leftOut = 0
+            decision: while true {
+                let measurements = state.withLock { current in settings.sensors.names.flatMap { current.values[$0] ?? [] } }
+                (objects, leftOut) = BTHomePacket.objects(packetID: packetID &+ 1, measurements: measurements.map { ($0.object, $0.value) },
                                                           room: BTHomePacket.objectRoom(encrypted: encryption != nil))
+                switch schedule.decide(Array(objects.dropFirst(2)), now: clock.now - started) {
+                case .send: break decision
+                case .keep: continue wakeups
+                case let .wait(until):
+                    // Stopped while waiting: nothing more goes out.
+                    guard (try? await clock.sleep(until: started + until)) != nil else { return }
+                }
+            }
+            packetID &+= 1
+            schedule.sent(Array(objects.dropFirst(2)), at: clock.now - started)
             let previouslyLeftOut = state.withLock { current in
                 defer { current.leftOut = leftOut }
                 return current.leftOut

@@ -16,7 +16,9 @@ import TestSupport
     func broadcaster(_ settings: BroadcastSettings, counterPath: String = "/nonexistent/counter") -> (BTHomeBroadcaster, Recorder<[UInt8]>) {
         let packets = Recorder<[UInt8]>()
         let sink = BroadcastSink(address: { Self.address }, advertise: { packets.append($0) })
-        return (BTHomeBroadcaster(settings: settings, counterPath: counterPath, sink: sink, logger: Logger(label: "test")), packets)
+        // No minimum interval: every change goes out at once, so the tests need no clock.
+        let schedule = BTHomeSchedule(minimumInterval: .zero, keepAlive: .seconds(3600))
+        return (BTHomeBroadcaster(settings: settings, counterPath: counterPath, sink: sink, logger: Logger(label: "test"), schedule: schedule), packets)
     }
 
     func status(_ name: String, _ readings: [(String, Double)], state: SensorStatus.State = .ok) -> SensorStatus {
@@ -106,6 +108,22 @@ import TestSupport
 }
 
 extension BTHomeBroadcasterTests {
+    /// A poll that changes nothing spends no packet id (nor counter): receivers drop big id jumps.
+    @Test func unchangedValuesSendNoNewPacket() async throws {
+        let settings = BroadcastSettings(sensors: ExportedSensors(names: ["env"]))
+        let (exporter, packets) = broadcaster(settings)
+        exporter.start()
+        exporter.sensorChanged(status("env", [("temperature", 25.06)]))
+        #expect(await packets.wait(for: 1))
+        exporter.sensorChanged(status("env", [("temperature", 25.06)]))
+        exporter.sensorChanged(status("env", [("temperature", 25.06)]))
+        exporter.sensorChanged(status("env", [("temperature", 25.07)]))
+        #expect(await packets.wait(for: 2))
+        #expect(packets.all.map(\.hexString) == ["40" + "0001" + "02ca09", "40" + "0002" + "02cb09"])
+        exporter.stop()
+        await exporter.finished()
+    }
+
     @Test func whatDoesNotFitOnePacketIsLeftOutAndShown() async throws {
         let settings = BroadcastSettings(sensors: ExportedSensors(names: ["a", "b", "c", "d", "e"]))
         let (exporter, packets) = broadcaster(settings)
