@@ -22,7 +22,7 @@ struct BroadcastSink: Sendable {
 /// when the values changed, at most once a second, and again after a minute (`BTHomeSchedule`).
 final class BTHomeBroadcaster: SensorExporter {
     private struct State {
-        /// The newest values per sensor; a failed sensor has none (never an old value as current).
+        /// The newest values per sensor; a failed sensor's are nil (never an old value as current).
         var values: [String: [BTHomeMeasurement]] = [:]
         var sent: Int64 = 0
         var dropped: Int64 = 0
@@ -34,7 +34,8 @@ final class BTHomeBroadcaster: SensorExporter {
 
     struct BTHomeMeasurement: Sendable {
         var object: BTHomeObject
-        var value: Double
+        /// Nil when the sensor failed: it still holds its place among the object's values.
+        var value: Double?
     }
 
     private let settings: BroadcastSettings
@@ -86,7 +87,11 @@ final class BTHomeBroadcaster: SensorExporter {
                 measurements.append(BTHomeMeasurement(object: object, value: reading.measuredValue))
             }
         }
-        state.withLock { $0.values[status.name] = measurements }
+        state.withLock { current in
+            // The objects the sensor had before and has no value for now are missing, not gone.
+            let missing = (current.values[status.name] ?? []).filter { old in !measurements.contains { $0.object == old.object } }
+            current.values[status.name] = measurements + missing.map { BTHomeMeasurement(object: $0.object, value: nil) }
+        }
         wake.yield()
     }
 

@@ -39,6 +39,9 @@ import TestSupport
         exporter.sensorChanged(status("env", [], state: .failed))
         exporter.sensorChanged(status("soc", [("temperature", 50)]))
         #expect(await packets.wait(until: { $0.last?.suffix(2).hexString == "0161" && $0.last?.count == 5 }))
+        // Back: its values go out again.
+        exporter.sensorChanged(status("env", [("temperature", 25.06)]))
+        #expect(await packets.wait(until: { $0.last?.suffix(5).hexString == "0161" + "02ca09" }))
         // Stopped and finished: every packet handed to the sink is counted.
         exporter.stop()
         await exporter.finished()
@@ -108,6 +111,22 @@ import TestSupport
 }
 
 extension BTHomeBroadcasterTests {
+    /// Repeated objects are named by position: while the first sensor has no temperature, the
+    /// second's is left out rather than shown as the first's.
+    @Test func aFailedSensorDoesNotShiftTheNextSensorsValues() async throws {
+        let settings = BroadcastSettings(sensors: ExportedSensors(names: ["inside", "outside"]))
+        let (exporter, packets) = broadcaster(settings)
+        exporter.start()
+        exporter.sensorChanged(status("inside", [("temperature", 20)]))
+        exporter.sensorChanged(status("outside", [("temperature", 5)]))
+        #expect(await packets.wait(until: { $0.last?.hexString.hasSuffix("02d007" + "02f401") == true }))
+        exporter.sensorChanged(status("inside", [], state: .failed))
+        #expect(await packets.wait(until: { $0.last?.count == 3 }))
+        #expect(!packets.all.contains { $0.count == 6 && $0.suffix(3).hexString == "02f401" })
+        exporter.stop()
+        await exporter.finished()
+    }
+
     /// A poll that changes nothing spends no packet id (nor counter): receivers drop big id jumps.
     @Test func unchangedValuesSendNoNewPacket() async throws {
         let settings = BroadcastSettings(sensors: ExportedSensors(names: ["env"]))
