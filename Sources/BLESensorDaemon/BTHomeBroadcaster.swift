@@ -11,8 +11,9 @@ import Synchronization
 struct BroadcastSink: Sendable {
     /// Our address as centrals see it, most significant octet first (the order of the encryption nonce).
     var address: @Sendable () async -> [UInt8]?
-    /// Advertises `data` as the service data of UUID 0xFCD2 (the octets after the UUID).
-    var advertise: @Sendable (_ data: [UInt8]) async throws -> Void
+    /// Advertises `data` as the service data of UUID 0xFCD2 (the octets after the UUID); nil takes it
+    /// out of the advertisement.
+    var advertise: @Sendable (_ data: [UInt8]?) async throws -> Void
 }
 
 /// `broadcast: bthome`: the newest readings of the chosen sensors as BTHome v2 service data in the
@@ -30,6 +31,8 @@ final class BTHomeBroadcaster: SensorExporter {
         var failed = false
         /// Values of the last packet that did not fit one advertising packet.
         var leftOut = 0
+        /// Whether the advertisement may hold one of our packets (to take out when we stop).
+        var onAir = false
     }
 
     struct BTHomeMeasurement: Sendable {
@@ -127,7 +130,22 @@ final class BTHomeBroadcaster: SensorExporter {
         var counters: BTHomeCounterStore
     }
 
+    /// Broadcasts until stopped or failed, then takes the last packet out of the advertisement: a
+    /// receiver would otherwise show its values as current for as long as the daemon advertises.
     private func run() async {
+        await broadcast()
+        guard state.withLock({ $0.onAir }) else { return }
+        // Not cancelled with the worker (stop cancels it): the clearing itself must still happen.
+        let sink = sink
+        do {
+            try await Task { try await sink.advertise(nil) }.value
+            state.withLock { $0.onAir = false }
+        } catch {
+            logger.warning("BTHome broadcast: the last packet stays in the advertisement: \(error)")
+        }
+    }
+
+    private func broadcast() async {
         var encryption: Encryption? = nil
         if let bindkey = settings.bindkey {
             do {
@@ -203,6 +221,7 @@ final class BTHomeBroadcaster: SensorExporter {
                 return
             }
             do {
+                state.withLock { $0.onAir = true }
                 try await sink.advertise(data)
                 state.withLock { $0.sent += 1 }
             } catch {
@@ -211,6 +230,8 @@ final class BTHomeBroadcaster: SensorExporter {
                     $0.dropped += 1
                     $0.lastError = message
                 }
+                // Rather no values on air than the previous packet's shown as current.
+                if (try? await sink.advertise(nil)) != nil { state.withLock { $0.onAir = false } }
                 if message != loggedError {
                     logger.warning("BTHome broadcast: \(message)")
                     loggedError = message

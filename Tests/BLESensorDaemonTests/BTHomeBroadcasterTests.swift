@@ -14,11 +14,22 @@ import TestSupport
     static let address: [UInt8] = [0xC1, 0x22, 0x33, 0x44, 0x55, 0x66]
 
     func broadcaster(_ settings: BroadcastSettings, counterPath: String = "/nonexistent/counter") -> (BTHomeBroadcaster, Recorder<[UInt8]>) {
+        let (exporter, packets, _) = recordingBroadcaster(settings, counterPath: counterPath)
+        return (exporter, packets)
+    }
+
+    /// Also records every time the service data is taken out of the advertisement (after the packets so far).
+    func recordingBroadcaster(_ settings: BroadcastSettings, counterPath: String = "/nonexistent/counter")
+        -> (BTHomeBroadcaster, Recorder<[UInt8]>, Recorder<Int>) {
         let packets = Recorder<[UInt8]>()
-        let sink = BroadcastSink(address: { Self.address }, advertise: { packets.append($0) })
+        let clears = Recorder<Int>()
+        let sink = BroadcastSink(address: { Self.address }, advertise: { data in
+            if let data { packets.append(data) } else { clears.append(packets.all.count) }
+        })
         // No minimum interval: every change goes out at once, so the tests need no clock.
         let schedule = BTHomeSchedule(minimumInterval: .zero, keepAlive: .seconds(3600))
-        return (BTHomeBroadcaster(settings: settings, counterPath: counterPath, sink: sink, logger: Logger(label: "test"), schedule: schedule), packets)
+        return (BTHomeBroadcaster(settings: settings, counterPath: counterPath, sink: sink, logger: Logger(label: "test"), schedule: schedule),
+                packets, clears)
     }
 
     func status(_ name: String, _ readings: [(String, Double)], state: SensorStatus.State = .ok) -> SensorStatus {
@@ -125,6 +136,35 @@ extension BTHomeBroadcasterTests {
         #expect(!packets.all.contains { $0.count == 6 && $0.suffix(3).hexString == "02f401" })
         exporter.stop()
         await exporter.finished()
+    }
+
+    /// Stopped, or stopped by a failure: the last packet leaves the advertisement, so no receiver
+    /// shows its values as current.
+    @Test func theLastPacketIsTakenOffTheAirWhenTheBroadcastEnds() async throws {
+        let (exporter, packets, clears) = recordingBroadcaster(BroadcastSettings(sensors: ExportedSensors(names: ["env"])))
+        exporter.start()
+        exporter.sensorChanged(status("env", [("temperature", 20)]))
+        #expect(await packets.wait(for: 1))
+        exporter.stop()
+        await exporter.finished()
+        #expect(clears.all == [1])
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bthome-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let counterPath = directory.appendingPathComponent("bthome-counter").path
+        // One counter left: the second packet has none, and the broadcast stops.
+        try "\(UInt32.max - 1)\n".write(toFile: counterPath, atomically: true, encoding: .utf8)
+        let settings = BroadcastSettings(sensors: ExportedSensors(names: ["env"]), bindkey: [UInt8](repeating: 7, count: 16))
+        let (encrypted, sealed, cleared) = recordingBroadcaster(settings, counterPath: counterPath)
+        encrypted.start()
+        encrypted.sensorChanged(status("env", [("temperature", 20)]))
+        #expect(await sealed.wait(for: 1))
+        encrypted.sensorChanged(status("env", [("temperature", 21)]))
+        await encrypted.finished()
+        #expect(encrypted.status().state == .failed)
+        #expect(sealed.all.count == 1 && cleared.all == [1])
+        encrypted.stop()
     }
 
     /// A poll that changes nothing spends no packet id (nor counter): receivers drop big id jumps.
