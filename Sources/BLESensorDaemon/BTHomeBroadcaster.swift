@@ -73,7 +73,8 @@ final class BTHomeBroadcaster: SensorExporter {
         worker.withLock { $0 }?.cancel()
     }
 
-    /// Returns once the worker has ended (after `stop`, or a failure that stops the broadcast).
+    /// Returns once the worker has ended (after `stop`, or a failure that stops the broadcast), its
+    /// last packet taken off the air.
     func finished() async {
         await worker.withLock { $0 }?.value
     }
