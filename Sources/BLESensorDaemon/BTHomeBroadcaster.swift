@@ -157,6 +157,9 @@ final class BTHomeBroadcaster: SensorExporter {
                 }
                 let path = counterPath
                 let counters = try await DedicatedThread.run { () throws(BTHomeCounterError) in try BTHomeCounterStore(path: path) }
+                if counters.startedFromWallClock {
+                    logger.notice("BTHome broadcast: no encryption counter at \(path) (a new or lost state directory): counting from the clock's Unix seconds, above any counter sent before with this bindkey")
+                }
                 encryption = Encryption(key: key, address: address, counters: counters)
             } catch {
                 fail("\(error)")

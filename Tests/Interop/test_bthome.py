@@ -185,6 +185,9 @@ async def test_encrypted_broadcasts_open_with_the_bindkey_and_the_counter_surviv
     assert values['temperature'] == (round(ROOM_CELSIUS, 2), '°C'), values
     assert values['battery'] == (BATTERY_PERCENT, '%'), values
     assert counters == sorted(counters) and len(set(counters)) == len(counters), counters
+    # A new state directory: the counter starts at the clock's Unix seconds, not 0 (a lost
+    # directory must not make the counters sent before under this bindkey come again).
+    await daemon.wait_for_log('counting from the clock', timeout=10)
     # A full packet: the service UUIDs and the name went to the scan response.
     await central.stop_scanning()
     record = await central.scan_for(None, timeout=5)
