@@ -51,9 +51,15 @@ final class BTHomeBroadcaster: SensorExporter {
     private let worker = Mutex<Task<Void, Never>?>(nil)
     private let schedule: BTHomeSchedule
     private let clock = ContinuousClock()
+    /// The packet id before the first packet's.
+    private let initialPacketID: UInt8
 
+    /// `initialPacketID` is random by default: receivers drop a packet whose id is at most 63 behind
+    /// (or equal to) the last one they saw within 4 s, which a restart at 1 often is.
     init(settings: BroadcastSettings, counterPath: String, sink: BroadcastSink, logger: Logger,
-         schedule: BTHomeSchedule = BTHomeSchedule()) {
+         schedule: BTHomeSchedule = BTHomeSchedule(), initialPacketID: UInt8? = nil) {
+        var random = SystemRandomNumberGenerator()
+        self.initialPacketID = initialPacketID ?? UInt8.random(in: .min ... .max, using: &random)
         self.schedule = schedule
         self.settings = settings
         self.counterPath = counterPath
@@ -174,7 +180,7 @@ final class BTHomeBroadcaster: SensorExporter {
         defer { ticker.cancel() }
         let started = clock.now
         var schedule = schedule
-        var packetID: UInt8 = 0
+        var packetID = initialPacketID
         var loggedError: String? = nil
         wakeups: for await _ in wakeups {
             var objects: [UInt8] = []

@@ -28,7 +28,8 @@ import TestSupport
         })
         // No minimum interval: every change goes out at once, so the tests need no clock.
         let schedule = BTHomeSchedule(minimumInterval: .zero, keepAlive: .seconds(3600))
-        return (BTHomeBroadcaster(settings: settings, counterPath: counterPath, sink: sink, logger: Logger(label: "test"), schedule: schedule),
+        return (BTHomeBroadcaster(settings: settings, counterPath: counterPath, sink: sink, logger: Logger(label: "test"), schedule: schedule,
+                                  initialPacketID: 0),
                 packets, clears)
     }
 
