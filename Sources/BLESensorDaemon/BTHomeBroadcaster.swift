@@ -11,18 +11,19 @@ import Synchronization
 struct BroadcastSink: Sendable {
     /// Our address as centrals see it, most significant octet first (the order of the encryption nonce).
     var address: @Sendable () async -> [UInt8]?
-    /// Advertises `data` as the service data of UUID 0xFCD2 (the octets after the UUID).
-    var advertise: @Sendable (_ data: [UInt8]) async throws -> Void
+    /// Advertises `data` as the service data of UUID 0xFCD2 (the octets after the UUID); nil takes it
+    /// out of the advertisement.
+    var advertise: @Sendable (_ data: [UInt8]?) async throws -> Void
 }
 
-/// `broadcast: bthome`: after every poll, the newest readings of the chosen sensors as BTHome v2
-/// service data in the advertisement (encrypted with the bindkey when there is one), for receivers
-/// that never connect. The sensor thread only records the reading and wakes the worker; the worker
-/// builds the packet from whatever is newest then, so polls that come faster than the controller
-/// takes updates coalesce instead of queueing.
+/// `broadcast: bthome`: the newest readings of the chosen sensors as BTHome v2 service data in the
+/// advertisement (encrypted with the bindkey when there is one), for receivers that never connect.
+/// The sensor thread only records the reading and wakes the worker; the worker builds the packet
+/// from whatever is newest then, so polls coalesce instead of queueing. A new packet goes out only
+/// when the values changed, at most once a second, and again after a minute (`BTHomeSchedule`).
 final class BTHomeBroadcaster: SensorExporter {
     private struct State {
-        /// The newest values per sensor; a failed sensor has none (never an old value as current).
+        /// The newest values per sensor; a failed sensor's are nil (never an old value as current).
         var values: [String: [BTHomeMeasurement]] = [:]
         var sent: Int64 = 0
         var dropped: Int64 = 0
@@ -30,11 +31,14 @@ final class BTHomeBroadcaster: SensorExporter {
         var failed = false
         /// Values of the last packet that did not fit one advertising packet.
         var leftOut = 0
+        /// Whether the advertisement may hold one of our packets (to take out when we stop).
+        var onAir = false
     }
 
     struct BTHomeMeasurement: Sendable {
         var object: BTHomeObject
-        var value: Double
+        /// Nil when the sensor failed: it still holds its place among the object's values.
+        var value: Double?
     }
 
     private let settings: BroadcastSettings
@@ -45,8 +49,18 @@ final class BTHomeBroadcaster: SensorExporter {
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
     private let worker = Mutex<Task<Void, Never>?>(nil)
+    private let schedule: BTHomeSchedule
+    private let clock = ContinuousClock()
+    /// The packet id before the first packet's.
+    private let initialPacketID: UInt8
 
-    init(settings: BroadcastSettings, counterPath: String, sink: BroadcastSink, logger: Logger) {
+    /// `initialPacketID` is random by default: receivers drop a packet whose id is at most 63 behind
+    /// (or equal to) the last one they saw within 4 s, which a restart at 1 often is.
+    init(settings: BroadcastSettings, counterPath: String, sink: BroadcastSink, logger: Logger,
+         schedule: BTHomeSchedule = BTHomeSchedule(), initialPacketID: UInt8? = nil) {
+        var random = SystemRandomNumberGenerator()
+        self.initialPacketID = initialPacketID ?? UInt8.random(in: .min ... .max, using: &random)
+        self.schedule = schedule
         self.settings = settings
         self.counterPath = counterPath
         self.sink = sink
@@ -65,7 +79,8 @@ final class BTHomeBroadcaster: SensorExporter {
         worker.withLock { $0 }?.cancel()
     }
 
-    /// Returns once the worker has ended (after `stop`, or a failure that stops the broadcast).
+    /// Returns once the worker has ended (after `stop`, or a failure that stops the broadcast), its
+    /// last packet taken off the air.
     func finished() async {
         await worker.withLock { $0 }?.value
     }
@@ -82,7 +97,11 @@ final class BTHomeBroadcaster: SensorExporter {
                 measurements.append(BTHomeMeasurement(object: object, value: reading.measuredValue))
             }
         }
-        state.withLock { $0.values[status.name] = measurements }
+        state.withLock { current in
+            // The objects the sensor had before and has no value for now are missing, not gone.
+            let missing = (current.values[status.name] ?? []).filter { old in !measurements.contains { $0.object == old.object } }
+            current.values[status.name] = measurements + missing.map { BTHomeMeasurement(object: $0.object, value: nil) }
+        }
         wake.yield()
     }
 
@@ -118,7 +137,22 @@ final class BTHomeBroadcaster: SensorExporter {
         var counters: BTHomeCounterStore
     }
 
+    /// Broadcasts until stopped or failed, then takes the last packet out of the advertisement: a
+    /// receiver would otherwise show its values as current for as long as the daemon advertises.
     private func run() async {
+        await broadcast()
+        guard state.withLock({ $0.onAir }) else { return }
+        // Not cancelled with the worker (stop cancels it): the clearing itself must still happen.
+        let sink = sink
+        do {
+            try await Task { try await sink.advertise(nil) }.value
+            state.withLock { $0.onAir = false }
+        } catch {
+            logger.warning("BTHome broadcast: the last packet stays in the advertisement: \(error)")
+        }
+    }
+
+    private func broadcast() async {
         var encryption: Encryption? = nil
         if let bindkey = settings.bindkey {
             do {
@@ -129,19 +163,42 @@ final class BTHomeBroadcaster: SensorExporter {
                 }
                 let path = counterPath
                 let counters = try await DedicatedThread.run { () throws(BTHomeCounterError) in try BTHomeCounterStore(path: path) }
+                if counters.startedFromWallClock {
+                    logger.notice("BTHome broadcast: no encryption counter at \(path) (a new or lost state directory): counting from the clock's Unix seconds, above any counter sent before with this bindkey")
+                }
                 encryption = Encryption(key: key, address: address, counters: counters)
             } catch {
                 fail("\(error)")
                 return
             }
         }
-        var packetID: UInt8 = 0
+        // Wakes the worker now and then for the keep-alive, which no poll asks for.
+        let tick = schedule.keepAlive / 60
+        let ticker = Task { [wake, clock] in
+            while (try? await clock.sleep(for: tick)) != nil { wake.yield() }
+        }
+        defer { ticker.cancel() }
+        let started = clock.now
+        var schedule = schedule
+        var packetID = initialPacketID
         var loggedError: String? = nil
-        for await _ in wakeups {
-            let measurements = state.withLock { current in settings.sensors.names.flatMap { current.values[$0] ?? [] } }
-            packetID &+= 1
-            let (objects, leftOut) = BTHomePacket.objects(packetID: packetID, measurements: measurements.map { ($0.object, $0.value) },
+        wakeups: for await _ in wakeups {
+            var objects: [UInt8] = []
+            var leftOut = 0
+            decision: while true {
+                let measurements = state.withLock { current in settings.sensors.names.flatMap { current.values[$0] ?? [] } }
+                (objects, leftOut) = BTHomePacket.objects(packetID: packetID &+ 1, measurements: measurements.map { ($0.object, $0.value) },
                                                           room: BTHomePacket.objectRoom(encrypted: encryption != nil))
+                switch schedule.decide(Array(objects.dropFirst(2)), now: clock.now - started) {
+                case .send: break decision
+                case .keep: continue wakeups
+                case let .wait(until):
+                    // Stopped while waiting: nothing more goes out.
+                    guard (try? await clock.sleep(until: started + until)) != nil else { return }
+                }
+            }
+            packetID &+= 1
+            schedule.sent(Array(objects.dropFirst(2)), at: clock.now - started)
             let previouslyLeftOut = state.withLock { current in
                 defer { current.leftOut = leftOut }
                 return current.leftOut
@@ -174,6 +231,7 @@ final class BTHomeBroadcaster: SensorExporter {
                 return
             }
             do {
+                state.withLock { $0.onAir = true }
                 try await sink.advertise(data)
                 state.withLock { $0.sent += 1 }
             } catch {
@@ -182,6 +240,8 @@ final class BTHomeBroadcaster: SensorExporter {
                     $0.dropped += 1
                     $0.lastError = message
                 }
+                // Rather no values on air than the previous packet's shown as current.
+                if (try? await sink.advertise(nil)) != nil { state.withLock { $0.onAir = false } }
                 if message != loggedError {
                     logger.warning("BTHome broadcast: \(message)")
                     loggedError = message

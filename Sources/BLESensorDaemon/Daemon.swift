@@ -169,6 +169,9 @@ public struct Daemon: Sendable {
             bridge.setStatusObserver(nil)
             exporters.forEach(bridge.detach)
             await DedicatedThread.run { exporters.forEach { $0.stop() } }
+            // A counter write or an advertising update may still be under way: it must not race the
+            // controller's shutdown below.
+            for exporter in exporters { await exporter.finished() }
             // The exporters read the runtime: let go of them, and they of it.
             runtime.setExporters([])
             bridge.stop()

@@ -13,7 +13,9 @@ import Darwin
 /// blocks: before the first counter of a block is used, the end of the block is written to disk
 /// (temporary file, fsync, rename, directory fsync). A crash therefore skips at most the rest of a
 /// block and never reuses a counter. A damaged file stops encryption with an error rather than
-/// guess: guessing low would reuse nonces, which breaks AES-CCM.
+/// guess: guessing low would reuse nonces, which breaks AES-CCM. A missing file (a new or lost
+/// state directory) starts at the wall clock's Unix seconds, not 0: at no more than one packet a
+/// second, the counters sent before under the same bindkey are all below it.
 ///
 /// A value: its owner keeps the one copy in use. `next()` writes a file when `reservesOnNext`, so
 /// its owner runs it off the Swift concurrency threads then (and never on a sensor thread).
@@ -22,17 +24,27 @@ public struct BTHomeCounterStore: Sendable {
     public let blockSize: UInt32
     private var nextCounter: UInt32
     private var reservedUntil: UInt32
+    /// Whether there was no file and the counter started at the wall clock.
+    public let startedFromWallClock: Bool
 
     /// Whether the next `next()` writes the file (the start of a new block).
     public var reservesOnNext: Bool { nextCounter == reservedUntil }
 
-    public init(path: String, blockSize: UInt32 = 1024) throws(BTHomeCounterError) {
+    public init(path: String, blockSize: UInt32 = 1024,
+                wallClock: () -> UInt32 = BTHomeCounterStore.unixSeconds) throws(BTHomeCounterError) {
         precondition(blockSize > 0)
         self.path = path
         self.blockSize = blockSize
-        let start = try Self.read(path)
+        let stored = try Self.read(path)
+        startedFromWallClock = stored == nil
+        let start = stored ?? wallClock()
         nextCounter = start
         reservedUntil = start
+    }
+
+    /// Seconds since 1970 now (UInt32 holds them until 2106).
+    public static func unixSeconds() -> UInt32 {
+        UInt32(clamping: time(nil))
     }
 
     /// The next counter, reserving a new block on disk first when the current one is used up.
@@ -47,7 +59,8 @@ public struct BTHomeCounterStore: Sendable {
         return nextCounter
     }
 
-    static func read(_ path: String) throws(BTHomeCounterError) -> UInt32 {
+    /// The stored counter; nil when there is no file.
+    static func read(_ path: String) throws(BTHomeCounterError) -> UInt32? {
         switch BoundedFile.read(path, limit: 64) {
         case let .success(bytes):
             var text = String(decoding: bytes, as: UTF8.self)
@@ -57,7 +70,7 @@ public struct BTHomeCounterStore: Sendable {
             }
             return value
         case let .failure(failure) where failure.isMissing:
-            return 0
+            return nil
         case let .failure(failure):
             throw .unreadable(path: path, reason: failure.description)
         }

@@ -58,10 +58,13 @@ public enum BTHomeObject: UInt8, Sendable, CaseIterable, Comparable {
     }
 
     /// The object's octets (id and value) for `value` in blesensor's unit; nil when the value is not
-    /// finite or outside what the object can carry, so a receiver shows no value rather than a wrong one.
+    /// finite or outside what the object can carry, so a receiver shows no value rather than a wrong
+    /// one (humidity is clamped to 0…100 %).
     public func encode(_ value: Double) -> [UInt8]? {
         guard value.isFinite else { return nil }
-        let scaled = (value / unit).rounded()
+        var scaled = (value / unit).rounded()
+        // A humidity sensor reads a little over 100 % (or under 0) in fog: that is 100 (or 0), not no value.
+        if self == .humidity { scaled = min(max(scaled, Double(rawRange.lowerBound)), Double(rawRange.upperBound)) }
         guard scaled >= Double(rawRange.lowerBound), scaled <= Double(rawRange.upperBound) else { return nil }
         let raw = Int(scaled)
         return [rawValue] + (0..<size).map { UInt8(truncatingIfNeeded: raw >> (8 * $0)) }

@@ -12,16 +12,22 @@ public enum BTHomePacket {
     /// encrypted (the device information octet, and 8 octets of counter and MIC).
     public static func objectRoom(encrypted: Bool) -> Int { 31 - 3 - 4 - 1 - (encrypted ? 8 : 0) }
 
-    /// The measurement objects (the packet id first), sorted by object id; values that cannot be
-    /// carried are left out, and so are those beyond `room` octets (the packet is full): the
-    /// `leftOut` count says how many. Equal ids keep their order (the receiver numbers repeated ones).
-    public static func objects(packetID: UInt8, measurements: [(BTHomeObject, Double)],
+    /// The measurement objects (the packet id first), sorted by object id; values beyond `room`
+    /// octets are left out (the packet is full): the `leftOut` count says how many. Equal ids keep
+    /// their order: the receiver names repeated ones by position (temperature_1, temperature_2), so a
+    /// value that is missing (nil) or cannot be carried also leaves out every later value of its
+    /// object, rather than let them move onto another sensor's entity.
+    public static func objects(packetID: UInt8, measurements: [(BTHomeObject, Double?)],
                                room: Int = .max) -> (bytes: [UInt8], leftOut: Int) {
         var bytes = [BTHomeObject.packetID.rawValue, packetID]
         var leftOut = 0
+        var broken: Set<BTHomeObject> = []
         let ordered = measurements.enumerated().sorted { ($0.element.0, $0.offset) < ($1.element.0, $1.offset) }
-        for (_, (object, value)) in ordered where object != .packetID {
-            guard let encoded = object.encode(value) else { continue }
+        for (_, (object, value)) in ordered where object != .packetID && !broken.contains(object) {
+            guard let encoded = value.flatMap(object.encode) else {
+                broken.insert(object)
+                continue
+            }
             if bytes.count + encoded.count <= room { bytes += encoded } else { leftOut += 1 }
         }
         return (bytes, leftOut)

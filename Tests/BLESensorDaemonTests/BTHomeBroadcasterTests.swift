@@ -14,9 +14,23 @@ import TestSupport
     static let address: [UInt8] = [0xC1, 0x22, 0x33, 0x44, 0x55, 0x66]
 
     func broadcaster(_ settings: BroadcastSettings, counterPath: String = "/nonexistent/counter") -> (BTHomeBroadcaster, Recorder<[UInt8]>) {
+        let (exporter, packets, _) = recordingBroadcaster(settings, counterPath: counterPath)
+        return (exporter, packets)
+    }
+
+    /// Also records every time the service data is taken out of the advertisement (after the packets so far).
+    func recordingBroadcaster(_ settings: BroadcastSettings, counterPath: String = "/nonexistent/counter")
+        -> (BTHomeBroadcaster, Recorder<[UInt8]>, Recorder<Int>) {
         let packets = Recorder<[UInt8]>()
-        let sink = BroadcastSink(address: { Self.address }, advertise: { packets.append($0) })
-        return (BTHomeBroadcaster(settings: settings, counterPath: counterPath, sink: sink, logger: Logger(label: "test")), packets)
+        let clears = Recorder<Int>()
+        let sink = BroadcastSink(address: { Self.address }, advertise: { data in
+            if let data { packets.append(data) } else { clears.append(packets.all.count) }
+        })
+        // No minimum interval: every change goes out at once, so the tests need no clock.
+        let schedule = BTHomeSchedule(minimumInterval: .zero, keepAlive: .seconds(3600))
+        return (BTHomeBroadcaster(settings: settings, counterPath: counterPath, sink: sink, logger: Logger(label: "test"), schedule: schedule,
+                                  initialPacketID: 0),
+                packets, clears)
     }
 
     func status(_ name: String, _ readings: [(String, Double)], state: SensorStatus.State = .ok) -> SensorStatus {
@@ -37,6 +51,9 @@ import TestSupport
         exporter.sensorChanged(status("env", [], state: .failed))
         exporter.sensorChanged(status("soc", [("temperature", 50)]))
         #expect(await packets.wait(until: { $0.last?.suffix(2).hexString == "0161" && $0.last?.count == 5 }))
+        // Back: its values go out again.
+        exporter.sensorChanged(status("env", [("temperature", 25.06)]))
+        #expect(await packets.wait(until: { $0.last?.suffix(5).hexString == "0161" + "02ca09" }))
         // Stopped and finished: every packet handed to the sink is counted.
         exporter.stop()
         await exporter.finished()
@@ -84,7 +101,9 @@ import TestSupport
             }
             #expect(packets.all.count == 3, "run \(run)")
         }
-        #expect(counters == [0, 1, 2, 1024, 1025, 1026])
+        // The first run had no file: it started at the wall clock (BTHomeCounterStoreTests), not 0.
+        #expect(counters.first.map { $0 > 0 } == true)
+        #expect(counters.map { $0 &- (counters.first ?? 0) } == [0, 1, 2, 1024, 1025, 1026])
     }
 
     @Test func aDamagedCounterFileStopsTheEncryptedBroadcast() async throws {
@@ -106,6 +125,67 @@ import TestSupport
 }
 
 extension BTHomeBroadcasterTests {
+    /// Repeated objects are named by position: while the first sensor has no temperature, the
+    /// second's is left out rather than shown as the first's.
+    @Test func aFailedSensorDoesNotShiftTheNextSensorsValues() async throws {
+        let settings = BroadcastSettings(sensors: ExportedSensors(names: ["inside", "outside"]))
+        let (exporter, packets) = broadcaster(settings)
+        exporter.start()
+        exporter.sensorChanged(status("inside", [("temperature", 20)]))
+        exporter.sensorChanged(status("outside", [("temperature", 5)]))
+        #expect(await packets.wait(until: { $0.last?.hexString.hasSuffix("02d007" + "02f401") == true }))
+        exporter.sensorChanged(status("inside", [], state: .failed))
+        #expect(await packets.wait(until: { $0.last?.count == 3 }))
+        #expect(!packets.all.contains { $0.count == 6 && $0.suffix(3).hexString == "02f401" })
+        exporter.stop()
+        await exporter.finished()
+    }
+
+    /// Stopped, or stopped by a failure: the last packet leaves the advertisement, so no receiver
+    /// shows its values as current.
+    @Test func theLastPacketIsTakenOffTheAirWhenTheBroadcastEnds() async throws {
+        let (exporter, packets, clears) = recordingBroadcaster(BroadcastSettings(sensors: ExportedSensors(names: ["env"])))
+        exporter.start()
+        exporter.sensorChanged(status("env", [("temperature", 20)]))
+        #expect(await packets.wait(for: 1))
+        exporter.stop()
+        await exporter.finished()
+        #expect(clears.all == [1])
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bthome-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let counterPath = directory.appendingPathComponent("bthome-counter").path
+        // One counter left: the second packet has none, and the broadcast stops.
+        try "\(UInt32.max - 1)\n".write(toFile: counterPath, atomically: true, encoding: .utf8)
+        let settings = BroadcastSettings(sensors: ExportedSensors(names: ["env"]), bindkey: [UInt8](repeating: 7, count: 16))
+        let (encrypted, sealed, cleared) = recordingBroadcaster(settings, counterPath: counterPath)
+        encrypted.start()
+        encrypted.sensorChanged(status("env", [("temperature", 20)]))
+        #expect(await sealed.wait(for: 1))
+        encrypted.sensorChanged(status("env", [("temperature", 21)]))
+        await encrypted.finished()
+        #expect(encrypted.status().state == .failed)
+        #expect(sealed.all.count == 1 && cleared.all == [1])
+        encrypted.stop()
+    }
+
+    /// A poll that changes nothing spends no packet id (nor counter): receivers drop big id jumps.
+    @Test func unchangedValuesSendNoNewPacket() async throws {
+        let settings = BroadcastSettings(sensors: ExportedSensors(names: ["env"]))
+        let (exporter, packets) = broadcaster(settings)
+        exporter.start()
+        exporter.sensorChanged(status("env", [("temperature", 25.06)]))
+        #expect(await packets.wait(for: 1))
+        exporter.sensorChanged(status("env", [("temperature", 25.06)]))
+        exporter.sensorChanged(status("env", [("temperature", 25.06)]))
+        exporter.sensorChanged(status("env", [("temperature", 25.07)]))
+        #expect(await packets.wait(for: 2))
+        #expect(packets.all.map(\.hexString) == ["40" + "0001" + "02ca09", "40" + "0002" + "02cb09"])
+        exporter.stop()
+        await exporter.finished()
+    }
+
     @Test func whatDoesNotFitOnePacketIsLeftOutAndShown() async throws {
         let settings = BroadcastSettings(sensors: ExportedSensors(names: ["a", "b", "c", "d", "e"]))
         let (exporter, packets) = broadcaster(settings)

@@ -31,19 +31,25 @@ import Testing
         #expect(bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
     }
 
-    @Test func startsAtZeroAndReservesABlockBeforeUsingIt() throws {
+    /// No file (a new or lost state directory): not 0, which a lost file's counters began at under
+    /// the same bindkey, but the wall clock's seconds, above every counter sent at ≤ 1 packet/s.
+    @Test func startsAtTheWallClockAndReservesABlockBeforeUsingIt() throws {
         let path = try directory() + "/bthome-counter"
         defer { removed(path) }
-        var store = try BTHomeCounterStore(path: path, blockSize: 4)
+        var store = try BTHomeCounterStore(path: path, blockSize: 4, wallClock: { 1_700_000_000 })
+        #expect(store.startedFromWallClock)
         #expect(contents(path) == nil)
         #expect(store.reservesOnNext)
-        #expect(try store.next() == 0)
+        #expect(try store.next() == 1_700_000_000)
         #expect(!store.reservesOnNext)
-        #expect(contents(path) == "4\n")
-        #expect(try (1...3).map { _ in try store.next() } == [1, 2, 3])
-        #expect(contents(path) == "4\n")
-        #expect(try store.next() == 4)
-        #expect(contents(path) == "8\n")
+        #expect(contents(path) == "1700000004\n")
+        #expect(try (1...3).map { _ in try store.next() } == [1_700_000_001, 1_700_000_002, 1_700_000_003])
+        #expect(contents(path) == "1700000004\n")
+        #expect(try store.next() == 1_700_000_004)
+        #expect(contents(path) == "1700000008\n")
+        // Once there is a file, it alone counts.
+        let again = try BTHomeCounterStore(path: path, blockSize: 4, wallClock: { 1_800_000_000 })
+        #expect(!again.startedFromWallClock)
     }
 
     /// A restart (or a crash at any point) continues after the reserved block: no counter twice.
@@ -52,7 +58,7 @@ import Testing
         defer { removed(path) }
         var used: [UInt32] = []
         for run in 0..<3 {
-            var store = try BTHomeCounterStore(path: path, blockSize: 4)
+            var store = try BTHomeCounterStore(path: path, blockSize: 4, wallClock: { 0 })
             for _ in 0...run { used.append(try store.next()) }
         }
         #expect(used == [0, 4, 5, 8, 9, 10])

@@ -13,6 +13,10 @@ import TestSupport
         (.temperature, -10.5, "02e6fb"),
         (.temperature, 327.67, "02ff7f"),
         (.temperature, -327.68, "020080"),
+        // Humidity a hair outside 0…100 % is clamped, not dropped.
+        (.humidity, 100.01, "031027"),
+        (.humidity, 104, "031027"),
+        (.humidity, -0.01, "030000"),
     ])
     func objectEncoding(object: BTHomeObject, value: Double, expected: String) {
         #expect(object.encode(value)?.hexString == expected)
@@ -20,7 +24,7 @@ import TestSupport
 
     @Test(arguments: [
         (BTHomeObject.temperature, 327.68), (.temperature, -400), (.temperature, .nan), (.temperature, .infinity),
-        (.humidity, -0.01), (.humidity, 100.01), (.battery, 101), (.battery, -1), (.pressure, 16_777_216), (.pressure, -1),
+        (.humidity, .nan), (.battery, 101), (.battery, -1), (.pressure, 16_777_216), (.pressure, -1),
     ])
     func valuesAnObjectCannotCarryAreLeftOut(object: BTHomeObject, value: Double) {
         #expect(object.encode(value) == nil)
@@ -35,6 +39,17 @@ import TestSupport
         #expect(BTHomePacket.clear(objects).hexString == "40" + "0009" + "0161" + "02ca09" + "03bf13" + "04138a01")
     }
 
+    /// Receivers name repeated objects by position: after a missing value of an object, its later
+    /// values are left out too, so none lands on another sensor's entity.
+    @Test func afterAMissingValueTheLaterValuesOfItsObjectAreLeftOut() {
+        let objects = BTHomePacket.objects(packetID: 0, measurements: [
+            (.temperature, 20), (.humidity, 40), (.temperature, nil), (.humidity, 41), (.temperature, 22), (.humidity, 42), (.battery, 50),
+        ]).bytes
+        #expect(objects.hexString == "0000" + "0132" + "02d007" + "03a00f" + "030410" + "036810")
+        let failed = BTHomePacket.objects(packetID: 0, measurements: [(.temperature, 20), (.temperature, 400), (.temperature, 22)]).bytes
+        #expect(failed.hexString == "0000" + "02d007")
+    }
+
     @Test func equalIdsKeepTheirOrder() {
         let objects = BTHomePacket.objects(packetID: 0, measurements: [(.temperature, 20), (.battery, 50), (.temperature, 21)]).bytes
         #expect(objects.hexString == "0000" + "0132" + "02d007" + "023408")
@@ -43,7 +58,7 @@ import TestSupport
     /// What does not fit one advertising packet is left out (and counted), in object order.
     @Test func objectsBeyondThePacketAreLeftOut() throws {
         #expect(BTHomePacket.objectRoom(encrypted: false) == 23 && BTHomePacket.objectRoom(encrypted: true) == 15)
-        let measurements: [(BTHomeObject, Double)] = [(.pressure, 100_883), (.humidity, 50.55), (.temperature, 20), (.battery, 97),
+        let measurements: [(BTHomeObject, Double?)] = [(.pressure, 100_883), (.humidity, 50.55), (.temperature, 20), (.battery, 97),
                                                       (.temperature, 21), (.temperature, 22), (.temperature, 23)]
         let encrypted = BTHomePacket.objects(packetID: 1, measurements: measurements, room: BTHomePacket.objectRoom(encrypted: true))
         #expect(encrypted.bytes.hexString == "0001" + "0161" + "02d007" + "023408" + "029808")

@@ -8,7 +8,7 @@ import Testing
     static let sensors = """
         board: simulated
         sensors:
-          - {name: env, driver: bme280}
+          - {name: env, driver: bme280, publish: [es-temperature, humidity, pressure]}
           - {name: battery, driver: max17048, publish: [battery-level]}
           - {name: pulse, driver: max30101, publish: [heart-rate-measurement]}
           - {name: body, driver: mcp9808, publish: [temperature-measurement]}
@@ -20,20 +20,23 @@ import Testing
         #expect(try load(Self.sensors).get().broadcast == nil)
     }
 
-    @Test func theShortFormBroadcastsEverySensorThatIsNotHealthData() throws {
+    /// The environment sensors and the battery: not the health data, nor a CPU temperature that publishes nothing.
+    @Test func theShortFormBroadcastsTheEnvironmentSensorsAndTheBattery() throws {
         let settings = try #require(try load(Self.sensors + "broadcast: bthome\n").get().broadcast)
         #expect(settings.format == .bthome)
-        #expect(settings.sensors.names == ["env", "battery", "soc"])
+        #expect(settings.sensors.names == ["env", "battery"])
         #expect(settings.objects == [.temperature, .humidity, .pressure, .batteryLevel])
         #expect(settings.bindkey == nil)
     }
 
     @Test func bodyTemperatureOnlyWhenListedUnderHealthSensors() throws {
         let settings = try #require(try load(Self.sensors + "broadcast:\n  health-sensors: [body]\n  objects: [temperature]\n").get().broadcast)
-        #expect(settings.sensors.names == ["env", "battery", "body", "soc"])
+        #expect(settings.sensors.names == ["env", "battery", "body"])
         #expect(settings.objects == [.temperature])
         let chosen = try #require(try load(Self.sensors + "broadcast: {format: bthome, sensors: [env]}\n").get().broadcast)
         #expect(chosen.sensors.names == ["env"])
+        let listed = try #require(try load(Self.sensors + "broadcast: {sensors: [env, soc]}\n").get().broadcast)
+        #expect(listed.sensors.names == ["env", "soc"])
         #expect(problems(Self.sensors + "broadcast:\n  sensors: [env, body]\n") == [
             "broadcast.sensors (line 9): 'body' carries health data (heart rate, SpO2 or body temperature); to send it off the device, list it under health-sensors instead",
         ])

@@ -58,11 +58,11 @@ extension ConfigurationLoader {
         var selection = exportedSensors(map, sensors: sensors, problems: &problems)
         if let sensors, let chosen = selection {
             checkBroadcastable(map, sensors: sensors, problems: &problems)
-            // The default selection skips sensors that have nothing BTHome can carry.
+            // The default selection: the environment sensors and the battery, and the health sensors listed.
             if map["sensors"] == nil {
-                selection = ExportedSensors(names: chosen.names.filter { name in
-                    sensors.first { $0.name == name }.map(carriesBroadcastQuantity) ?? false
-                })
+                let defaults = defaultBroadcastSensors(sensors).names
+                let health = (map["health-sensors"]?.sequence ?? []).compactMap(\.scalarText)
+                selection = ExportedSensors(names: chosen.names.filter { defaults.contains($0) || health.contains($0) })
             }
         }
         var bindkey: [UInt8]? = nil
@@ -95,10 +95,14 @@ extension ConfigurationLoader {
         sensor.driver.quantities.contains { BroadcastSettings.broadcastQuantities.contains($0) }
     }
 
-    /// Every sensor that is not health data and measures something BTHome carries.
+    /// The characteristics that make a sensor one of "the configured environment sensors and battery".
+    private static let broadcastCharacteristics: [PublishedCharacteristic] = [.environmentalTemperature, .humidity, .pressure, .batteryLevel]
+
+    /// Every sensor that is not health data and publishes an environmental value or the battery level
+    /// (not, say, a CPU temperature that only shows in status).
     private static func defaultBroadcastSensors(_ sensors: [SensorConfiguration]) -> ExportedSensors {
         ExportedSensors(names: ExportedSensors.defaultSelection(sensors).names.filter { name in
-            sensors.first { $0.name == name }.map(carriesBroadcastQuantity) ?? false
+            sensors.first { $0.name == name }?.publish.contains(where: broadcastCharacteristics.contains) ?? false
         })
     }
 

@@ -9,6 +9,9 @@ public protocol SensorExporter: AnyObject, Sendable {
     func start()
     /// Ends work and releases what `start` took. Runs on a dedicated thread.
     func stop()
+    /// Returns once the work `stop` ended has finished (a last write, a last advertising update):
+    /// the daemon awaits it before it shuts the controller down.
+    func finished() async
     /// Whether `sensorChanged` is wanted: an exporter that reads the state when asked (the
     /// Prometheus endpoint) says no, and the bridge then builds no status per poll for it.
     var hearsPolls: Bool { get }
@@ -20,4 +23,6 @@ public protocol SensorExporter: AnyObject, Sendable {
 
 extension SensorExporter {
     public var hearsPolls: Bool { true }
+    /// Nothing outlives `stop`.
+    public func finished() async {}
 }
