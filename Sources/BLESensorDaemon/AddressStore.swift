@@ -44,37 +44,20 @@ public struct AddressStore: Sendable {
     /// next start would silently pick a new identity).
     private func write(_ text: String) throws(DaemonError) {
         try makeDirectories()
-        let temporary = path + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw .stateFile(path: path, reason: "cannot be created: \(String(cString: strerror(errno))); pass --state-dir with a writable directory")
-        }
-        var failure: Int32? = nil
-        let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count, failure == nil {
-            let count = bytes[offset...].withUnsafeBytes { writeBytes(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 { offset += count } else if count < 0, errno == EINTR { continue } else { failure = count < 0 ? errno : EIO }
-        }
-        if failure == nil, fsync(descriptor) != 0 { failure = errno }
-        close(descriptor)
-        if failure == nil, rename(temporary, path) != 0 { failure = errno }
-        if let failure {
-            unlink(temporary)
-            throw .stateFile(path: path, reason: "cannot be written: \(String(cString: strerror(failure))); check the file system has room and is writable")
-        }
-        try syncDirectory()
-    }
-
-    private func syncDirectory() throws(DaemonError) {
-        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw .stateFile(path: path, reason: "directory \(directory) cannot be opened to make the new file durable: \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        // Some file systems cannot sync a directory (EINVAL); the rename is then as durable as they make it.
-        if fsync(descriptor) != 0, errno != EINVAL {
-            throw .stateFile(path: path, reason: "directory \(directory) cannot be synced: \(String(cString: strerror(errno))); check the file system")
+        do {
+            try DurableFile.replace(path, with: Array(text.utf8), mode: 0o644)
+        } catch {
+            let reason = switch error {
+            case let .cannotCreate(code):
+                "cannot be created: \(String(cString: strerror(code))); pass --state-dir with a writable directory"
+            case let .cannotWrite(code):
+                "cannot be written: \(String(cString: strerror(code))); check the file system has room and is writable"
+            case let .cannotOpenDirectory(directory, code):
+                "directory \(directory) cannot be opened to make the new file durable: \(String(cString: strerror(code)))"
+            case let .cannotSyncDirectory(directory, code):
+                "directory \(directory) cannot be synced: \(String(cString: strerror(code))); check the file system"
+            }
+            throw .stateFile(path: path, reason: reason)
         }
     }
 
@@ -87,17 +70,6 @@ public struct AddressStore: Sendable {
             }
         }
     }
-}
-
-/// write(2) under a name that does not collide with `AddressStore.write(_:)`.
-private func writeBytes(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(descriptor, bytes, count)
-    #elseif canImport(Musl)
-    Musl.write(descriptor, bytes, count)
-    #else
-    Darwin.write(descriptor, bytes, count)
-    #endif
 }
 
 extension String {

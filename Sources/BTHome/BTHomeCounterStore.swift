@@ -77,30 +77,15 @@ public struct BTHomeCounterStore: Sendable {
     }
 
     static func write(_ value: UInt32, to path: String) throws(BTHomeCounterError) {
-        let temporary = path + ".tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
-        let bytes = Array("\(value)\n".utf8)
-        var failure: Int32? = nil
-        var offset = 0
-        while offset < bytes.count, failure == nil {
-            let count = bytes[offset...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
-            if count > 0 { offset += count } else if count < 0, errno == EINTR { continue } else { failure = count < 0 ? errno : EIO }
-        }
-        if failure == nil, fsync(descriptor) != 0 { failure = errno }
-        close(descriptor)
-        if failure == nil, rename(temporary, path) != 0 { failure = errno }
-        if let failure {
-            unlink(temporary)
-            throw .unwritable(path: path, reason: String(cString: strerror(failure)))
-        }
-        // Without it the rename could be lost in a power cut, and the old block handed out again.
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let directoryDescriptor = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard directoryDescriptor >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(directoryDescriptor) }
-        if fsync(directoryDescriptor) != 0, errno != EINVAL {
-            throw .unwritable(path: path, reason: String(cString: strerror(errno)))
+        // Durable before use: without the directory sync a power cut could lose the rename and
+        // hand the old block out again.
+        do {
+            try DurableFile.replace(path, with: Array("\(value)\n".utf8), mode: 0o600)
+        } catch {
+            let code: Int32 = switch error {
+            case let .cannotCreate(code), let .cannotWrite(code), let .cannotOpenDirectory(_, code), let .cannotSyncDirectory(_, code): code
+            }
+            throw .unwritable(path: path, reason: String(cString: strerror(code)))
         }
     }
 }
@@ -126,15 +111,4 @@ public enum BTHomeCounterError: Error, Equatable, Sendable, CustomStringConverti
             "every BTHome encryption counter has been used (\(path)): make a new bindkey, then delete the file"
         }
     }
-}
-
-/// write(2) under a name that does not collide with other `write`s in scope.
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(descriptor, bytes, count)
-    #elseif canImport(Musl)
-    Musl.write(descriptor, bytes, count)
-    #else
-    Darwin.write(descriptor, bytes, count)
-    #endif
 }
