@@ -469,11 +469,7 @@ public actor GAPPeripheral {
             _ = try await host.send(HCILESetAdvertisingParameters(
                 intervalMin: interval, intervalMax: interval,
                 type: type, ownAddressType: configuration.addressPolicy.ownAddressType))
-            if let data = LELegacyAdvertisingPayload(plan.advertisingData),
-               let scanResponse = LELegacyAdvertisingPayload(plan.scanResponseData) {
-                _ = try await host.send(HCILESetAdvertisingData(payload: data))
-                _ = try await host.send(HCILESetScanResponseData(payload: scanResponse))
-            }
+            try await sendData(plan)
         } catch {
             throw .controller(error)
         }
@@ -485,16 +481,16 @@ public actor GAPPeripheral {
     private func applyData() async throws(GAPError) {
         guard let plan = currentPlan else { return }
         let version = contentVersion
-        do {
-            if let data = LELegacyAdvertisingPayload(plan.advertisingData),
-               let scanResponse = LELegacyAdvertisingPayload(plan.scanResponseData) {
-                _ = try await host.send(HCILESetAdvertisingData(payload: data))
-                _ = try await host.send(HCILESetScanResponseData(payload: scanResponse))
-            }
-        } catch {
-            throw .controller(error)
-        }
+        do { try await sendData(plan) } catch { throw .controller(error) }
         appliedVersion = version
+    }
+
+    /// The plan's advertising data and scan response, in that order.
+    private func sendData(_ plan: AdvertisingPlan) async throws(HCIHostError) {
+        guard let data = LELegacyAdvertisingPayload(plan.advertisingData),
+              let scanResponse = LELegacyAdvertisingPayload(plan.scanResponseData) else { return }
+        _ = try await host.send(HCILESetAdvertisingData(payload: data))
+        _ = try await host.send(HCILESetScanResponseData(payload: scanResponse))
     }
 
     // MARK: Host events
